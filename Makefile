@@ -1,0 +1,37 @@
+# Build, test and demo ccbench. Works on a fresh Debian machine with python3 and cargo:
+# everything Python goes into ./.venv, so nothing is installed system-wide.
+
+VENV   := .venv
+PY     := $(VENV)/bin/python
+# Re-run the pip install only when the dependency list (pyproject.toml) changes.
+STAMP  := $(VENV)/.deps-installed
+PYDEPS := "maturin>=1.5,<2" numpy pandas pyarrow matplotlib pytest
+# maturin installs into whichever environment VIRTUAL_ENV names; point it at ours explicitly so
+# `make build` works without `source .venv/bin/activate`.
+VENV_ENV := VIRTUAL_ENV="$(CURDIR)/$(VENV)" PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
+
+.PHONY: build test demo bench clean
+
+$(PY):
+	python3 -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet $(PYDEPS)
+	touch $@
+
+build: $(STAMP)
+	$(VENV_ENV) $(VENV)/bin/maturin develop --release
+
+test: build
+	cargo test --workspace --release
+	$(VENV)/bin/pytest -q tests/python
+
+demo: build
+	$(VENV)/bin/ccbench demo --out out
+
+bench: build
+	$(VENV)/bin/ccbench bench --out out
+
+clean:
+	rm -rf $(VENV) target out python/ccbench/_core*.so .pytest_cache
+	find python tests -name __pycache__ -type d -prune -exec rm -rf {} +

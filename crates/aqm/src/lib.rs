@@ -1,0 +1,108 @@
+//! Egress queue disciplines for ccbench, free of simulator types.
+//!
+//! A queue stores packets of any type implementing [`QueuedPacket`] and decides, on enqueue and on
+//! dequeue, whether each one passes, is CE-marked or is dropped. Marking is a first-class outcome
+//! beside dropping, because the AQMs that come next (RED, CoDel, PIE) signal ECN-capable packets
+//! by marking them (RFC 3168 §5). Overflow of the configured limit always drops, ECT or not.
+//!
+//! Time is an integer number of nanoseconds. Randomised AQMs get their RNG state at construction.
+
+pub mod droptail;
+
+pub use droptail::DropTail;
+
+pub type Nanos = u64;
+
+/// ECN codepoint of the IP header (RFC 3168 §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Ecn {
+    #[default]
+    NotEct,
+    Ect0,
+    Ect1,
+    Ce,
+}
+
+impl Ecn {
+    pub fn is_ect(self) -> bool {
+        matches!(self, Ecn::Ect0 | Ecn::Ect1)
+    }
+}
+
+/// What a queue needs to know about a packet.
+pub trait QueuedPacket {
+    /// Size on the wire, headers included.
+    fn wire_bytes(&self) -> u32;
+    fn ecn(&self) -> Ecn;
+    fn set_ecn(&mut self, ecn: Ecn);
+}
+
+/// Why a packet did not make it through the queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// The buffer limit was reached (not an AQM decision).
+    Overflow,
+    /// An AQM chose to drop (early drop, CoDel drop, PIE drop).
+    Aqm,
+}
+
+/// Buffer limit of a queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    Packets(u64),
+    Bytes(u64),
+}
+
+impl Limit {
+    /// Would a packet of `size` bytes still fit after `pkts` packets / `bytes` bytes?
+    pub fn admits(self, pkts: usize, bytes: u64, size: u32) -> bool {
+        match self {
+            Limit::Packets(n) => (pkts as u64) < n,
+            Limit::Bytes(b) => bytes + size as u64 <= b,
+        }
+    }
+}
+
+/// Outcome of an enqueue.
+#[derive(Debug)]
+pub enum Enqueued<P> {
+    /// Queued unchanged.
+    Queued,
+    /// Queued with CE set.
+    Marked,
+    /// Rejected; the packet is handed back.
+    Dropped(P, DropReason),
+}
+
+/// Sink for packets a queue drops or marks while dequeuing (CoDel drops at the head).
+pub trait DequeueSink<P> {
+    fn dropped(&mut self, pkt: P, reason: DropReason, sojourn: Nanos);
+    fn marked(&mut self, pkt: &P, sojourn: Nanos);
+}
+
+/// A packet leaving the queue, with the time it waited.
+#[derive(Debug)]
+pub struct Dequeued<P> {
+    pub pkt: P,
+    pub sojourn: Nanos,
+}
+
+/// An egress queue discipline.
+pub trait QueueDisc<P: QueuedPacket>: Send {
+    fn name(&self) -> &'static str;
+    fn enqueue(&mut self, pkt: P, now: Nanos) -> Enqueued<P>;
+    /// Next packet to transmit; packets the AQM discards on the way go to `sink`.
+    fn dequeue(&mut self, now: Nanos, sink: &mut dyn DequeueSink<P>) -> Option<Dequeued<P>>;
+    fn len_packets(&self) -> usize;
+    fn len_bytes(&self) -> u64;
+    fn is_empty(&self) -> bool {
+        self.len_packets() == 0
+    }
+    /// Tell the queue the drain rate changed (PIE and time-based limits use it).
+    fn set_link_rate(&mut self, _bits_per_sec: f64) {}
+    /// Periodic AQM work (PIE's T_UPDATE).
+    fn next_timer(&self) -> Option<Nanos> {
+        None
+    }
+    fn on_timer(&mut self, _now: Nanos) {}
+}

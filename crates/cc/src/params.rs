@@ -1,0 +1,141 @@
+//! Controller parameters as given in a scenario's `[flows.cc]` table, without any TOML types.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamValue {
+    Float(f64),
+    Int(i64),
+    Bool(bool),
+    Str(String),
+}
+
+/// A parameter problem; `key` names the offending parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamError {
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.key, self.message)
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+/// Named controller parameters. Controllers read what they know with the typed getters and
+/// finish with [`Params::reject_unknown`], so a misspelt key is an error, never silently ignored.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Params {
+    values: BTreeMap<String, ParamValue>,
+    used: std::cell::RefCell<Vec<String>>,
+}
+
+impl Params {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn insert(&mut self, key: impl Into<String>, value: ParamValue) {
+        self.values.insert(key.into(), value);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    fn mark(&self, key: &str) {
+        self.used.borrow_mut().push(key.to_string());
+    }
+
+    fn err(key: &str, message: impl Into<String>) -> ParamError {
+        ParamError { key: key.to_string(), message: message.into() }
+    }
+
+    /// A real number, with its default, required to lie in `[min, max]`.
+    pub fn f64_in(&self, key: &str, default: f64, min: f64, max: f64) -> Result<f64, ParamError> {
+        self.mark(key);
+        let v = match self.values.get(key) {
+            None => return Ok(default),
+            Some(ParamValue::Float(v)) => *v,
+            Some(ParamValue::Int(v)) => *v as f64,
+            Some(other) => return Err(Self::err(key, format!("expected a number, got {other:?}"))),
+        };
+        if !v.is_finite() || v < min || v > max {
+            return Err(Self::err(key, format!("must be between {min} and {max}, got {v}")));
+        }
+        Ok(v)
+    }
+
+    pub fn u64_in(&self, key: &str, default: u64, min: u64, max: u64) -> Result<u64, ParamError> {
+        self.mark(key);
+        let v = match self.values.get(key) {
+            None => return Ok(default),
+            Some(ParamValue::Int(v)) if *v >= 0 => *v as u64,
+            Some(other) => {
+                return Err(Self::err(key, format!("expected a non-negative integer, got {other:?}")))
+            }
+        };
+        if v < min || v > max {
+            return Err(Self::err(key, format!("must be between {min} and {max}, got {v}")));
+        }
+        Ok(v)
+    }
+
+    pub fn bool(&self, key: &str, default: bool) -> Result<bool, ParamError> {
+        self.mark(key);
+        match self.values.get(key) {
+            None => Ok(default),
+            Some(ParamValue::Bool(b)) => Ok(*b),
+            Some(other) => Err(Self::err(key, format!("expected true or false, got {other:?}"))),
+        }
+    }
+
+    /// One of `choices`.
+    pub fn choice(&self, key: &str, default: &str, choices: &[&str]) -> Result<String, ParamError> {
+        self.mark(key);
+        match self.values.get(key) {
+            None => Ok(default.to_string()),
+            Some(ParamValue::Str(s)) if choices.contains(&s.as_str()) => Ok(s.clone()),
+            Some(other) => Err(Self::err(key, format!("expected one of {choices:?}, got {other:?}"))),
+        }
+    }
+
+    /// Error on the first key no getter asked for.
+    pub fn reject_unknown(&self, algorithm: &str) -> Result<(), ParamError> {
+        let used = self.used.borrow();
+        for key in self.values.keys() {
+            if !used.iter().any(|u| u == key) {
+                return Err(Self::err(key, format!("unknown parameter for {algorithm}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_and_out_of_range_keys_are_named() {
+        let mut p = Params::new();
+        p.insert("beta", ParamValue::Float(1.5));
+        p.insert("betta", ParamValue::Float(0.5));
+        let e = p.f64_in("beta", 0.5, 0.0, 1.0).unwrap_err();
+        assert_eq!(e.key, "beta");
+        let e = p.reject_unknown("newreno").unwrap_err();
+        assert_eq!(e.key, "betta");
+    }
+
+    #[test]
+    fn defaults_apply_when_absent() {
+        let p = Params::new();
+        assert_eq!(p.f64_in("beta", 0.7, 0.0, 1.0).unwrap(), 0.7);
+        assert!(p.bool("hystart", true).unwrap());
+        p.reject_unknown("cubic").unwrap();
+    }
+}

@@ -1,0 +1,175 @@
+//! The validated, unit-free form of a scenario file. All times are nanoseconds, rates bits per
+//! second, sizes bytes. `parse.rs` builds it from TOML; everything downstream reads only this.
+
+use ccbench_cc::{CaCounting, Params};
+
+pub type Nanos = u64;
+
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Simulated time.
+    pub duration: Nanos,
+    /// Start of the measurement window for summary metrics.
+    pub warmup: Nanos,
+    pub seed: u64,
+    pub bottleneck: Bottleneck,
+    /// One entry per flow (a `count = n` table is expanded into n flows).
+    pub flows: Vec<Flow>,
+    pub output: Output,
+}
+
+#[derive(Clone, Debug)]
+pub struct Output {
+    /// Width of time-series bins (default 100 ms).
+    pub bin: Nanos,
+    /// Record every packet's sojourn time at the bottleneck (default true).
+    pub sojourn_samples: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum BufferSize {
+    Packets(u64),
+    Bytes(u64),
+    /// Time to drain at the link rate.
+    Time(Nanos),
+    /// Multiples of rate × bottleneck `rtt`.
+    Bdp(f64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Aqm {
+    DropTail,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkChange {
+    pub at: Nanos,
+    /// New forward rate (bits/s).
+    pub rate: Option<f64>,
+    /// New one-way propagation delay of the bottleneck link.
+    pub delay: Option<Nanos>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Bottleneck {
+    /// Forward (data direction) rate, bits per second.
+    pub rate: f64,
+    /// Reverse (ACK direction) rate; defaults to `rate`.
+    pub reverse_rate: f64,
+    /// Default base RTT of flows (propagation only); also the RTT `bdp` buffers refer to.
+    pub rtt: Nanos,
+    /// One-way propagation delay of the bottleneck link itself (part of every flow's RTT).
+    pub delay: Nanos,
+    pub buffer: BufferSize,
+    pub aqm: Aqm,
+    /// Whether the queue may mark ECT packets (used by AQMs; DropTail never marks).
+    pub ecn: bool,
+    /// Per-packet extra delay drawn uniformly from [0, jitter]; never reorders.
+    pub jitter: Nanos,
+    /// Bernoulli loss probability applied to data-direction packets before the queue.
+    pub loss: f64,
+    pub changes: Vec<LinkChange>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FlowKind {
+    Tcp,
+    /// Constant-bit-rate datagrams (e.g. VoIP: 160-byte payloads every 20 ms).
+    Cbr,
+}
+
+#[derive(Clone, Debug)]
+pub struct Flow {
+    /// Unique name; defaults to `<cca>-<index>`.
+    pub name: String,
+    pub kind: FlowKind,
+    /// Congestion controller name (TCP only).
+    pub cca: String,
+    /// `[flows.cc]` parameters, validated by the controller's constructor.
+    pub cc: Params,
+    pub start: Nanos,
+    /// Stop sending new data at this time (None = run until the end / until `size` is done).
+    pub stop: Option<Nanos>,
+    /// Base RTT (propagation only).
+    pub rtt: Nanos,
+    /// Bytes of payload to transfer; None = infinite (greedy).
+    pub size: Option<u64>,
+    pub tcp: TcpOptions,
+    pub cbr: CbrOptions,
+}
+
+#[derive(Clone, Debug)]
+pub struct CbrOptions {
+    /// Payload bytes per datagram (default 160).
+    pub packet_size: u32,
+    /// Interval between datagrams (default 20 ms).
+    pub interval: Nanos,
+    /// Header bytes added on the wire (default 28: IPv4 + UDP).
+    pub header_bytes: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpOptions {
+    /// Payload bytes per segment (default 1448).
+    pub mss: u32,
+    /// Header bytes per segment on the wire (default 52: IPv4 20 + TCP 20 + timestamps 12).
+    pub header_bytes: u32,
+    /// Initial window in segments (default 10).
+    pub initial_window: u32,
+    pub sack: bool,
+    pub delayed_ack: bool,
+    /// Delayed-ACK timer (default 40 ms).
+    pub delayed_ack_timeout: Nanos,
+    /// Segments ACKed immediately at connection start (Linux quick-ACK mode; default 16).
+    pub quickack_segments: u32,
+    pub timestamps: bool,
+    /// TCP timestamp clock tick (default 1 ms).
+    pub ts_granularity: Nanos,
+    /// Receive buffer in bytes, i.e. the largest advertised window (default 64 MB).
+    pub rcv_buf: u64,
+    /// Window-scale shift announced by the receiver; None = smallest that fits `rcv_buf`.
+    pub wscale: Option<u8>,
+    /// Three-way handshake before data (default true).
+    pub handshake: bool,
+    /// Negotiate ECN (RFC 3168) (default false).
+    pub ecn: bool,
+    pub rto_min: Nanos,
+    pub rto_initial: Nanos,
+    pub rto_max: Nanos,
+    pub ca_counting: CaCounting,
+    /// Receive-side window controller (rLEDBAT later); None = plain flow control.
+    pub receiver_cca: Option<String>,
+    pub receiver_cc: Params,
+}
+
+impl Default for TcpOptions {
+    fn default() -> Self {
+        Self {
+            mss: 1448,
+            header_bytes: 52,
+            initial_window: 10,
+            sack: true,
+            delayed_ack: true,
+            delayed_ack_timeout: 40_000_000,
+            quickack_segments: 16,
+            timestamps: true,
+            ts_granularity: 1_000_000,
+            rcv_buf: 64 << 20,
+            wscale: None,
+            handshake: true,
+            ecn: false,
+            rto_min: 200_000_000,
+            rto_initial: 1_000_000_000,
+            rto_max: 120_000_000_000,
+            ca_counting: CaCounting::Segments,
+            receiver_cca: None,
+            receiver_cc: Params::new(),
+        }
+    }
+}
+
+impl Default for CbrOptions {
+    fn default() -> Self {
+        Self { packet_size: 160, interval: 20_000_000, header_bytes: 28 }
+    }
+}

@@ -1,0 +1,387 @@
+//! The TCP data receiver: reassembly, SACK generation (RFC 2018), delayed ACKs with Linux's
+//! quick-ACK start (RFC 5681 §4.2), timestamp echo rules (RFC 7323 §4.3), ECN-Echo until CWR
+//! (RFC 3168 §6.1.3), and an advertised window whose right edge never moves left (RFC 7323 §2.4),
+//! optionally bounded by a receiver-side window controller (rLEDBAT).
+
+use ccbench_aqm::Ecn;
+use ccbench_cc::{ReceiveWindowControl, ReceivedSegment, ReceiverInfo};
+
+use crate::engine::Timer;
+use crate::packet::{Kind, Packet, MAX_SACK_BLOCKS};
+use crate::scenario::TcpOptions;
+
+pub type Nanos = u64;
+
+/// The largest window a 16-bit field carries before scaling.
+const MAX_UNSCALED_WINDOW: u64 = 65_535;
+
+pub struct TcpReceiver {
+    opt: TcpOptions,
+    flow: u32,
+    rcv_nxt: u64,
+    /// Out-of-order ranges above `rcv_nxt`, sorted and disjoint.
+    ooo: Vec<(u64, u64)>,
+    ooo_bytes: u64,
+    /// Range containing the most recent out-of-order arrival (first SACK block).
+    recent_block: Option<(u64, u64)>,
+    ts_recent: u32,
+    /// `rcv_nxt` carried by the last ACK sent.
+    last_ack_sent: u64,
+    unacked_segments: u32,
+    pub delack_timer: Timer,
+    quickack_left: u32,
+    ecn_ok: bool,
+    ece_pending: bool,
+    highest_seen: u64,
+    wscale: u8,
+    right_edge: u64,
+    window_control: Option<Box<dyn ReceiveWindowControl>>,
+    last_owd: Nanos,
+    /// Payload delivered in order to the application (goodput).
+    pub delivered: u64,
+    /// Wire bytes of data segments received, duplicates included (throughput).
+    pub wire_bytes_received: u64,
+    pub acks_sent: u64,
+}
+
+/// Smallest shift that lets `buf` fit the 16-bit window field (RFC 7323 §2.3, at most 14).
+pub fn wscale_for(buf: u64) -> u8 {
+    let mut shift = 0u8;
+    while shift < 14 && (buf >> shift) > MAX_UNSCALED_WINDOW {
+        shift += 1;
+    }
+    shift
+}
+
+impl TcpReceiver {
+    pub fn new(opt: TcpOptions, flow: u32, window_control: Option<Box<dyn ReceiveWindowControl>>) -> Self {
+        let wscale = opt.wscale.unwrap_or_else(|| wscale_for(opt.rcv_buf));
+        TcpReceiver {
+            flow,
+            rcv_nxt: 0,
+            ooo: Vec::with_capacity(16),
+            ooo_bytes: 0,
+            recent_block: None,
+            ts_recent: 0,
+            last_ack_sent: 0,
+            unacked_segments: 0,
+            delack_timer: Timer::default(),
+            quickack_left: opt.quickack_segments,
+            ecn_ok: opt.ecn && !opt.handshake,
+            ece_pending: false,
+            highest_seen: 0,
+            wscale,
+            right_edge: 0,
+            window_control,
+            last_owd: 0,
+            delivered: 0,
+            wire_bytes_received: 0,
+            acks_sent: 0,
+            opt,
+        }
+    }
+
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    fn ticks(&self, now: Nanos) -> u32 {
+        (now / self.opt.ts_granularity) as u32
+    }
+
+    fn info(&self, now: Nanos) -> ReceiverInfo {
+        ReceiverInfo {
+            now,
+            mss: self.opt.mss,
+            flow_control_window: self.opt.rcv_buf.saturating_sub(self.ooo_bytes),
+            wscale: self.wscale,
+            ts_granularity: self.opt.ts_granularity,
+        }
+    }
+
+    pub fn on_packet(&mut self, p: &Packet, now: Nanos, out: &mut Vec<Packet>) {
+        match p.kind {
+            Kind::Syn => {
+                self.ecn_ok = self.opt.ecn && p.ece && p.cwr;
+                self.ts_recent = p.tsval;
+                let mut a = Packet::new(self.flow, 0, Kind::SynAck, self.opt.header_bytes + 8, now);
+                a.ece = self.ecn_ok;
+                a.tsval = self.ticks(now);
+                a.tsecr = self.ts_recent;
+                // SYN windows are never scaled (RFC 7323 §2.2).
+                a.window = self.opt.rcv_buf.min(MAX_UNSCALED_WINDOW);
+                out.push(a);
+            }
+            Kind::Data => self.on_data(p, now, out),
+            _ => {}
+        }
+    }
+
+    fn on_data(&mut self, p: &Packet, now: Nanos, out: &mut Vec<Packet>) {
+        self.wire_bytes_received += p.wire_bytes as u64;
+        self.last_owd = now.saturating_sub(p.sent_at).max(1);
+        let end = p.seq + p.len as u64;
+        let is_retransmission = end <= self.highest_seen;
+        let out_of_order = p.seq > self.rcv_nxt;
+
+        let mut immediate = false;
+        if p.cwr {
+            self.ece_pending = false;
+        }
+        if self.ecn_ok && p.ecn == Ecn::Ce {
+            // Linux enters quick-ACK mode on CE so the echo is not delayed.
+            immediate |= !self.ece_pending;
+            self.ece_pending = true;
+        }
+
+        if p.seq <= self.rcv_nxt && end > self.rcv_nxt {
+            if p.seq <= self.last_ack_sent {
+                // RFC 7323 §4.3: echo the earliest unacknowledged segment (delayed ACKs) or
+                // the segment that filled a hole.
+                self.ts_recent = p.tsval;
+            }
+            let before = self.rcv_nxt;
+            self.rcv_nxt = end;
+            let had_hole = !self.ooo.is_empty();
+            while let Some(&(s, e)) = self.ooo.first() {
+                if s > self.rcv_nxt {
+                    break;
+                }
+                self.rcv_nxt = self.rcv_nxt.max(e);
+                self.ooo_bytes -= e - s;
+                self.ooo.remove(0);
+            }
+            if self.recent_block.is_some_and(|(_, e)| e <= self.rcv_nxt) {
+                self.recent_block = None;
+            }
+            self.delivered += self.rcv_nxt - before;
+            // A sub-MSS segment (end of a write) is ACKed as soon as the application drains it,
+            // as Linux does via ICSK_ACK_PUSHED; our application reads immediately.
+            immediate |= had_hole || p.len < self.opt.mss;
+        } else if out_of_order {
+            self.insert_ooo(p.seq, end);
+            immediate = true;
+        } else {
+            // Entirely old data: a duplicate ACK tells the sender where we are.
+            immediate = true;
+        }
+        self.highest_seen = self.highest_seen.max(end);
+
+        if let Some(ctl) = self.window_control.as_mut() {
+            let seg = ReceivedSegment {
+                now,
+                seq: p.seq,
+                len: p.len,
+                tsval: self.opt.timestamps.then_some(p.tsval),
+                tsecr: self.opt.timestamps.then_some(p.tsecr),
+                ce: p.ecn == Ecn::Ce,
+                is_retransmission,
+                out_of_order,
+            };
+            let info = ReceiverInfo {
+                now,
+                mss: self.opt.mss,
+                flow_control_window: self.opt.rcv_buf.saturating_sub(self.ooo_bytes),
+                wscale: self.wscale,
+                ts_granularity: self.opt.ts_granularity,
+            };
+            ctl.on_segment_received(&info, &seg);
+        }
+
+        self.unacked_segments += 1;
+        let quick = self.quickack_left > 0;
+        self.quickack_left = self.quickack_left.saturating_sub(1);
+        if !self.opt.delayed_ack || quick || immediate || self.unacked_segments >= 2 {
+            self.send_ack(now, out);
+        } else if !self.delack_timer.is_set() {
+            self.delack_timer.set(now + self.opt.delayed_ack_timeout);
+        }
+    }
+
+    fn insert_ooo(&mut self, start: u64, end: u64) {
+        let mut s = start;
+        let mut e = end;
+        let mut i = 0;
+        // Merge with every overlapping or adjacent range.
+        while i < self.ooo.len() {
+            let (rs, re) = self.ooo[i];
+            if re < s {
+                i += 1;
+                continue;
+            }
+            if rs > e {
+                break;
+            }
+            s = s.min(rs);
+            e = e.max(re);
+            self.ooo_bytes -= re - rs;
+            self.ooo.remove(i);
+        }
+        self.ooo.insert(i, (s, e));
+        self.ooo_bytes += e - s;
+        self.recent_block = Some((s, e));
+    }
+
+    pub fn on_delack_timer(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        if self.unacked_segments > 0 {
+            self.send_ack(now, out);
+        }
+    }
+
+    pub fn on_control_timer(&mut self, now: Nanos) {
+        let info = self.info(now);
+        if let Some(ctl) = self.window_control.as_mut() {
+            ctl.on_timer(&info);
+        }
+    }
+
+    pub fn control_timer(&self) -> Option<Nanos> {
+        self.window_control.as_ref().and_then(|c| c.next_timer())
+    }
+
+    /// The window to advertise: buffer space, bounded by the window controller, rounded up to the
+    /// scale unit, and never moving the right edge left.
+    fn advertised_window(&mut self) -> u64 {
+        let mut wnd = self.opt.rcv_buf.saturating_sub(self.ooo_bytes);
+        if let Some(target) = self.window_control.as_ref().and_then(|c| c.window_target()) {
+            wnd = wnd.min(target);
+        }
+        let unit = 1u64 << self.wscale;
+        wnd = wnd.div_ceil(unit) * unit;
+        wnd = wnd.min(MAX_UNSCALED_WINDOW << self.wscale);
+        let edge = self.rcv_nxt + wnd;
+        if edge < self.right_edge {
+            wnd = self.right_edge - self.rcv_nxt;
+        } else {
+            self.right_edge = edge;
+        }
+        wnd
+    }
+
+    fn send_ack(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        let mut a = Packet::new(self.flow, 0, Kind::Ack, self.opt.header_bytes, now);
+        a.ack = self.rcv_nxt;
+        if self.opt.sack && !self.ooo.is_empty() {
+            let mut n = 0usize;
+            if let Some(b) = self.recent_block {
+                a.sack[0] = b;
+                n = 1;
+            }
+            // Then the highest other ranges: the sender's scoreboard accumulates them.
+            for &b in self.ooo.iter().rev() {
+                if n == MAX_SACK_BLOCKS {
+                    break;
+                }
+                if Some(b) != self.recent_block {
+                    a.sack[n] = b;
+                    n += 1;
+                }
+            }
+            a.sack_count = n as u8;
+            a.wire_bytes += 2 + 8 * n as u32 + 2; // SACK option plus padding
+        }
+        a.window = self.advertised_window();
+        a.tsval = self.ticks(now);
+        a.tsecr = self.ts_recent;
+        a.ece = self.ece_pending;
+        a.echo_owd = self.last_owd;
+        if let Some(ctl) = self.window_control.as_mut() {
+            let info = ReceiverInfo {
+                now,
+                mss: self.opt.mss,
+                flow_control_window: self.opt.rcv_buf.saturating_sub(self.ooo_bytes),
+                wscale: self.wscale,
+                ts_granularity: self.opt.ts_granularity,
+            };
+            ctl.on_segment_sent(&info, Some(a.tsval), a.window);
+        }
+        self.last_ack_sent = self.rcv_nxt;
+        self.unacked_segments = 0;
+        self.delack_timer.cancel();
+        self.acks_sent += 1;
+        out.push(a);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> TcpOptions {
+        TcpOptions { handshake: false, ..TcpOptions::default() }
+    }
+
+    fn data(seq: u64, len: u32, now: Nanos) -> Packet {
+        let mut p = Packet::new(0, 0, Kind::Data, len + 52, now);
+        p.seq = seq;
+        p.len = len;
+        p.tsval = (now / 1_000_000) as u32;
+        p
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment_after_quickack() {
+        let mut r = TcpReceiver::new(TcpOptions { quickack_segments: 0, ..opts() }, 0, None);
+        let mut out = Vec::new();
+        r.on_packet(&data(0, 1000, 1), 1, &mut out);
+        assert!(out.is_empty());
+        assert!(r.delack_timer.is_set());
+        r.on_packet(&data(1000, 1000, 2), 2, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].ack, 2000);
+        assert!(!r.delack_timer.is_set());
+    }
+
+    #[test]
+    fn quickack_acks_every_segment_at_start() {
+        let mut r = TcpReceiver::new(TcpOptions { quickack_segments: 2, ..opts() }, 0, None);
+        let mut out = Vec::new();
+        for i in 0..3 {
+            r.on_packet(&data(i * 1000, 1000, i + 1), i + 1, &mut out);
+        }
+        assert_eq!(out.len(), 2, "two quick ACKs, then the third waits for a partner");
+    }
+
+    #[test]
+    fn out_of_order_is_acked_at_once_with_sack_and_hole_fill_too() {
+        let mut r = TcpReceiver::new(TcpOptions { quickack_segments: 0, ..opts() }, 0, None);
+        let mut out = Vec::new();
+        r.on_packet(&data(0, 1000, 1), 1, &mut out);
+        r.on_packet(&data(2000, 1000, 2), 2, &mut out);
+        r.on_packet(&data(4000, 1000, 3), 3, &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[1].ack, 1000);
+        assert_eq!(out[1].sack_blocks(), &[(4000, 5000), (2000, 3000)]);
+        r.on_packet(&data(1000, 1000, 4), 4, &mut out);
+        assert_eq!(out[2].ack, 3000);
+        assert_eq!(out[2].sack_blocks(), &[(4000, 5000)]);
+        assert_eq!(out[2].tsecr, 0, "hole fill echoes the filling segment's TSval");
+        assert_eq!(r.delivered, 3000);
+    }
+
+    #[test]
+    fn ece_is_repeated_until_cwr() {
+        let mut r = TcpReceiver::new(TcpOptions { ecn: true, delayed_ack: false, ..opts() }, 0, None);
+        let mut out = Vec::new();
+        let mut p = data(0, 1000, 1);
+        p.ecn = Ecn::Ce;
+        r.on_packet(&p, 1, &mut out);
+        r.on_packet(&data(1000, 1000, 2), 2, &mut out);
+        let mut c = data(2000, 1000, 3);
+        c.cwr = true;
+        r.on_packet(&c, 3, &mut out);
+        let eces: Vec<bool> = out.iter().map(|a| a.ece).collect();
+        assert_eq!(eces, vec![true, true, false]);
+    }
+
+    #[test]
+    fn window_edge_never_moves_left_and_is_scaled() {
+        let mut r = TcpReceiver::new(TcpOptions { rcv_buf: 1 << 20, ..opts() }, 0, None);
+        assert_eq!(r.wscale, 5);
+        let mut out = Vec::new();
+        r.on_packet(&data(1000, 1000, 1), 1, &mut out); // out of order: 1000 bytes held
+        let w = out[0].window;
+        assert_eq!(w % 32, 0);
+        assert_eq!(out[0].ack + w, 1 << 20, "right edge kept although buffer space shrank");
+    }
+}

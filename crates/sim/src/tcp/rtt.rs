@@ -1,0 +1,140 @@
+//! RTT estimation (RFC 6298) with Linux's RTO floor, and a windowed minimum-RTT filter.
+
+pub type Nanos = u64;
+
+#[derive(Clone, Copy, Debug)]
+pub struct RttEstimator {
+    srtt: Option<Nanos>,
+    rttvar: Nanos,
+    rto: Nanos,
+    rto_min: Nanos,
+    rto_max: Nanos,
+    granularity: Nanos,
+}
+
+impl RttEstimator {
+    pub fn new(rto_initial: Nanos, rto_min: Nanos, rto_max: Nanos, granularity: Nanos) -> Self {
+        RttEstimator { srtt: None, rttvar: 0, rto: rto_initial, rto_min, rto_max, granularity }
+    }
+
+    pub fn srtt(&self) -> Option<Nanos> {
+        self.srtt
+    }
+
+    pub fn rttvar(&self) -> Option<Nanos> {
+        self.srtt.map(|_| self.rttvar)
+    }
+
+    /// Current (un-backed-off) RTO.
+    pub fn rto(&self) -> Nanos {
+        self.rto
+    }
+
+    /// RFC 6298 §2.2–2.3 (alpha 1/8, beta 1/4). Linux floors the variance term, not the RTO,
+    /// at `rto_min`: RTO = SRTT + max(G, 4·RTTVAR, rto_min).
+    pub fn update(&mut self, sample: Nanos) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(sample);
+                self.rttvar = sample / 2;
+            }
+            Some(srtt) => {
+                let err = srtt.abs_diff(sample);
+                self.rttvar = (3 * self.rttvar + err) / 4;
+                self.srtt = Some((7 * srtt + sample) / 8);
+            }
+        }
+        let var = (4 * self.rttvar).max(self.granularity).max(self.rto_min);
+        self.rto = (self.srtt.unwrap() + var).min(self.rto_max);
+    }
+}
+
+/// Windowed minimum (Nichols' three-sample min tracker, as Linux `win_minmax`): O(1) per sample.
+#[derive(Clone, Copy, Debug)]
+pub struct WindowedMin {
+    window: Nanos,
+    s: [(Nanos, Nanos); 3], // (time, value)
+    valid: bool,
+}
+
+impl WindowedMin {
+    pub fn new(window: Nanos) -> Self {
+        WindowedMin { window, s: [(0, 0); 3], valid: false }
+    }
+
+    pub fn get(&self) -> Option<Nanos> {
+        self.valid.then_some(self.s[0].1)
+    }
+
+    pub fn update(&mut self, now: Nanos, v: Nanos) {
+        let sample = (now, v);
+        if !self.valid || v <= self.s[0].1 || now - self.s[2].0 > self.window {
+            self.s = [sample; 3];
+            self.valid = true;
+            return;
+        }
+        if v <= self.s[1].1 {
+            self.s[1] = sample;
+            self.s[2] = sample;
+        } else if v <= self.s[2].1 {
+            self.s[2] = sample;
+        }
+        // Expire the best sample(s) once they age out of the window.
+        let dt = now - self.s[0].0;
+        if dt > self.window {
+            self.s[0] = self.s[1];
+            self.s[1] = self.s[2];
+            self.s[2] = sample;
+            if now - self.s[0].0 > self.window {
+                self.s[0] = self.s[1];
+                self.s[1] = self.s[2];
+                self.s[2] = sample;
+            }
+        } else if self.s[1].0 == self.s[0].0 && dt > self.window / 4 {
+            self.s[1] = sample;
+            self.s[2] = sample;
+        } else if self.s[2].0 == self.s[1].0 && dt > self.window / 2 {
+            self.s[2] = sample;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn rfc6298_first_and_later_samples() {
+        let mut r = RttEstimator::new(1000 * MS, 200 * MS, 120_000 * MS, MS);
+        r.update(100 * MS);
+        assert_eq!(r.srtt(), Some(100 * MS));
+        assert_eq!(r.rttvar(), Some(50 * MS));
+        assert_eq!(r.rto(), 300 * MS); // 100 + max(4*50, 200)
+        r.update(200 * MS);
+        assert_eq!(r.srtt(), Some(112_500_000));
+        assert_eq!(r.rttvar(), Some(62_500_000));
+    }
+
+    #[test]
+    fn linux_floor_applies_to_variance_term() {
+        let mut r = RttEstimator::new(1000 * MS, 200 * MS, 120_000 * MS, MS);
+        for _ in 0..50 {
+            r.update(10 * MS);
+        }
+        assert_eq!(r.rto(), 210 * MS);
+    }
+
+    #[test]
+    fn windowed_min_expires_old_minimum() {
+        let mut m = WindowedMin::new(10_000 * MS);
+        m.update(0, 50 * MS);
+        m.update(1000 * MS, 80 * MS);
+        assert_eq!(m.get(), Some(50 * MS));
+        m.update(6000 * MS, 70 * MS);
+        m.update(10_500 * MS, 90 * MS);
+        assert!(m.get().unwrap() > 50 * MS, "old minimum must age out");
+        m.update(11_000 * MS, 40 * MS);
+        assert_eq!(m.get(), Some(40 * MS));
+    }
+}

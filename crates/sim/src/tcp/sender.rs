@@ -1,0 +1,941 @@
+//! The TCP data sender: handshake, scoreboard, loss detection and recovery, RTO, pacing gate,
+//! delivery-rate sampling. Congestion decisions are delegated to a pure
+//! [`CongestionControl`](ccbench_cc::CongestionControl); everything here is the machinery Linux
+//! keeps in the stack (see `shared/reference/algorithms.md` §1 and §13):
+//!
+//! * RTT estimation and RTO per RFC 6298 with Linux's floor on the variance term (§1.1), Karn's
+//!   rule with timestamps as the fallback for retransmitted data (RFC 7323 §4.1);
+//! * SACK loss detection per RFC 6675 (`IsLost`: more than `(DupThresh-1)·MSS` SACKed above) and
+//!   NewReno recovery with Linux's duplicate-ACK SACK emulation when SACK is off (RFC 6582);
+//! * Proportional Rate Reduction (RFC 6937) during loss- and ECN-triggered reductions;
+//! * RFC 3168 ECN: ECT on new data, one reduction per RTT on ECE, CWR on the next new segment;
+//! * delivery-rate samples and round counting (draft-cheng-iccrg-delivery-rate-estimation).
+//!
+//! Sequence numbers count payload bytes from 0; the SYN is a separate packet kind.
+
+use std::collections::VecDeque;
+
+use ccbench_aqm::Ecn;
+use ccbench_cc::{
+    AckSample, CaCounting, CaState, Cause, CcState, CongestionControl, CongestionEvent, LossInfo, PathInfo,
+    RateSample, Reaction, SentInfo,
+};
+
+use super::rtt::{RttEstimator, WindowedMin};
+use crate::engine::Timer;
+use crate::packet::{Kind, Packet};
+use crate::scenario::TcpOptions;
+
+pub type Nanos = u64;
+
+/// RFC 5681 / RFC 6675 duplicate-ACK threshold.
+const DUP_THRESH: u64 = 3;
+/// Linux keeps the minimum RTT over a 10 s window (`tcp_min_rtt_wlen`).
+const MIN_RTT_WINDOW: Nanos = 10_000_000_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Flow not started yet.
+    Idle,
+    SynSent,
+    Established,
+    /// Everything sent was acknowledged and the application has no more data.
+    Finished,
+}
+
+/// One transmitted, not yet cumulatively acknowledged segment.
+#[derive(Clone, Copy, Debug)]
+struct Seg {
+    seq: u64,
+    len: u32,
+    sent_time: Nanos,
+    sacked: bool,
+    /// Marked lost (by SACK, duplicate ACKs or RTO) and not yet delivered.
+    lost: bool,
+    /// A retransmission of this segment is in flight.
+    retrans: bool,
+    ever_retransmitted: bool,
+    // Delivery-rate snapshot at (re)transmission.
+    tx_delivered: u64,
+    tx_delivered_time: Nanos,
+    tx_first_sent: Nanos,
+    tx_app_limited: bool,
+    tx_lost: u64,
+    tx_inflight: u64,
+}
+
+impl Seg {
+    /// Bytes this segment contributes to the pipe (Linux: packets_out − sacked − lost + retrans).
+    fn in_flight(&self) -> u64 {
+        if self.sacked || (self.lost && !self.retrans) {
+            0
+        } else {
+            self.len as u64
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Episode {
+    cause: Cause,
+    recovery_point: u64,
+    /// PRR governs cwnd until the episode ends.
+    prr: bool,
+}
+
+/// Counters kept for measurements.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub bytes_sent: u64,
+}
+
+pub struct TcpSender {
+    opt: TcpOptions,
+    flow: u32,
+    cc: Box<dyn CongestionControl>,
+    st: CcState,
+    pub phase: Phase,
+    /// Bytes the application will have written in total (`u64::MAX` = greedy).
+    app_end: u64,
+    snd_una: u64,
+    snd_nxt: u64,
+    segs: VecDeque<Seg>,
+    /// Sum of `Seg::in_flight` over the scoreboard.
+    pipe: u64,
+    sacked_bytes: u64,
+    /// Segments lost and not yet retransmitted (makes "anything to retransmit?" O(1)).
+    lost_pending: u64,
+    retx_hint: usize,
+    dupacks: u64,
+    /// Without SACK, duplicate ACKs stand for segments that left the network (Linux `sacked_out`).
+    reno_sacked: u64,
+    ca_state: CaState,
+    episode: Option<Episode>,
+    prr_delivered: u64,
+    prr_out: u64,
+    recover_fs: u64,
+    fast_rexmit: bool,
+    rtt: RttEstimator,
+    min_rtt: WindowedMin,
+    backoffs: u32,
+    pub rto_timer: Timer,
+    /// Pacing release and controller-owned wake-ups.
+    pub send_timer: Timer,
+    ts_recent: u32,
+    snd_wnd: u64,
+    ecn_ok: bool,
+    cwr_pending: bool,
+    // Delivery-rate estimation state.
+    delivered: u64,
+    delivered_time: Nanos,
+    first_sent_time: Nanos,
+    app_limited_until: u64,
+    lost_total: u64,
+    round_count: u64,
+    next_round_delivered: u64,
+    cwnd_limited: bool,
+    next_send_time: Nanos,
+    last_send_time: Nanos,
+    syn_sent_at: Nanos,
+    syn_retransmitted: bool,
+    pub start_time: Nanos,
+    /// Completion time of a finite flow (start → last byte acknowledged).
+    pub fct: Option<Nanos>,
+    pub stats: SenderStats,
+}
+
+fn ticks(now: Nanos, granularity: Nanos) -> u32 {
+    (now / granularity) as u32
+}
+
+impl TcpSender {
+    pub fn new(opt: TcpOptions, flow: u32, cc: Box<dyn CongestionControl>, size: Option<u64>) -> Self {
+        let iw = opt.initial_window as u64 * opt.mss as u64;
+        let rtt = RttEstimator::new(opt.rto_initial, opt.rto_min, opt.rto_max, opt.ts_granularity);
+        TcpSender {
+            flow,
+            cc,
+            st: CcState { cwnd: iw, ssthresh: u64::MAX, pacing_rate: None },
+            phase: Phase::Idle,
+            app_end: size.unwrap_or(u64::MAX),
+            snd_una: 0,
+            snd_nxt: 0,
+            segs: VecDeque::with_capacity(1024),
+            pipe: 0,
+            sacked_bytes: 0,
+            lost_pending: 0,
+            retx_hint: 0,
+            dupacks: 0,
+            reno_sacked: 0,
+            ca_state: CaState::Open,
+            episode: None,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
+            fast_rexmit: false,
+            rtt,
+            min_rtt: WindowedMin::new(MIN_RTT_WINDOW),
+            backoffs: 0,
+            rto_timer: Timer::default(),
+            send_timer: Timer::default(),
+            ts_recent: 0,
+            snd_wnd: opt.rcv_buf,
+            ecn_ok: false,
+            cwr_pending: false,
+            delivered: 0,
+            delivered_time: 0,
+            first_sent_time: 0,
+            app_limited_until: 0,
+            lost_total: 0,
+            round_count: 0,
+            next_round_delivered: 0,
+            cwnd_limited: false,
+            next_send_time: 0,
+            last_send_time: 0,
+            syn_sent_at: 0,
+            syn_retransmitted: false,
+            start_time: 0,
+            fct: None,
+            stats: SenderStats::default(),
+            opt,
+        }
+    }
+
+    // ----- read-only views for measurements -------------------------------------------------
+
+    pub fn cc_state(&self) -> CcState {
+        self.st
+    }
+    pub fn srtt(&self) -> Option<Nanos> {
+        self.rtt.srtt()
+    }
+    pub fn inflight(&self) -> u64 {
+        self.pipe.saturating_sub(self.reno_sacked * self.opt.mss as u64)
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    pub fn ca_state(&self) -> CaState {
+        self.ca_state
+    }
+    pub fn ecn_negotiated(&self) -> bool {
+        self.ecn_ok
+    }
+    pub fn cc_name(&self) -> &'static str {
+        self.cc.name()
+    }
+
+    fn mss(&self) -> u64 {
+        self.opt.mss as u64
+    }
+
+    fn path(&self, now: Nanos) -> PathInfo {
+        PathInfo {
+            now,
+            mss: self.opt.mss,
+            srtt: self.rtt.srtt(),
+            rttvar: self.rtt.rttvar(),
+            min_rtt: self.min_rtt.get(),
+            inflight: self.inflight(),
+            delivered: self.delivered,
+            state: self.ca_state,
+            is_cwnd_limited: self.cwnd_limited,
+            rwnd: self.snd_wnd,
+            initial_window: self.opt.initial_window as u64 * self.mss(),
+        }
+    }
+
+    fn backed_off_rto(&self) -> Nanos {
+        let rto = self.rtt.rto().saturating_mul(1u64 << self.backoffs.min(30));
+        rto.min(self.opt.rto_max)
+    }
+
+    // ----- connection set-up ------------------------------------------------------------------
+
+    /// The application opens the connection.
+    pub fn start(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        self.start_time = now;
+        if self.opt.handshake {
+            self.phase = Phase::SynSent;
+            self.send_syn(now, out);
+        } else {
+            self.ecn_ok = self.opt.ecn;
+            self.establish(now, out);
+        }
+    }
+
+    fn send_syn(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        let mut p = Packet::new(self.flow, 0, Kind::Syn, self.opt.header_bytes + 8, now);
+        p.tsval = ticks(now, self.opt.ts_granularity);
+        p.ece = self.opt.ecn;
+        p.cwr = self.opt.ecn;
+        self.syn_sent_at = now;
+        out.push(p);
+        self.rto_timer.set(now + self.backed_off_rto());
+    }
+
+    fn establish(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        self.phase = Phase::Established;
+        self.backoffs = 0;
+        self.rto_timer.cancel();
+        if self.syn_retransmitted {
+            // RFC 5681 §3.1 / RFC 6298 §5.7: a lost SYN or SYN-ACK leaves one segment of IW.
+            self.st.cwnd = self.mss();
+        }
+        let path = self.path(now);
+        self.cc.init(&mut self.st, &path);
+        self.clamp_cwnd();
+        self.transmit(now, out);
+    }
+
+    /// The application stops writing: nothing beyond what was already sent.
+    pub fn stop(&mut self, now: Nanos) {
+        self.app_end = self.app_end.min(self.snd_nxt);
+        self.check_finished(now);
+    }
+
+    fn check_finished(&mut self, now: Nanos) {
+        if self.phase == Phase::Established && self.snd_una >= self.app_end {
+            self.phase = Phase::Finished;
+            self.rto_timer.cancel();
+            self.send_timer.cancel();
+            if self.app_end != u64::MAX && self.fct.is_none() && self.app_end > 0 {
+                self.fct = Some(now - self.start_time);
+            }
+        }
+    }
+
+    // ----- incoming packets -------------------------------------------------------------------
+
+    pub fn on_packet(&mut self, p: &Packet, now: Nanos, out: &mut Vec<Packet>) {
+        match p.kind {
+            Kind::SynAck if self.phase == Phase::SynSent => {
+                if !self.syn_retransmitted {
+                    let r = now - self.syn_sent_at;
+                    self.rtt.update(r);
+                    self.min_rtt.update(now, r);
+                }
+                self.ecn_ok = self.opt.ecn && p.ece;
+                self.snd_wnd = p.window;
+                self.ts_recent = p.tsval;
+                self.establish(now, out);
+            }
+            Kind::Ack if self.phase == Phase::Established => self.on_ack(p, now, out),
+            _ => {}
+        }
+    }
+
+    fn on_ack(&mut self, p: &Packet, now: Nanos, out: &mut Vec<Packet>) {
+        let mss = self.mss();
+        self.snd_wnd = p.window;
+        self.ts_recent = p.tsval;
+        let prior_inflight = self.inflight();
+        let prior_una = self.snd_una;
+        let prior_delivered = self.delivered;
+        let mut acked = 0u64;
+        let mut sacked_new = 0u64;
+        let mut rtt_oldest: Option<Nanos> = None;
+        let mut rtt_newest: Option<Nanos> = None;
+        let mut retransmitted_acked = false;
+        let mut rate_ref: Option<Seg> = None;
+        let mut round_start = false;
+
+        // Cumulative acknowledgment.
+        let ack = p.ack.min(self.snd_nxt);
+        if ack > self.snd_una {
+            let mut popped = 0usize;
+            while let Some(seg) = self.segs.front().copied() {
+                if seg.seq + seg.len as u64 > ack {
+                    break;
+                }
+                self.segs.pop_front();
+                popped += 1;
+                self.pipe -= seg.in_flight();
+                if seg.lost && !seg.retrans && !seg.sacked {
+                    self.lost_pending -= 1;
+                }
+                if seg.sacked {
+                    self.sacked_bytes -= seg.len as u64;
+                } else {
+                    self.deliver(&seg, now, &mut rate_ref, &mut round_start);
+                }
+                if seg.ever_retransmitted {
+                    retransmitted_acked = true;
+                } else {
+                    let r = now - seg.sent_time;
+                    rtt_oldest.get_or_insert(r);
+                    rtt_newest = Some(r);
+                }
+            }
+            acked = ack - self.snd_una;
+            self.snd_una = ack;
+            self.retx_hint = self.retx_hint.saturating_sub(popped);
+            // Linux tcp_remove_reno_sacks: a cumulative ACK consumes emulated SACKs.
+            let acked_segs = acked.div_ceil(mss);
+            self.reno_sacked = self.reno_sacked.saturating_sub(acked_segs.saturating_sub(1));
+            self.dupacks = 0;
+        }
+
+        // Selective acknowledgments.
+        if self.opt.sack && p.sack_count > 0 {
+            for i in 0..p.sack_count as usize {
+                let (start, end) = p.sack[i];
+                sacked_new += self.mark_sacked(start, end, now, &mut rate_ref, &mut round_start);
+            }
+        }
+
+        let is_dupack = acked == 0 && p.ack == prior_una && self.snd_nxt > self.snd_una;
+        if is_dupack {
+            self.dupacks += 1;
+            if !self.opt.sack {
+                let outstanding = self.segs.len() as u64;
+                self.reno_sacked = (self.reno_sacked + 1).min(outstanding.saturating_sub(1));
+            }
+        }
+
+        // Loss detection.
+        let lost_before = self.lost_total;
+        if self.opt.sack {
+            if sacked_new > 0 {
+                self.detect_losses_sack(now);
+            }
+        } else {
+            let in_episode = matches!(self.ca_state, CaState::Recovery | CaState::Loss);
+            if (self.dupacks >= DUP_THRESH && !in_episode)
+                || (self.ca_state == CaState::Recovery && acked > 0 && self.snd_una < self.recovery_point())
+            {
+                // RFC 6582: the third duplicate ACK, or a partial ACK during recovery, means
+                // the first unacknowledged segment is lost.
+                self.mark_lost(0, now);
+            }
+        }
+        let newly_lost = self.lost_total - lost_before;
+
+        // RTT: sequence sample of never-retransmitted data (Karn), else the timestamp echo.
+        let (srtt_sample, cc_rtt) = match (rtt_oldest, rtt_newest) {
+            (Some(o), Some(n)) => (Some(o), Some(n)),
+            _ if retransmitted_acked && self.opt.timestamps && p.tsecr != 0 => {
+                let now_ticks = ticks(now, self.opt.ts_granularity);
+                let r = now_ticks.wrapping_sub(p.tsecr) as u64 * self.opt.ts_granularity;
+                (Some(r), Some(r))
+            }
+            _ => (None, None),
+        };
+        if let Some(r) = srtt_sample {
+            self.rtt.update(r);
+            self.backoffs = 0;
+        }
+        if let Some(r) = cc_rtt {
+            self.min_rtt.update(now, r);
+        }
+
+        // Congestion signals: a loss opens Recovery unless one is already being handled;
+        // an ECN-Echo opens a CWR episode only when none is open (once per RTT, RFC 3168).
+        if newly_lost > 0 && matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+            let open = self.episode.map(|e| e.cause);
+            self.begin_episode(Cause::Loss, open, now);
+        } else if self.ecn_ok && p.ece && self.episode.is_none() && acked + sacked_new > 0 {
+            self.begin_episode(Cause::Ecn, None, now);
+        }
+        if let Some(ep) = self.episode {
+            if self.snd_una >= ep.recovery_point && (ep.prr || self.ca_state != CaState::Recovery || acked > 0) {
+                self.end_episode(ep, now);
+            }
+        }
+        if self.episode.is_none() {
+            self.ca_state =
+                if self.sacked_bytes > 0 || self.dupacks > 0 { CaState::Disorder } else { CaState::Open };
+        }
+
+        // Rate sample.
+        let delivered_now = self.delivered - prior_delivered;
+        let rate = rate_ref.map(|r| self.rate_sample(&r, now));
+        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
+
+        let segments_acked = match self.opt.ca_counting {
+            CaCounting::Segments => delivered_now.div_ceil(mss) as u32,
+            CaCounting::Acks => (delivered_now > 0) as u32,
+        };
+        let sample = AckSample {
+            acked,
+            sacked: sacked_new,
+            segments_acked,
+            rtt: cc_rtt,
+            owd: (p.echo_owd > 0).then_some(p.echo_owd),
+            ece: p.ece,
+            ce_delta: 0,
+            rate,
+            newly_lost,
+            round_start,
+            round_count: self.round_count,
+            prior_inflight,
+            is_dupack,
+        };
+        let path = self.path(now);
+        self.cc.on_ack(&mut self.st, &path, &sample);
+
+        if let Some(ep) = self.episode {
+            if ep.prr {
+                self.prr_update(delivered_now);
+            }
+        }
+        self.clamp_cwnd();
+
+        // RFC 6298 §5.2–5.3.
+        if self.snd_una == self.snd_nxt {
+            self.rto_timer.cancel();
+        } else if acked > 0 {
+            self.rto_timer.set(now + self.backed_off_rto());
+        }
+
+        self.check_finished(now);
+        self.transmit(now, out);
+        self.sync_cc_timer();
+    }
+
+    fn recovery_point(&self) -> u64 {
+        self.episode.map_or(0, |e| e.recovery_point)
+    }
+
+    /// A segment is delivered for the first time: advance the delivery-rate state.
+    fn deliver(&mut self, seg: &Seg, now: Nanos, rate_ref: &mut Option<Seg>, round_start: &mut bool) {
+        self.delivered += seg.len as u64;
+        self.delivered_time = now;
+        if seg.tx_delivered >= self.next_round_delivered {
+            self.next_round_delivered = self.delivered;
+            self.round_count += 1;
+            *round_start = true;
+        }
+        // The most recently sent delivered packet is the rate sample's reference.
+        if rate_ref.map_or(true, |r| seg.sent_time >= r.sent_time) {
+            *rate_ref = Some(*seg);
+            self.first_sent_time = seg.sent_time;
+        }
+    }
+
+    fn rate_sample(&self, r: &Seg, now: Nanos) -> RateSample {
+        let send_elapsed = r.sent_time.saturating_sub(r.tx_first_sent);
+        let ack_elapsed = now.saturating_sub(r.tx_delivered_time);
+        let interval = send_elapsed.max(ack_elapsed);
+        let delivered = self.delivered - r.tx_delivered;
+        let delivery_rate = if interval > 0 { delivered as f64 * 1e9 / interval as f64 } else { 0.0 };
+        RateSample {
+            delivered,
+            interval,
+            delivery_rate,
+            prior_delivered: r.tx_delivered,
+            tx_in_flight: r.tx_inflight,
+            lost: self.lost_total - r.tx_lost,
+            is_app_limited: r.tx_app_limited,
+        }
+    }
+
+    fn seg_index(&self, seq: u64) -> Option<usize> {
+        let front = self.segs.front()?;
+        if seq < front.seq {
+            return None;
+        }
+        let i = ((seq - front.seq) / self.mss()) as usize;
+        (i < self.segs.len()).then_some(i)
+    }
+
+    fn mark_sacked(
+        &mut self,
+        start: u64,
+        end: u64,
+        now: Nanos,
+        rate_ref: &mut Option<Seg>,
+        round_start: &mut bool,
+    ) -> u64 {
+        let mut newly = 0;
+        let Some(mut i) = self.seg_index(start.max(self.snd_una)) else { return 0 };
+        while i < self.segs.len() {
+            let seg = self.segs[i];
+            if seg.seq + seg.len as u64 > end {
+                break;
+            }
+            if seg.seq >= start && !seg.sacked {
+                self.pipe -= seg.in_flight();
+                if seg.lost && !seg.retrans {
+                    self.lost_pending -= 1;
+                }
+                let s = &mut self.segs[i];
+                s.sacked = true;
+                s.retrans = false;
+                self.sacked_bytes += seg.len as u64;
+                newly += seg.len as u64;
+                self.deliver(&seg, now, rate_ref, round_start);
+            }
+            i += 1;
+        }
+        newly
+    }
+
+    /// RFC 6675 `IsLost`: an un-SACKed segment with more than (DupThresh−1)·MSS SACKed bytes
+    /// above it is lost. Walk down from the top; segments below one already marked were done.
+    fn detect_losses_sack(&mut self, now: Nanos) {
+        let threshold = (DUP_THRESH - 1) * self.mss();
+        let mut sacked_above = 0u64;
+        let mut i = self.segs.len();
+        while i > 0 {
+            i -= 1;
+            let seg = self.segs[i];
+            if seg.sacked {
+                sacked_above += seg.len as u64;
+            } else if sacked_above > threshold {
+                if seg.lost {
+                    break;
+                }
+                self.mark_lost(i, now);
+            }
+        }
+    }
+
+    fn mark_lost(&mut self, i: usize, now: Nanos) {
+        let seg = self.segs[i];
+        if seg.lost || seg.sacked {
+            return;
+        }
+        self.pipe -= seg.in_flight();
+        let s = &mut self.segs[i];
+        s.lost = true;
+        s.retrans = false;
+        self.pipe += self.segs[i].in_flight();
+        self.lost_pending += 1;
+        self.lost_total += seg.len as u64;
+        self.retx_hint = self.retx_hint.min(i);
+        let path = self.path(now);
+        self.cc.on_packet_lost(&mut self.st, &path, &LossInfo { seq: seg.seq, bytes: seg.len });
+    }
+
+    // ----- reductions -----------------------------------------------------------------------
+
+    fn begin_episode(&mut self, cause: Cause, open_episode: Option<Cause>, now: Nanos) {
+        let ev = CongestionEvent {
+            cause,
+            open_episode,
+            flight_size: self.snd_nxt - self.snd_una,
+            in_slow_start: self.st.in_slow_start(),
+        };
+        let path = self.path(now);
+        let reaction = self.cc.on_congestion(&mut self.st, &path, &ev);
+        let prr = self.apply_reaction(reaction);
+        self.ca_state = if cause == Cause::Ecn { CaState::Cwr } else { CaState::Recovery };
+        self.episode = Some(Episode { cause, recovery_point: self.snd_nxt, prr });
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.recover_fs = (self.snd_nxt - self.snd_una).max(1);
+        self.fast_rexmit = cause == Cause::Loss;
+        if cause == Cause::Ecn {
+            self.cwr_pending = true;
+        }
+    }
+
+    /// Returns whether PRR governs the descent.
+    fn apply_reaction(&mut self, r: Reaction) -> bool {
+        match r {
+            Reaction::Prr { ssthresh } => {
+                self.st.ssthresh = ssthresh;
+                true
+            }
+            Reaction::Immediate { ssthresh, cwnd } => {
+                self.st.ssthresh = ssthresh;
+                self.st.cwnd = cwnd;
+                false
+            }
+            Reaction::SelfManaged | Reaction::Ignore => false,
+        }
+    }
+
+    fn end_episode(&mut self, ep: Episode, now: Nanos) {
+        if ep.prr && self.st.ssthresh != u64::MAX {
+            // RFC 6937 / Linux tcp_end_cwnd_reduction.
+            self.st.cwnd = self.st.ssthresh;
+        }
+        self.episode = None;
+        self.ca_state = CaState::Open;
+        let path = self.path(now);
+        self.cc.on_episode_end(&mut self.st, &path, ep.cause);
+    }
+
+    /// RFC 6937 §3: spread the reduction over one RTT; slow-start reduction bound below ssthresh.
+    fn prr_update(&mut self, delivered: u64) {
+        let mss = self.mss();
+        self.prr_delivered += delivered;
+        let pipe = self.inflight();
+        let ssthresh = self.st.ssthresh;
+        let mut sndcnt: i64 = if pipe > ssthresh {
+            let target = (self.prr_delivered as u128 * ssthresh as u128).div_ceil(self.recover_fs as u128);
+            target as i64 - self.prr_out as i64
+        } else {
+            let limit = (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64) + mss as i64;
+            (ssthresh as i64 - pipe as i64).min(limit)
+        };
+        if self.fast_rexmit {
+            // Linux forces the fast retransmission on entering recovery.
+            sndcnt = sndcnt.max(mss as i64);
+            self.fast_rexmit = false;
+        }
+        self.st.cwnd = pipe + sndcnt.max(0) as u64;
+    }
+
+    fn clamp_cwnd(&mut self) {
+        self.st.cwnd = self.st.cwnd.max(self.mss());
+    }
+
+    // ----- timers ---------------------------------------------------------------------------
+
+    pub fn on_rto(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        match self.phase {
+            Phase::SynSent => {
+                self.syn_retransmitted = true;
+                self.backoffs += 1;
+                self.stats.timeouts += 1;
+                self.send_syn(now, out);
+                return;
+            }
+            Phase::Established if self.snd_una < self.snd_nxt => {}
+            _ => return,
+        }
+        let ev = CongestionEvent {
+            cause: Cause::Rto { backoffs: self.backoffs },
+            open_episode: self.episode.map(|e| e.cause),
+            flight_size: self.snd_nxt - self.snd_una,
+            in_slow_start: self.st.in_slow_start(),
+        };
+        let path = self.path(now);
+        match self.cc.on_congestion(&mut self.st, &path, &ev) {
+            Reaction::Prr { ssthresh } => {
+                self.st.ssthresh = ssthresh;
+                self.st.cwnd = self.mss();
+            }
+            Reaction::Immediate { ssthresh, cwnd } => {
+                self.st.ssthresh = ssthresh;
+                self.st.cwnd = cwnd;
+            }
+            Reaction::SelfManaged | Reaction::Ignore => {}
+        }
+        self.clamp_cwnd();
+        // Linux tcp_enter_loss: everything not SACKed is presumed lost; go back N.
+        self.pipe = 0;
+        self.lost_pending = 0;
+        for i in 0..self.segs.len() {
+            let s = &mut self.segs[i];
+            if !s.sacked {
+                if !s.lost {
+                    self.lost_total += s.len as u64;
+                }
+                s.lost = true;
+                s.retrans = false;
+                self.lost_pending += 1;
+            }
+        }
+        self.retx_hint = 0;
+        self.reno_sacked = 0;
+        self.dupacks = 0;
+        self.ca_state = CaState::Loss;
+        self.episode = Some(Episode { cause: ev.cause, recovery_point: self.snd_nxt, prr: false });
+        self.backoffs += 1;
+        self.stats.timeouts += 1;
+        self.rto_timer.set(now + self.backed_off_rto());
+        self.transmit(now, out);
+        self.sync_cc_timer();
+    }
+
+    /// Pacing release or controller timer.
+    pub fn on_send_timer(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        if self.cc.next_timer().is_some_and(|t| t <= now) {
+            let path = self.path(now);
+            self.cc.on_timer(&mut self.st, &path);
+            self.clamp_cwnd();
+        }
+        self.transmit(now, out);
+        self.sync_cc_timer();
+    }
+
+    fn sync_cc_timer(&mut self) {
+        if let Some(t) = self.cc.next_timer() {
+            if self.send_timer.deadline().map_or(true, |d| t < d) {
+                self.send_timer.set(t);
+            }
+        }
+    }
+
+    // ----- transmission ---------------------------------------------------------------------
+
+    fn next_retransmission(&mut self) -> Option<usize> {
+        if self.lost_pending == 0 {
+            return None;
+        }
+        while self.retx_hint < self.segs.len() {
+            let s = &self.segs[self.retx_hint];
+            if s.lost && !s.retrans && !s.sacked {
+                return Some(self.retx_hint);
+            }
+            self.retx_hint += 1;
+        }
+        None
+    }
+
+    /// Send whatever the windows, pacing and the application allow.
+    pub fn transmit(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        if self.phase != Phase::Established {
+            return;
+        }
+        loop {
+            let retx = self.next_retransmission();
+            let len = match retx {
+                Some(i) => self.segs[i].len as u64,
+                None if self.snd_nxt < self.app_end => (self.app_end - self.snd_nxt).min(self.mss()),
+                None => {
+                    // Application-limited: mark rate samples until this data is delivered.
+                    if self.inflight() < self.st.cwnd {
+                        self.app_limited_until = (self.delivered + self.inflight()).max(1);
+                    }
+                    self.cwnd_limited = self.st.in_slow_start() && 2 * self.inflight() > self.st.cwnd;
+                    break;
+                }
+            };
+            if self.inflight() + len > self.st.cwnd {
+                self.cwnd_limited = true;
+                break;
+            }
+            if retx.is_none() && self.snd_nxt + len > self.snd_una + self.snd_wnd {
+                self.cwnd_limited = false;
+                break;
+            }
+            if let Some(rate) = self.st.pacing_rate {
+                if now < self.next_send_time {
+                    self.send_timer.set(self.next_send_time);
+                    self.cwnd_limited = true;
+                    break;
+                }
+                let wire = len + self.opt.header_bytes as u64;
+                let gap = (wire as f64 * 1e9 / rate.max(1.0)) as Nanos;
+                self.next_send_time = self.next_send_time.max(now) + gap;
+            }
+            match retx {
+                Some(i) => self.send_segment(i, true, now, out),
+                None => {
+                    if self.inflight() == 0 && self.last_send_time > 0 {
+                        self.idle_restart(now);
+                    }
+                    self.segs.push_back(Seg {
+                        seq: self.snd_nxt,
+                        len: len as u32,
+                        sent_time: now,
+                        sacked: false,
+                        lost: false,
+                        retrans: false,
+                        ever_retransmitted: false,
+                        tx_delivered: 0,
+                        tx_delivered_time: 0,
+                        tx_first_sent: 0,
+                        tx_app_limited: false,
+                        tx_lost: 0,
+                        tx_inflight: 0,
+                    });
+                    self.snd_nxt += len;
+                    self.send_segment(self.segs.len() - 1, false, now, out);
+                }
+            }
+        }
+    }
+
+    /// RFC 5681 §4.1: after an idle period longer than the RTO, restart from at most IW.
+    fn idle_restart(&mut self, now: Nanos) {
+        let idle = now - self.last_send_time;
+        if idle > self.rtt.rto() {
+            let iw = self.opt.initial_window as u64 * self.mss();
+            self.st.cwnd = self.st.cwnd.min(iw);
+            let path = self.path(now);
+            self.cc.on_idle_restart(&mut self.st, &path, idle);
+            self.clamp_cwnd();
+        }
+    }
+
+    fn send_segment(&mut self, i: usize, is_retx: bool, now: Nanos, out: &mut Vec<Packet>) {
+        if self.inflight() == 0 {
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        let inflight_before = self.inflight();
+        let app_limited = self.app_limited_until != 0;
+        // A new segment is not in the pipe yet; a retransmitted one may be (if not marked lost).
+        let old_contribution = if is_retx { self.segs[i].in_flight() } else { 0 };
+        let s = &mut self.segs[i];
+        if is_retx {
+            s.retrans = true;
+            s.ever_retransmitted = true;
+        }
+        s.sent_time = now;
+        s.tx_delivered = self.delivered;
+        s.tx_delivered_time = self.delivered_time;
+        s.tx_first_sent = self.first_sent_time;
+        s.tx_app_limited = app_limited;
+        s.tx_lost = self.lost_total;
+        s.tx_inflight = inflight_before + s.len as u64;
+        let seg = *s;
+        self.pipe = self.pipe - old_contribution + seg.in_flight();
+        if is_retx {
+            self.lost_pending -= 1;
+            self.stats.retransmits += 1;
+        }
+        if self.episode.is_some() {
+            self.prr_out += seg.len as u64;
+        }
+
+        let mut p = Packet::new(self.flow, 0, Kind::Data, seg.len + self.opt.header_bytes, now);
+        p.seq = seg.seq;
+        p.len = seg.len;
+        p.tsval = ticks(now, self.opt.ts_granularity);
+        p.tsecr = self.ts_recent;
+        p.is_retx = is_retx;
+        if self.ecn_ok && !is_retx {
+            p.ecn = Ecn::Ect0;
+            if self.cwr_pending {
+                p.cwr = true;
+                self.cwr_pending = false;
+            }
+        }
+        out.push(p);
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += seg.len as u64;
+        self.last_send_time = now;
+        if !self.rto_timer.is_set() {
+            self.rto_timer.set(now + self.backed_off_rto());
+        }
+        let path = self.path(now);
+        let info = SentInfo { seq: seg.seq, bytes: seg.len, is_retransmission: is_retx, inflight_after: self.inflight() };
+        self.cc.on_packet_sent(&mut self.st, &path, &info);
+    }
+
+    /// Consistency of the incremental counters with the scoreboard (tests and debug checks).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let pipe: u64 = self.segs.iter().map(|s| s.in_flight()).sum();
+        let sacked: u64 = self.segs.iter().filter(|s| s.sacked).map(|s| s.len as u64).sum();
+        let lost = self.segs.iter().filter(|s| s.lost && !s.retrans && !s.sacked).count() as u64;
+        let outstanding: u64 = self.segs.iter().map(|s| s.len as u64).sum();
+        if pipe != self.pipe || sacked != self.sacked_bytes || lost != self.lost_pending {
+            return Err(format!(
+                "flow {}: pipe {}/{} sacked {}/{} lost {}/{}",
+                self.flow, pipe, self.pipe, sacked, self.sacked_bytes, lost, self.lost_pending
+            ));
+        }
+        if outstanding != self.snd_nxt - self.snd_una {
+            return Err(format!("flow {}: scoreboard holds {} bytes, snd_nxt-snd_una = {}", self.flow, outstanding, self.snd_nxt - self.snd_una));
+        }
+        if self.st.cwnd < self.mss() {
+            return Err(format!("flow {}: cwnd {} below one MSS", self.flow, self.st.cwnd));
+        }
+        Ok(())
+    }
+}

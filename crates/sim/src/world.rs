@@ -1,0 +1,539 @@
+//! The event loop: builds the network and endpoints from a [`Scenario`], dispatches events in
+//! time order, samples time series at bin boundaries and produces the [`SimResult`].
+
+use std::time::Instant;
+
+use ccbench_cc::{build_controller, build_receiver_control};
+
+use crate::engine::{Event, EventQueue, Timer, TimerKind};
+use crate::metrics::{
+    jain_index, percentiles, FlowSeries, FlowSummary, LinkSeries, LinkSummary, OwdSeries, Percentiles,
+    Recorder, ScenarioSummary, SojournSeries, Summary,
+};
+use crate::net::dumbbell::{self, FlowRoutes};
+use crate::net::{LinkCounters, Network, Side};
+use crate::packet::{Kind, Packet};
+use crate::scenario::{FlowKind, Scenario};
+use crate::tcp::{Phase, TcpReceiver, TcpSender};
+use crate::traffic::{CbrReceiver, CbrSender};
+
+pub type Nanos = u64;
+
+/// Everything a run produces.
+#[derive(Debug)]
+pub struct SimResult {
+    pub summary: Summary,
+    pub flow_names: Vec<String>,
+    pub link_names: Vec<String>,
+    pub flows: FlowSeries,
+    pub links: LinkSeries,
+    pub sojourn: SojournSeries,
+    pub owd: OwdSeries,
+    pub conservation: Conservation,
+}
+
+/// Packet accounting at the end of a run: `injected == delivered + dropped + in_network`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Conservation {
+    pub injected: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_network: u64,
+}
+
+impl Conservation {
+    pub fn holds(&self) -> bool {
+        self.injected == self.delivered + self.dropped + self.in_network
+    }
+}
+
+enum Endpoints {
+    Tcp { tx: TcpSender, rx: TcpReceiver },
+    Cbr { tx: CbrSender, rx: CbrReceiver },
+}
+
+/// Cumulative per-flow counters at the previous sample and at the warm-up instant.
+#[derive(Clone, Copy, Default)]
+struct FlowMark {
+    delivered: u64,
+    wire_received: u64,
+    retransmits: u64,
+}
+
+struct Marks {
+    flows: Vec<FlowMark>,
+    links: Vec<(LinkCounters, u64, (u128, u128))>,
+}
+
+/// A failure while building the simulation from a validated scenario.
+#[derive(Debug)]
+pub struct BuildError {
+    pub field: String,
+    pub message: String,
+}
+
+pub struct Simulation<'a> {
+    sc: &'a Scenario,
+    now: Nanos,
+    events: EventQueue,
+    net: Network,
+    routes: Vec<FlowRoutes>,
+    ends: Vec<Endpoints>,
+    out: Vec<Packet>,
+    rec: Recorder,
+    last_sample: Marks,
+    warm: Option<Marks>,
+    conservation: Conservation,
+    flows: FlowSeries,
+    links: LinkSeries,
+}
+
+impl<'a> Simulation<'a> {
+    pub fn new(sc: &'a Scenario) -> Result<Self, BuildError> {
+        let (net, routes) = dumbbell::build(sc);
+        let mut ends = Vec::with_capacity(sc.flows.len());
+        for (i, f) in sc.flows.iter().enumerate() {
+            let flow = i as u32;
+            let e = match f.kind {
+                FlowKind::Tcp => {
+                    let cc = build_controller(&f.cca, &f.cc).map_err(|e| BuildError {
+                        field: format!("flows[{i}].cc.{}", e.key),
+                        message: e.message,
+                    })?;
+                    let wc = match &f.tcp.receiver_cca {
+                        Some(name) => Some(build_receiver_control(name, &f.tcp.receiver_cc).map_err(|e| {
+                            BuildError { field: format!("flows[{i}].receiver_cc.{}", e.key), message: e.message }
+                        })?),
+                        None => None,
+                    };
+                    Endpoints::Tcp {
+                        tx: TcpSender::new(f.tcp.clone(), flow, cc, f.size),
+                        rx: TcpReceiver::new(f.tcp.clone(), flow, wc),
+                    }
+                }
+                FlowKind::Cbr => Endpoints::Cbr {
+                    tx: CbrSender::new(f.cbr.clone(), flow, f.stop.unwrap_or(u64::MAX)),
+                    rx: CbrReceiver::default(),
+                },
+            };
+            ends.push(e);
+        }
+        let rec = Recorder {
+            warmup: sc.warmup,
+            keep_sojourn_series: sc.output.sojourn_samples,
+            window_sojourns: vec![Vec::new(); net.links.len()],
+            window_owds: vec![Vec::new(); sc.flows.len()],
+            ..Recorder::default()
+        };
+        let marks = Marks {
+            flows: vec![FlowMark::default(); sc.flows.len()],
+            links: vec![(LinkCounters::default(), 0, (0, 0)); net.links.len()],
+        };
+        Ok(Simulation {
+            sc,
+            now: 0,
+            events: EventQueue::with_capacity(1024 + 16 * sc.flows.len()),
+            net,
+            routes,
+            ends,
+            out: Vec::with_capacity(64),
+            rec,
+            last_sample: marks,
+            warm: None,
+            conservation: Conservation::default(),
+            flows: FlowSeries::default(),
+            links: LinkSeries::default(),
+        })
+    }
+
+    pub fn run(self) -> SimResult {
+        self.run_checked(0).expect("invariant checks are off")
+    }
+
+    /// Run to the end, checking scoreboard invariants every `check_every` events (0 = never).
+    pub fn run_checked(mut self, check_every: u64) -> Result<SimResult, String> {
+        let wall = Instant::now();
+        self.schedule_initial();
+        let duration = self.sc.duration;
+        let mut n = 0u64;
+        while let Some(t) = self.events.peek_time() {
+            if t > duration {
+                break;
+            }
+            let (t, ev) = self.events.pop().unwrap();
+            self.now = t;
+            self.dispatch(ev);
+            n += 1;
+            if check_every > 0 && n % check_every == 0 {
+                self.check_invariants().map_err(|e| format!("t={t}ns: {e}"))?;
+            }
+        }
+        self.now = duration;
+        Ok(self.finish(wall.elapsed().as_secs_f64()))
+    }
+
+    fn schedule_initial(&mut self) {
+        let sc = self.sc;
+        for (i, f) in sc.flows.iter().enumerate() {
+            let flow = i as u32;
+            self.events.schedule(f.start, Event::Timer { flow, kind: TimerKind::Start });
+            if let Some(stop) = f.stop {
+                self.events.schedule(stop, Event::Timer { flow, kind: TimerKind::Stop });
+            }
+        }
+        for (i, c) in sc.bottleneck.changes.iter().enumerate() {
+            self.events.schedule(c.at, Event::LinkChange(i as u32));
+        }
+        if sc.warmup > 0 {
+            self.events.schedule(sc.warmup, Event::WarmupEnd);
+        } else {
+            self.warm = Some(self.marks());
+        }
+        self.events.schedule(sc.output.bin.min(sc.duration), Event::Sample);
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone(l) => self.net.links[l as usize].tx_done(l, self.now, &mut self.events, &mut self.rec),
+            Event::Arrive(l) => {
+                let pkt = self.net.links[l as usize].arrive(l, &mut self.events);
+                self.forward(pkt);
+            }
+            Event::Timer { flow, kind } => self.on_timer(flow, kind),
+            Event::LinkChange(i) => {
+                let c = &self.sc.bottleneck.changes[i as usize];
+                let link = &mut self.net.links[dumbbell::BOTTLENECK as usize];
+                if let Some(rate) = c.rate {
+                    link.set_rate(rate);
+                }
+                if let Some(delay) = c.delay {
+                    link.set_delay(delay);
+                    self.net.links[dumbbell::BOTTLENECK_REVERSE as usize].set_delay(delay);
+                }
+            }
+            Event::Sample => {
+                self.sample();
+                let next = self.now + self.sc.output.bin;
+                if next <= self.sc.duration {
+                    self.events.schedule(next, Event::Sample);
+                }
+            }
+            Event::WarmupEnd => self.warm = Some(self.marks()),
+        }
+    }
+
+    /// A packet left a link: hand it to the next link of its route or to its endpoint.
+    fn forward(&mut self, mut pkt: Packet) {
+        pkt.hop += 1;
+        let route = &self.net.routes[pkt.path as usize];
+        if (pkt.hop as usize) < route.links.len() {
+            let l = route.links[pkt.hop as usize];
+            self.net.links[l as usize].offer(l, pkt, self.now, &mut self.events, &mut self.rec);
+            return;
+        }
+        self.conservation.delivered += 1;
+        let (flow, side) = (route.flow, route.to);
+        let now = self.now;
+        let mut out = std::mem::take(&mut self.out);
+        match (&mut self.ends[flow as usize], side) {
+            (Endpoints::Tcp { rx, .. }, Side::Receiver) => rx.on_packet(&pkt, now, &mut out),
+            (Endpoints::Tcp { tx, .. }, Side::Sender) => tx.on_packet(&pkt, now, &mut out),
+            (Endpoints::Cbr { rx, .. }, Side::Receiver) if pkt.kind == Kind::Datagram => {
+                let owd = rx.on_packet(&pkt, now);
+                self.rec.record_owd(flow, now, owd);
+            }
+            _ => {}
+        }
+        self.inject(flow, side, &mut out);
+        self.out = out;
+        self.sync_timers(flow);
+    }
+
+    /// Send packets an endpoint produced; `from` is the side that produced them.
+    fn inject(&mut self, flow: u32, from: Side, out: &mut Vec<Packet>) {
+        let r = self.routes[flow as usize];
+        let route = if from == Side::Sender { r.data } else { r.ack };
+        let first = self.net.routes[route as usize].links[0];
+        for mut pkt in out.drain(..) {
+            pkt.path = route;
+            pkt.hop = 0;
+            self.conservation.injected += 1;
+            self.net.links[first as usize].offer(first, pkt, self.now, &mut self.events, &mut self.rec);
+        }
+    }
+
+    fn on_timer(&mut self, flow: u32, kind: TimerKind) {
+        let now = self.now;
+        let mut out = std::mem::take(&mut self.out);
+        let mut from = Side::Sender;
+        match &mut self.ends[flow as usize] {
+            Endpoints::Tcp { tx, rx } => match kind {
+                TimerKind::Start => tx.start(now, &mut out),
+                TimerKind::Stop => tx.stop(now),
+                TimerKind::Rto => {
+                    if tx.rto_timer.fire(now) {
+                        tx.on_rto(now, &mut out)
+                    }
+                }
+                TimerKind::Send => {
+                    if tx.send_timer.fire(now) {
+                        tx.on_send_timer(now, &mut out)
+                    }
+                }
+                TimerKind::DelayedAck => {
+                    from = Side::Receiver;
+                    if rx.delack_timer.fire(now) {
+                        rx.on_delack_timer(now, &mut out)
+                    }
+                }
+                TimerKind::ReceiverCc => {
+                    from = Side::Receiver;
+                    rx.on_control_timer(now);
+                }
+            },
+            Endpoints::Cbr { tx, .. } => match kind {
+                TimerKind::Start => tx.start(now, &mut out),
+                TimerKind::Stop => tx.stop(now),
+                TimerKind::Send => {
+                    if tx.timer.fire(now) {
+                        tx.on_timer(now, &mut out)
+                    }
+                }
+                _ => {}
+            },
+        }
+        self.inject(flow, from, &mut out);
+        self.out = out;
+        self.sync_timers(flow);
+    }
+
+    fn arm(events: &mut EventQueue, timer: &mut Timer, flow: u32, kind: TimerKind) {
+        if let Some(at) = timer.needs_event() {
+            events.schedule(at, Event::Timer { flow, kind });
+        }
+    }
+
+    fn sync_timers(&mut self, flow: u32) {
+        let ev = &mut self.events;
+        match &mut self.ends[flow as usize] {
+            Endpoints::Tcp { tx, rx } => {
+                Self::arm(ev, &mut tx.rto_timer, flow, TimerKind::Rto);
+                Self::arm(ev, &mut tx.send_timer, flow, TimerKind::Send);
+                Self::arm(ev, &mut rx.delack_timer, flow, TimerKind::DelayedAck);
+            }
+            Endpoints::Cbr { tx, .. } => Self::arm(ev, &mut tx.timer, flow, TimerKind::Send),
+        }
+    }
+
+    // ----- measurements ---------------------------------------------------------------------
+
+    fn flow_mark(e: &Endpoints) -> FlowMark {
+        match e {
+            Endpoints::Tcp { tx, rx } => FlowMark {
+                delivered: rx.delivered,
+                wire_received: rx.wire_bytes_received,
+                retransmits: tx.stats.retransmits,
+            },
+            Endpoints::Cbr { rx, .. } => {
+                FlowMark { delivered: rx.delivered, wire_received: rx.wire_bytes_received, retransmits: 0 }
+            }
+        }
+    }
+
+    fn marks(&self) -> Marks {
+        Marks {
+            flows: self.ends.iter().map(Self::flow_mark).collect(),
+            links: self
+                .net
+                .links
+                .iter()
+                .map(|l| (l.counters, l.busy_until(self.now), l.queue_integrals(self.now)))
+                .collect(),
+        }
+    }
+
+    fn sample(&mut self) {
+        let now = self.now;
+        let t = now as f64 / 1e9;
+        let bin_s = self.sc.output.bin as f64 / 1e9;
+        let mbps = |bytes: u64| bytes as f64 * 8.0 / bin_s / 1e6;
+        for (i, e) in self.ends.iter().enumerate() {
+            let m = Self::flow_mark(e);
+            let prev = self.last_sample.flows[i];
+            let f = &mut self.flows;
+            f.t_s.push(t);
+            f.flow.push(i as u32);
+            f.goodput_mbps.push(mbps(m.delivered - prev.delivered));
+            f.throughput_mbps.push(mbps(m.wire_received - prev.wire_received));
+            f.retransmits.push(m.retransmits - prev.retransmits);
+            match e {
+                Endpoints::Tcp { tx, .. } => {
+                    let st = tx.cc_state();
+                    f.cwnd_bytes.push(st.cwnd as f64);
+                    f.ssthresh_bytes.push(if st.ssthresh == u64::MAX { f64::NAN } else { st.ssthresh as f64 });
+                    f.srtt_ms.push(tx.srtt().map_or(f64::NAN, |r| r as f64 / 1e6));
+                    f.inflight_bytes.push(tx.inflight() as f64);
+                }
+                Endpoints::Cbr { .. } => {
+                    f.cwnd_bytes.push(f64::NAN);
+                    f.ssthresh_bytes.push(f64::NAN);
+                    f.srtt_ms.push(f64::NAN);
+                    f.inflight_bytes.push(f64::NAN);
+                }
+            }
+            self.last_sample.flows[i] = m;
+        }
+        let bin = self.sc.output.bin as f64;
+        for (i, l) in self.net.links.iter().enumerate() {
+            if !l.rate().is_finite() {
+                continue;
+            }
+            let (prev_c, prev_busy, (prev_qb, prev_qp)) = self.last_sample.links[i];
+            let busy = l.busy_until(now);
+            let (qb, qp) = l.queue_integrals(now);
+            let s = &mut self.links;
+            s.t_s.push(t);
+            s.link.push(i as u32);
+            s.queue_bytes.push((qb - prev_qb) as f64 / bin);
+            s.queue_packets.push((qp - prev_qp) as f64 / bin);
+            s.utilization.push(if l.rate().is_finite() { (busy - prev_busy) as f64 / bin } else { f64::NAN });
+            s.throughput_mbps.push(mbps(l.counters.bytes_departed - prev_c.bytes_departed));
+            s.drops.push(l.counters.drops() - prev_c.drops());
+            s.ecn_marks.push(l.counters.ecn_marks - prev_c.ecn_marks);
+            self.last_sample.links[i] = (l.counters, busy, (qb, qp));
+        }
+    }
+
+    fn finish(mut self, wall_s: f64) -> SimResult {
+        let sc = self.sc;
+        let end = sc.duration;
+        let warm = self.warm.take().unwrap_or_else(|| self.marks());
+        let window = (end - sc.warmup.min(end)).max(1) as f64 / 1e9;
+
+        let mut flows = Vec::with_capacity(self.ends.len());
+        let mut tcp_goodputs = Vec::new();
+        for (i, (f, e)) in sc.flows.iter().zip(&self.ends).enumerate() {
+            let m = Self::flow_mark(e);
+            let w = warm.flows[i];
+            let (fct, finished_at) = match e {
+                Endpoints::Tcp { tx, .. } => (tx.fct, tx.fct.map(|d| tx.start_time + d)),
+                Endpoints::Cbr { .. } => (None, None),
+            };
+            // The flow's active part of the window; a flow that ended before the window is
+            // measured over its whole life instead.
+            let active_end = finished_at.unwrap_or(end).min(f.stop.unwrap_or(end)).min(end);
+            let (bytes, wire, span) = if active_end <= sc.warmup {
+                (m.delivered, m.wire_received, active_end.saturating_sub(f.start))
+            } else {
+                (m.delivered - w.delivered, m.wire_received - w.wire_received, active_end - sc.warmup.max(f.start))
+            };
+            let rate = |b: u64| if span > 0 { b as f64 * 8.0 / (span as f64 / 1e9) / 1e6 } else { 0.0 };
+            let goodput = rate(bytes);
+            let (cca, kind, retransmits, timeouts, ecn, owd, lost) = match e {
+                Endpoints::Tcp { tx, .. } => {
+                    tcp_goodputs.push(goodput);
+                    (
+                        f.cca.clone(),
+                        "tcp",
+                        m.retransmits - if active_end <= sc.warmup { 0 } else { w.retransmits },
+                        tx.stats.timeouts,
+                        tx.ecn_negotiated(),
+                        None,
+                        None,
+                    )
+                }
+                Endpoints::Cbr { tx, rx } => (
+                    String::new(),
+                    "cbr",
+                    0,
+                    0,
+                    false,
+                    percentiles(&mut self.rec.window_owds[i]),
+                    Some(tx.packets_sent - rx.packets_received),
+                ),
+            };
+            flows.push(FlowSummary {
+                name: f.name.clone(),
+                kind,
+                cca,
+                rtt_ms: f.rtt as f64 / 1e6,
+                start_s: f.start as f64 / 1e9,
+                size_bytes: f.size,
+                goodput_mbps: goodput,
+                throughput_mbps: rate(wire),
+                retransmits,
+                timeouts,
+                fct_s: fct.map(|d| d as f64 / 1e9),
+                bytes_delivered: m.delivered,
+                ecn_negotiated: ecn,
+                owd_ms: owd,
+                packets_lost: lost,
+            });
+        }
+
+        let mut links = Vec::with_capacity(self.net.links.len());
+        for (i, l) in self.net.links.iter().enumerate() {
+            if !l.rate().is_finite() {
+                continue; // access links: no queue, nothing to report
+            }
+            let (wc, wbusy, _) = warm.links[i];
+            let c = l.counters;
+            let arrivals = c.arrivals - wc.arrivals;
+            let lost = (c.drops() - wc.drops()) + (c.random_losses - wc.random_losses);
+            let util = if l.rate().is_finite() { (l.busy_until(end) - wbusy) as f64 / 1e9 / window } else { f64::NAN };
+            links.push(LinkSummary {
+                name: l.name.clone(),
+                rate_mbps: l.rate() / 1e6,
+                utilization: util,
+                throughput_mbps: (c.bytes_departed - wc.bytes_departed) as f64 * 8.0 / window / 1e6,
+                drops: c.drops() - wc.drops(),
+                ecn_marks: c.ecn_marks - wc.ecn_marks,
+                random_losses: c.random_losses - wc.random_losses,
+                packets: arrivals,
+                loss_rate: if arrivals > 0 { lost as f64 / arrivals as f64 } else { 0.0 },
+                queue_delay_ms: percentiles(&mut self.rec.window_sojourns[i]).unwrap_or(Percentiles::default()),
+            });
+        }
+
+        self.conservation.dropped = self
+            .net
+            .links
+            .iter()
+            .map(|l| l.counters.drops() + l.counters.random_losses)
+            .sum();
+        self.conservation.in_network = self.net.links.iter().map(|l| l.packets_held() as u64).sum();
+
+        let summary = Summary {
+            scenario: ScenarioSummary { duration_s: sc.duration as f64 / 1e9, warmup_s: sc.warmup as f64 / 1e9, seed: sc.seed },
+            flows,
+            jain_index: jain_index(&tcp_goodputs),
+            links,
+            events: self.events.processed(),
+            packets: self.conservation.injected,
+            wall_s,
+            sim_s: sc.duration as f64 / 1e9,
+        };
+        SimResult {
+            summary,
+            flow_names: sc.flows.iter().map(|f| f.name.clone()).collect(),
+            link_names: self.net.links.iter().map(|l| l.name.clone()).collect(),
+            flows: self.flows,
+            links: self.links,
+            sojourn: std::mem::take(&mut self.rec.sojourn),
+            owd: std::mem::take(&mut self.rec.owd),
+            conservation: self.conservation,
+        }
+    }
+
+    /// Check every TCP sender's scoreboard counters (used by tests while stepping).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        for e in &self.ends {
+            if let Endpoints::Tcp { tx, .. } = e {
+                if tx.phase == Phase::Established {
+                    tx.check_invariants()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,150 @@
+"""The ``ccbench`` command.
+
+Bad input (an invalid scenario, a missing file, an unknown experiment, bad arguments) ends with
+exit status 2 and exactly one line ``error: <message>`` on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+
+class UsageError(Exception):
+    """Bad input from the user: reported as one line with exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    # argparse would print the whole usage text; keep bad-input reports to one line.
+    def error(self, message):
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _cmd_run(args) -> int:
+    from ccbench.api import run
+
+    out = Path(args.out) if args.out else Path("out") / "runs" / Path(args.scenario).stem
+    result = run(args.scenario, seed=args.seed, overrides=args.set, out=out)
+    print(result.table())
+    print(f"\nwrote {out}/summary.json and {{flows,links,sojourn,owd}}.parquet")
+    return 0
+
+
+def _cmd_plot(args) -> int:
+    from ccbench.plot import plot_run
+
+    if not (Path(args.dir) / "summary.json").is_file():
+        raise UsageError(f"{args.dir}: not a run directory (no summary.json; see `ccbench run --out`)")
+    for path in plot_run(args.dir):
+        print(f"wrote {path}")
+    return 0
+
+
+def _cmd_experiment(args) -> int:
+    from ccbench.experiments import EXPERIMENTS, run_experiment
+
+    if args.list or args.name is None:
+        if args.name is None and not args.list:
+            raise UsageError("experiment: give an experiment NAME or --list")
+        for name, exp in EXPERIMENTS.items():
+            print(f"{name:<18} {exp.description}")
+        return 0
+    if args.name not in EXPERIMENTS:
+        raise UsageError(f"unknown experiment {args.name!r} (known: {', '.join(EXPERIMENTS)})")
+    out = Path(args.out) if args.out else Path("out") / "experiments" / args.name
+    results = run_experiment(args.name, quick=args.quick, jobs=args.jobs, out=out, progress=print)
+    failed = int((results["error"] != "").sum())
+    print(f"wrote {out}/results.csv, summary.csv and figure")
+    if failed:
+        print(f"error: {failed} of {len(results)} runs failed (see results.csv)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _cmd_bench(args) -> int:
+    from ccbench.bench import main as bench
+
+    bench(repeat=args.repeat, out=args.out)
+    return 0
+
+
+def _cmd_demo(args) -> int:
+    from ccbench.demo import demo
+
+    failures = demo(args.out, jobs=args.jobs)
+    if failures:
+        print(f"error: {failures} demo step(s) failed", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="ccbench", description="Congestion-control laboratory.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("run", help="run one scenario file")
+    p.add_argument("scenario", metavar="SCENARIO.toml")
+    p.add_argument("--out", metavar="DIR", help="output directory (default out/runs/<name>)")
+    p.add_argument("--seed", type=int, help="replace the scenario's seed")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a scenario field, e.g. --set bottleneck.rate=20Mbps (repeatable)")
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("plot", help="draw cwnd.png, rate.png and queue.png for a run directory")
+    p.add_argument("dir", metavar="DIR")
+    p.set_defaults(func=_cmd_plot)
+
+    p = sub.add_parser("experiment", help="run a registered parameter sweep")
+    p.add_argument("name", nargs="?", metavar="NAME")
+    p.add_argument("--list", action="store_true", help="list the experiments")
+    p.add_argument("--quick", action="store_true", help="smaller grid and shorter runs")
+    p.add_argument("--jobs", type=_positive, help="worker processes (default: CPU count)")
+    p.add_argument("--out", metavar="DIR", help="output directory (default out/experiments/NAME)")
+    p.set_defaults(func=_cmd_experiment)
+
+    p = sub.add_parser("bench", help="measure simulator speed on fixed scenarios")
+    p.add_argument("--repeat", type=_positive, default=3, help="runs per scenario (median taken)")
+    p.add_argument("--out", metavar="DIR", help="also write DIR/bench.json")
+    p.set_defaults(func=_cmd_bench)
+
+    p = sub.add_parser("demo", help="run the examples and quick experiments, write report.html")
+    p.add_argument("--out", metavar="DIR", default="out")
+    p.add_argument("--jobs", type=_positive, help="worker processes (default: CPU count)")
+    p.set_defaults(func=_cmd_demo)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    try:
+        from ccbench.api import ScenarioError
+    except ImportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        args = build_parser().parse_args(argv)
+        return args.func(args)
+    except (UsageError, ScenarioError, OSError) as exc:
+        # ScenarioError messages already read "<file>: <field>: <message>"; OSError covers an
+        # output directory that cannot be written.
+        message = " ".join(str(exc).split("\n"))
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""rLEDBAT paper, Table 1 (first row): completion time of a lone 262 KB CUBIC download.
+
+The flow starts with the three-way handshake, so the FCT includes one extra RTT, as in the paper.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ccbench.experiments import Experiment, register
+
+RTTS_MS = [20, 100, 200, 300]
+#: Table 1, "Cubic alone" row (seconds).
+PAPER_FCT_S = [0.16, 0.62, 1.22, 1.82]
+
+
+def _apply(scenario: dict, point: dict) -> dict:
+    scenario["bottleneck"]["rtt"] = f"{point['rtt_ms']}ms"
+    return scenario
+
+
+def _metric(result, point: dict) -> dict:
+    return {"fct_s": result.summary["flows"][0]["fct_s"]}
+
+
+def _compare(summary: pd.DataFrame) -> pd.DataFrame:
+    summary = summary.copy()
+    summary["relative_error"] = (summary["fct_s"] - summary["paper_fct_s"]) / summary["paper_fct_s"]
+    return summary
+
+
+def _figure(summary: pd.DataFrame, out_dir: Path) -> Path:
+    from ccbench.plot import plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    x = np.arange(len(summary))
+    ax.bar(x - 0.2, summary["paper_fct_s"], 0.4, label="paper (Table 1)", color="C7")
+    ax.bar(x + 0.2, summary["fct_s"], 0.4, label="ccbench", color="C0")
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"{r:g} ms" for r in summary["rtt_ms"]])
+    ax.set_xlabel("base RTT")
+    ax.set_ylabel("completion time (s)")
+    ax.set_title("rLEDBAT Table 1: 262 KB CUBIC flow alone, 20 Mbps")
+    ax.legend()
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    path = out_dir / "rledbat-table1.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+TABLE1 = register(Experiment(
+    name="rledbat-table1",
+    description="rLEDBAT Table 1, first row: FCT of a lone 262 KB CUBIC flow (with handshake) "
+                "at 20 Mbps for RTT 20/100/200/300 ms",
+    base={
+        "duration": "10s",
+        "warmup": "0s",
+        "seed": 1,
+        "bottleneck": {"rate": "20Mbps", "rtt": "100ms", "buffer": "500ms", "aqm": "droptail"},
+        "flows": [{"cca": "cubic", "size": "262KB", "handshake": True}],
+        "output": {"sojourn_samples": False},
+    },
+    grid={"rtt_ms": RTTS_MS},
+    seeds=(1,),
+    apply=_apply,
+    metric=_metric,
+    reference=pd.DataFrame({"rtt_ms": RTTS_MS, "paper_fct_s": PAPER_FCT_S}),
+    compare=_compare,
+    figure=_figure,
+))

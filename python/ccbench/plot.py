@@ -1,0 +1,105 @@
+"""Plots of one run (``cwnd.png``, ``rate.png``, ``queue.png``) with matplotlib's Agg backend."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import List, Union
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; never needs a display
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from ccbench.api import Result  # noqa: E402
+
+#: Scatter plots of per-packet sojourn times are thinned to at most this many points.
+MAX_POINTS = 20_000
+
+
+def _save(fig, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _per(df, key):
+    """Group a series table by flow/link name, keeping first-appearance order."""
+    if df.empty:
+        return []
+    return [(name, df[df[key] == name]) for name in dict.fromkeys(df[key])]
+
+
+def plot_cwnd(result: Result, path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for name, df in _per(result.flows, "flow"):
+        ax.plot(df["t_s"], df["cwnd_bytes"] / 1000, label=str(name), lw=1)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("cwnd (kB)")
+    ax.set_title("Congestion window")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small")
+    return _save(fig, path)
+
+
+def plot_rate(result: Result, path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for name, df in _per(result.flows, "flow"):
+        ax.plot(df["t_s"], df["goodput_mbps"], label=str(name), lw=1)
+    for link in result.summary.get("links", [])[:1]:
+        ax.axhline(link["rate_mbps"], color="grey", ls=":", lw=1, label=f"{link['name']} rate")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("goodput (Mbps)")
+    ax.set_title("Goodput per flow")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small")
+    return _save(fig, path)
+
+
+def plot_queue(result: Result, path: Path) -> Path:
+    fig, (occ, delay, cdf) = plt.subplots(3, 1, figsize=(8, 9))
+    for name, df in _per(result.links, "link"):
+        occ.plot(df["t_s"], df["queue_packets"], label=str(name), lw=1)
+    occ.set_xlabel("time (s)")
+    occ.set_ylabel("queue (packets)")
+    occ.set_title("Queue occupancy (end of bin)")
+
+    soj = result.sojourn
+    if soj.empty:
+        for ax in (delay, cdf):
+            ax.text(0.5, 0.5, "no sojourn samples recorded", ha="center", va="center",
+                    transform=ax.transAxes)
+    else:
+        step = max(1, len(soj) // MAX_POINTS)
+        for name, df in _per(soj, "flow"):
+            thin = df.iloc[::step]
+            delay.scatter(thin["t_s"], thin["sojourn_ms"], s=1, alpha=0.4)
+            x = np.sort(df["sojourn_ms"].to_numpy())
+            cdf.plot(x, np.arange(1, len(x) + 1) / len(x), label=str(name), lw=1)
+        if len(soj["flow"].unique()) <= 10:
+            cdf.legend(fontsize="small")
+    delay.set_xlabel("time (s)")
+    delay.set_ylabel("sojourn (ms)")
+    delay.set_title("Queueing delay of each packet")
+    cdf.set_xlabel("sojourn (ms)")
+    cdf.set_ylabel("CDF")
+    cdf.set_title("Queueing delay distribution")
+    return _save(fig, path)
+
+
+def plot_run(result: Union[Result, str, "os.PathLike[str]"], out_dir=None) -> List[Path]:
+    """Draw ``cwnd.png``, ``rate.png`` and ``queue.png`` for a Result or a saved run directory.
+
+    The PNGs go to ``out_dir`` (default: the run directory itself).
+    """
+    if not isinstance(result, Result):
+        out_dir = out_dir or result
+        result = Result.load(result)
+    if out_dir is None:
+        raise ValueError("out_dir is required when plotting an in-memory Result")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    return [plot_cwnd(result, out / "cwnd.png"), plot_rate(result, out / "rate.png"),
+            plot_queue(result, out / "queue.png")]

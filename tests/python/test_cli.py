@@ -1,0 +1,89 @@
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ccbench
+
+PYTHON_DIR = Path(ccbench.__file__).resolve().parents[1]
+
+
+def ccbench_cli(*args, cwd=None):
+    env = dict(os.environ)
+    # The subprocess must import the same package as the tests do.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PYTHON_DIR), env.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, "-m", "ccbench", *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=300)
+
+
+def _one_error_line(proc):
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in proc.stderr
+    return lines[0]
+
+
+def test_run_writes_outputs(scenario_file, tmp_path):
+    out = tmp_path / "out"
+    proc = ccbench_cli("run", str(scenario_file), "--out", str(out), "--seed", "5",
+                       "--set", "bottleneck.rate=20Mbps")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["scenario"]["seed"] == 5
+    assert summary["links"][0]["rate_mbps"] == pytest.approx(20.0)
+    for name in ("flows", "links", "sojourn", "owd"):
+        assert (out / f"{name}.parquet").is_file()
+    assert "goodput_mbps" in proc.stdout
+
+
+def test_bad_rate_is_one_line_error(scenario_file, tmp_path):
+    proc = ccbench_cli("run", str(scenario_file), "--out", str(tmp_path / "o"),
+                       "--set", "bottleneck.rate=-3")
+    line = _one_error_line(proc)
+    assert "bottleneck.rate" in line
+    assert "small.toml" in line
+
+
+def test_unknown_key_is_error(scenario_file, tmp_path):
+    proc = ccbench_cli("run", str(scenario_file), "--out", str(tmp_path / "o"),
+                       "--set", "bottleneck.colour=blue")
+    assert "colour" in _one_error_line(proc)
+
+
+def test_unknown_cca_is_error(scenario_file, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(scenario_file.read_text().replace('cca = "newreno"', 'cca = "warp-drive"'))
+    line = _one_error_line(ccbench_cli("run", str(bad), "--out", str(tmp_path / "o")))
+    assert "warp-drive" in line and "bad.toml" in line
+
+
+def test_missing_file_is_error(tmp_path):
+    line = _one_error_line(ccbench_cli("run", str(tmp_path / "x.toml"), "--out", str(tmp_path / "o")))
+    assert "x.toml: cannot read file" in line
+
+
+def test_bad_arguments_and_unknown_experiment(tmp_path):
+    _one_error_line(ccbench_cli("run"))
+    assert "no-such" in _one_error_line(ccbench_cli("experiment", "no-such", "--out", str(tmp_path)))
+    _one_error_line(ccbench_cli("plot", str(tmp_path / "nothing")))
+
+
+def test_experiment_list():
+    proc = ccbench_cli("experiment", "--list")
+    assert proc.returncode == 0
+    assert "abe-fig2" in proc.stdout and "rledbat-table1" in proc.stdout
+
+
+def test_plot_creates_pngs(scenario_file, tmp_path):
+    out = tmp_path / "run"
+    assert ccbench_cli("run", str(scenario_file), "--out", str(out)).returncode == 0
+    proc = ccbench_cli("plot", str(out))
+    assert proc.returncode == 0, proc.stderr
+    for name in ("cwnd.png", "rate.png", "queue.png"):
+        data = (out / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000

@@ -1,0 +1,86 @@
+"""Acceptance criteria: the simulator against the papers' models and measurements."""
+
+import dataclasses
+
+import pandas as pd
+import pytest
+
+import ccbench
+from ccbench.experiments import Experiment, expand_grid, run_experiment, summarize
+from ccbench.experiments.abe import FIG2
+from ccbench.experiments.rledbat import PAPER_FCT_S, RTTS_MS, TABLE1
+from ccbench.models import aimd_utilization
+
+
+def test_aimd_model_newreno_utilization():
+    """ABE eq. (6): one NewReno flow (beta 0.5, no delayed ACKs), 10 Mbps, RTT 100 ms, DropTail."""
+    exp = dataclasses.replace(FIG2, grid={"beta": [0.5], "buffer_bdp": [0.25, 0.5, 1.0]}, seeds=(1,))
+    scenario = exp.scenario({"beta": 0.5, "buffer_bdp": 0.25})
+    assert scenario["duration"] == "300s" and scenario["warmup"] == "50s"
+    assert scenario["flows"][0]["delayed_ack"] is False
+    assert scenario["bottleneck"]["buffer"] == "0.25bdp"
+
+    results = run_experiment(exp, jobs=2)
+    assert list(results["error"]) == ["", "", ""]
+    for _, row in results.iterrows():
+        model = aimd_utilization(0.5, row["buffer_bdp"])
+        assert abs(row["utilization"] - model) <= 0.03, (row["buffer_bdp"], row["utilization"], model)
+
+
+def test_lone_cubic_flow_completion_time_matches_table1():
+    """rLEDBAT Table 1: a 262 KB CUBIC flow (handshake on), 20 Mbps, buffer 500 ms."""
+    results = run_experiment(TABLE1, jobs=2)
+    assert list(results["rtt_ms"]) == RTTS_MS
+    for (_, row), paper in zip(results.iterrows(), PAPER_FCT_S):
+        assert row["error"] == ""
+        assert row["fct_s"] == pytest.approx(paper, rel=0.15), (row["rtt_ms"], row["fct_s"], paper)
+
+
+def test_two_cubic_flows_share_fairly():
+    scenario = {
+        "duration": "200s",
+        "warmup": "20s",
+        "seed": 1,
+        "bottleneck": {"rate": "20Mbps", "rtt": "100ms", "buffer": "1bdp", "aqm": "droptail"},
+        "flows": [{"cca": "cubic"}, {"cca": "cubic"}],
+        "output": {"sojourn_samples": False},
+    }
+    summary = ccbench.run(scenario).summary
+    assert summary["jain_index"] >= 0.95
+    total = sum(f["goodput_mbps"] for f in summary["flows"])
+    assert 15.0 < total <= 20.0
+
+
+def _link_metric(result, point):
+    return {"rate_mbps": result.summary["links"][0]["rate_mbps"],
+            "seed_seen": result.summary["scenario"]["seed"]}
+
+
+def test_runner_orders_rows_by_grid_and_seed(tmp_path):
+    base = {
+        "duration": "2s",
+        "warmup": "0s",
+        "bottleneck": {"rate": "10Mbps", "rtt": "20ms", "buffer": "1bdp", "aqm": "droptail"},
+        "flows": [{"cca": "cubic"}],
+        "output": {"sojourn_samples": False},
+    }
+    grid = {"bottleneck.rate": ["5Mbps", "-3", "20Mbps"], "flows.0.cca": ["cubic", "newreno"]}
+    exp = Experiment(name="tiny", base=base, grid=grid, seeds=(2, 1), metric=_link_metric)
+    results = run_experiment(exp, jobs=2, out=tmp_path)
+
+    expected = [(p["bottleneck.rate"], p["flows.0.cca"], s) for p in expand_grid(grid) for s in (2, 1)]
+    assert list(zip(results["bottleneck.rate"], results["flows.0.cca"], results["seed"])) == expected
+    assert list(results["run"]) == list(range(12))
+
+    bad = results["bottleneck.rate"] == "-3"
+    assert (results.loc[bad, "error"].str.contains("bottleneck.rate")).all()
+    good = results[~bad]
+    assert (good["error"] == "").all()
+    assert list(good["seed_seen"]) == list(good["seed"])
+    assert list(good["rate_mbps"]) == [5.0] * 4 + [20.0] * 4
+
+    on_disk = pd.read_csv(tmp_path / "results.csv", keep_default_na=False)
+    assert len(on_disk) == 12
+    summary = pd.read_csv(tmp_path / "summary.csv")
+    assert len(summary) == 6 and list(summary["seeds"]) == [2, 2, 0, 0, 2, 2]
+    assert summarize(exp, results)["rate_mbps"].iloc[0] == 5.0
