@@ -65,6 +65,8 @@ def plot_queue(result: Result, path: Path) -> Path:
     occ.set_xlabel("time (s)")
     occ.set_ylabel("queue (packets)")
     occ.set_title("Queue occupancy (end of bin)")
+    if occ.get_legend_handles_labels()[0]:
+        occ.legend(fontsize="small")
 
     soj = result.sojourn
     if soj.empty:

@@ -308,7 +308,7 @@ mod tests {
     use super::*;
 
     fn opts() -> TcpOptions {
-        TcpOptions { handshake: false, ..TcpOptions::default() }
+        TcpOptions { handshake: false, mss: 1000, ..TcpOptions::default() }
     }
 
     fn data(seq: u64, len: u32, now: Nanos) -> Packet {
@@ -379,9 +379,12 @@ mod tests {
         let mut r = TcpReceiver::new(TcpOptions { rcv_buf: 1 << 20, ..opts() }, 0, None);
         assert_eq!(r.wscale, 5);
         let mut out = Vec::new();
-        r.on_packet(&data(1000, 1000, 1), 1, &mut out); // out of order: 1000 bytes held
-        let w = out[0].window;
-        assert_eq!(w % 32, 0);
-        assert_eq!(out[0].ack + w, 1 << 20, "right edge kept although buffer space shrank");
+        r.on_packet(&data(0, 1000, 1), 1, &mut out);
+        let edge = out[0].ack + out[0].window;
+        assert_eq!(out[0].window % 32, 0);
+        assert!(edge >= 1000 + (1 << 20) - 32);
+        r.on_packet(&data(2000, 1000, 2), 2, &mut out); // out of order: 1000 bytes held
+        assert_eq!(out[1].ack, 1000);
+        assert_eq!(out[1].ack + out[1].window, edge, "right edge kept although buffer space shrank");
     }
 }
