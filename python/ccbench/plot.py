@@ -64,7 +64,7 @@ def plot_queue(result: Result, path: Path) -> Path:
         occ.plot(df["t_s"], df["queue_packets"], label=str(name), lw=1)
     occ.set_xlabel("time (s)")
     occ.set_ylabel("queue (packets)")
-    occ.set_title("Queue occupancy (end of bin)")
+    occ.set_title("Queue occupancy (mean over each bin)")
     if occ.get_legend_handles_labels()[0]:
         occ.legend(fontsize="small")
 

@@ -288,7 +288,9 @@ impl<'a> Simulation<'a> {
                 }
                 TimerKind::ReceiverCc => {
                     from = Side::Receiver;
-                    rx.on_control_timer(now);
+                    if rx.control_timer.fire(now) {
+                        rx.on_control_timer(now);
+                    }
                 }
             },
             Endpoints::Cbr { tx, .. } => match kind {
@@ -320,6 +322,7 @@ impl<'a> Simulation<'a> {
                 Self::arm(ev, &mut tx.rto_timer, flow, TimerKind::Rto);
                 Self::arm(ev, &mut tx.send_timer, flow, TimerKind::Send);
                 Self::arm(ev, &mut rx.delack_timer, flow, TimerKind::DelayedAck);
+                Self::arm(ev, &mut rx.control_timer, flow, TimerKind::ReceiverCc);
             }
             Endpoints::Cbr { tx, .. } => Self::arm(ev, &mut tx.timer, flow, TimerKind::Send),
         }

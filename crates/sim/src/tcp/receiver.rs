@@ -29,6 +29,8 @@ pub struct TcpReceiver {
     last_ack_sent: u64,
     unacked_segments: u32,
     pub delack_timer: Timer,
+    /// Wake-up requested by the window controller.
+    pub control_timer: Timer,
     quickack_left: u32,
     ecn_ok: bool,
     ece_pending: bool,
@@ -66,6 +68,7 @@ impl TcpReceiver {
             last_ack_sent: 0,
             unacked_segments: 0,
             delack_timer: Timer::default(),
+            control_timer: Timer::default(),
             quickack_left: opt.quickack_segments,
             ecn_ok: opt.ecn && !opt.handshake,
             ece_pending: false,
@@ -167,6 +170,7 @@ impl TcpReceiver {
         }
         self.highest_seen = self.highest_seen.max(end);
 
+        let info = self.info(now);
         if let Some(ctl) = self.window_control.as_mut() {
             let seg = ReceivedSegment {
                 now,
@@ -178,15 +182,9 @@ impl TcpReceiver {
                 is_retransmission,
                 out_of_order,
             };
-            let info = ReceiverInfo {
-                now,
-                mss: self.opt.mss,
-                flow_control_window: self.opt.rcv_buf.saturating_sub(self.ooo_bytes),
-                wscale: self.wscale,
-                ts_granularity: self.opt.ts_granularity,
-            };
             ctl.on_segment_received(&info, &seg);
         }
+        self.sync_control_timer();
 
         self.unacked_segments += 1;
         let quick = self.quickack_left > 0;
@@ -233,10 +231,16 @@ impl TcpReceiver {
         if let Some(ctl) = self.window_control.as_mut() {
             ctl.on_timer(&info);
         }
+        self.sync_control_timer();
     }
 
-    pub fn control_timer(&self) -> Option<Nanos> {
-        self.window_control.as_ref().and_then(|c| c.next_timer())
+    /// Mirror the window controller's next wake-up into `control_timer`.
+    pub fn sync_control_timer(&mut self) {
+        match self.window_control.as_ref().and_then(|c| c.next_timer()) {
+            Some(t) if self.control_timer.deadline() != Some(t) => self.control_timer.set(t),
+            Some(_) => {}
+            None => self.control_timer.cancel(),
+        }
     }
 
     /// The window to advertise: buffer space, bounded by the window controller, rounded up to the
@@ -285,14 +289,8 @@ impl TcpReceiver {
         a.tsecr = self.ts_recent;
         a.ece = self.ece_pending;
         a.echo_owd = self.last_owd;
+        let info = self.info(now);
         if let Some(ctl) = self.window_control.as_mut() {
-            let info = ReceiverInfo {
-                now,
-                mss: self.opt.mss,
-                flow_control_window: self.opt.rcv_buf.saturating_sub(self.ooo_bytes),
-                wscale: self.wscale,
-                ts_granularity: self.opt.ts_granularity,
-            };
             ctl.on_segment_sent(&info, Some(a.tsval), a.window);
         }
         self.last_ack_sent = self.rcv_nxt;

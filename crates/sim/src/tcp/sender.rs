@@ -444,7 +444,7 @@ impl TcpSender {
             self.begin_episode(Cause::Ecn, None, now);
         }
         if let Some(ep) = self.episode {
-            if self.snd_una >= ep.recovery_point && (ep.prr || self.ca_state != CaState::Recovery || acked > 0) {
+            if self.snd_una >= ep.recovery_point {
                 self.end_episode(ep, now);
             }
         }
