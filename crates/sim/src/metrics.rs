@@ -121,7 +121,7 @@ pub struct FlowSummary {
     pub ecn_negotiated: bool,
     /// One-way delay of CBR datagrams in the window.
     pub owd_ms: Option<Percentiles>,
-    /// CBR datagrams lost (sent − received), whole run.
+    /// CBR datagrams dropped or lost on the way, whole run (datagrams still travelling are not lost).
     pub packets_lost: Option<u64>,
 }
 

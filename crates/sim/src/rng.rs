@@ -24,6 +24,11 @@ pub fn stream(seed: u64, kind: &str, index: u64) -> SimRng {
     SimRng::seed_from_u64(h)
 }
 
+/// Separate loss and jitter streams of link `index`, so switching one on never moves the other.
+pub fn link_streams(seed: u64, index: u64) -> (SimRng, SimRng) {
+    (stream(seed, "link-loss", index), stream(seed, "link-jitter", index))
+}
+
 /// Uniform draw in [0, 1).
 pub fn unit(rng: &mut SimRng) -> f64 {
     rng.gen::<f64>()

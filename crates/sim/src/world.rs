@@ -452,7 +452,7 @@ impl<'a> Simulation<'a> {
                     0,
                     false,
                     percentiles(&mut self.rec.window_owds[i]),
-                    Some(tx.packets_sent - rx.packets_received),
+                    Some(self.net.links.iter().map(|l| l.losses_of(i as u32)).sum()),
                 ),
             };
             flows.push(FlowSummary {

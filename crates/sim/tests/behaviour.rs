@@ -42,7 +42,6 @@ fn lone_cbr_owd_is_propagation_plus_serialisation() {
 /// Nothing is dropped on an idle link, so the CBR flow must report no loss. Datagrams still in
 /// flight when the run ends are not lost.
 #[test]
-#[ignore = "bug: CBR packets_lost counts datagrams still in flight at the end of the run as lost"]
 fn lone_cbr_reports_no_loss() {
     let r = run(LONE_CBR, &[], None);
     assert!(r.conservation.holds());
@@ -309,4 +308,45 @@ type = "cbr"
         assert_eq!(base.conservation, other.conservation, "{ov}");
     }
     assert!(run(toml, &["output.sojourn_samples=false"], None).sojourn.t_s.is_empty());
+}
+
+/// `fct_s` is "None if unfinished or infinite" (metrics.rs): a sized transfer cut short by
+/// `stop` did not finish, and a greedy flow is infinite even when it stops.
+#[test]
+fn stopped_flows_report_no_completion_time() {
+    let toml = r#"
+duration = "10s"
+[bottleneck]
+rate = "10Mbps"
+rtt = "50ms"
+[[flows]]
+name = "sized"
+size = "10MB"
+stop = "1s"
+[[flows]]
+name = "greedy"
+stop = "1s"
+"#;
+    let r = run(toml, &[], None);
+    let sized = &r.summary.flows[0];
+    assert!(sized.bytes_delivered < 10_000_000);
+    assert_eq!(sized.fct_s, None, "unfinished 10 MB transfer ({} B delivered) has an fct", sized.bytes_delivered);
+    assert_eq!(r.summary.flows[1].fct_s, None, "greedy flow has an fct");
+}
+
+/// A sized flow stopped *after* it completed keeps its completion time.
+#[test]
+fn stop_after_completion_keeps_fct() {
+    let toml = r#"
+duration = "10s"
+[bottleneck]
+rate = "10Mbps"
+rtt = "50ms"
+[[flows]]
+size = "100KB"
+stop = "5s"
+"#;
+    let f = &run(toml, &[], None).summary.flows[0];
+    assert_eq!(f.bytes_delivered, 100_000);
+    assert!(f.fct_s.is_some_and(|t| t < 1.0));
 }

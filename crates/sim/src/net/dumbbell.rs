@@ -64,7 +64,7 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
         b.jitter,
         b.loss,
         make_queue(&b.aqm, limit),
-        rng::stream(sc.seed, "link", 0),
+        rng::link_streams(sc.seed, 0),
     );
     let rev = Link::new(
         "bottleneck-rev".into(),
@@ -73,7 +73,7 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
         0,
         0.0,
         Box::new(DropTail::new(Limit::Packets(REVERSE_QUEUE_PACKETS))),
-        rng::stream(sc.seed, "link", 1),
+        rng::link_streams(sc.seed, 1),
     );
     assert_eq!(net.add_link(fwd), BOTTLENECK);
     assert_eq!(net.add_link(rev), BOTTLENECK_REVERSE);
@@ -86,11 +86,13 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
         let one_way = f.rtt.saturating_sub(2 * b.delay);
         let there = one_way / 2;
         let back = one_way - there;
-        let mk = |name: String, delay| {
-            Link::new(name, f64::INFINITY, delay, 0, 0.0, Box::new(DropTail::new(Limit::Packets(u64::MAX))), rng::stream(0, "unused", 0))
+        let mut access = |name: String, delay| {
+            let id = net.links.len() as u64;
+            let queue = Box::new(DropTail::new(Limit::Packets(u64::MAX)));
+            net.add_link(Link::new(name, f64::INFINITY, delay, 0, 0.0, queue, rng::link_streams(sc.seed, id)))
         };
-        let up = net.add_link(mk(format!("access-{}", f.name), there));
-        let down = net.add_link(mk(format!("access-rev-{}", f.name), back));
+        let up = access(format!("access-{}", f.name), there);
+        let down = access(format!("access-rev-{}", f.name), back);
         let data = net.add_route(Route { links: vec![up, BOTTLENECK], flow: i as u32, to: Side::Receiver });
         let ack = net.add_route(Route { links: vec![BOTTLENECK_REVERSE, down], flow: i as u32, to: Side::Sender });
         routes.push(FlowRoutes { data, ack });

@@ -51,23 +51,43 @@ pub struct Link {
     pipe: VecDeque<(Nanos, Packet)>,
     last_arrival: Nanos,
     last_queue_change: Nanos,
-    rng: SimRng,
+    loss_rng: SimRng,
+    jitter_rng: SimRng,
     pub counters: LinkCounters,
+    /// Drops and random losses per flow id (grown on demand).
+    losses_by_flow: Vec<u64>,
     /// Record sojourn times of departing packets.
     pub measure_sojourn: bool,
 }
 
-struct DropCounter<'a>(&'a mut LinkCounters);
+fn count_drop(counters: &mut LinkCounters, losses_by_flow: &mut Vec<u64>, flow: u32, reason: DropReason) {
+    match reason {
+        DropReason::Overflow => counters.overflow_drops += 1,
+        DropReason::Aqm => counters.aqm_drops += 1,
+    }
+    count_loss(losses_by_flow, flow);
+}
 
-impl DequeueSink<Packet> for DropCounter<'_> {
-    fn dropped(&mut self, _pkt: Packet, reason: DropReason, _sojourn: Nanos) {
-        match reason {
-            DropReason::Overflow => self.0.overflow_drops += 1,
-            DropReason::Aqm => self.0.aqm_drops += 1,
-        }
+fn count_loss(losses_by_flow: &mut Vec<u64>, flow: u32) {
+    let i = flow as usize;
+    if i >= losses_by_flow.len() {
+        losses_by_flow.resize(i + 1, 0);
+    }
+    losses_by_flow[i] += 1;
+}
+
+/// Counts what an AQM discards or marks while dequeuing.
+struct DequeueCounter<'a> {
+    counters: &'a mut LinkCounters,
+    losses_by_flow: &'a mut Vec<u64>,
+}
+
+impl DequeueSink<Packet> for DequeueCounter<'_> {
+    fn dropped(&mut self, pkt: Packet, reason: DropReason, _sojourn: Nanos) {
+        count_drop(self.counters, self.losses_by_flow, pkt.flow, reason);
     }
     fn marked(&mut self, _pkt: &Packet, _sojourn: Nanos) {
-        self.0.ecn_marks += 1;
+        self.counters.ecn_marks += 1;
     }
 }
 
@@ -79,7 +99,7 @@ impl Link {
         jitter: Nanos,
         loss: f64,
         queue: Box<dyn QueueDisc<Packet>>,
-        rng: SimRng,
+        (loss_rng, jitter_rng): (SimRng, SimRng),
     ) -> Self {
         let mut queue = queue;
         queue.set_link_rate(rate);
@@ -94,10 +114,17 @@ impl Link {
             pipe: VecDeque::with_capacity(256),
             last_arrival: 0,
             last_queue_change: 0,
-            rng,
+            loss_rng,
+            jitter_rng,
             counters: LinkCounters::default(),
+            losses_by_flow: Vec::new(),
             measure_sojourn: false,
         }
+    }
+
+    /// Packets of `flow` this link dropped or lost.
+    pub fn losses_of(&self, flow: u32) -> u64 {
+        self.losses_by_flow.get(flow as usize).copied().unwrap_or(0)
     }
 
     pub fn rate(&self) -> f64 {
@@ -166,8 +193,9 @@ impl Link {
         sojourn: &mut dyn SojournRecorder,
     ) {
         self.counters.arrivals += 1;
-        if self.loss > 0.0 && unit(&mut self.rng) < self.loss {
+        if self.loss > 0.0 && unit(&mut self.loss_rng) < self.loss {
             self.counters.random_losses += 1;
+            count_loss(&mut self.losses_by_flow, pkt.flow);
             return;
         }
         if self.rate.is_infinite() {
@@ -180,8 +208,7 @@ impl Link {
         match self.queue.enqueue(pkt, now) {
             Enqueued::Queued => {}
             Enqueued::Marked => self.counters.ecn_marks += 1,
-            Enqueued::Dropped(_, DropReason::Overflow) => self.counters.overflow_drops += 1,
-            Enqueued::Dropped(_, DropReason::Aqm) => self.counters.aqm_drops += 1,
+            Enqueued::Dropped(p, reason) => count_drop(&mut self.counters, &mut self.losses_by_flow, p.flow, reason),
         }
         if self.transmitting.is_none() {
             self.start_next(id, now, events, sojourn);
@@ -190,7 +217,8 @@ impl Link {
 
     fn start_next(&mut self, id: u32, now: Nanos, events: &mut EventQueue, sojourn: &mut dyn SojournRecorder) {
         self.account_queue(now);
-        let next = self.queue.dequeue(now, &mut DropCounter(&mut self.counters));
+        let mut sink = DequeueCounter { counters: &mut self.counters, losses_by_flow: &mut self.losses_by_flow };
+        let next = self.queue.dequeue(now, &mut sink);
         if let Some(d) = next {
             if self.measure_sojourn {
                 sojourn.record(id, now, &d.pkt, d.sojourn);
@@ -212,7 +240,7 @@ impl Link {
     }
 
     fn propagate(&mut self, id: u32, pkt: Packet, now: Nanos, events: &mut EventQueue) {
-        let extra = if self.jitter > 0 { (unit(&mut self.rng) * self.jitter as f64) as Nanos } else { 0 };
+        let extra = if self.jitter > 0 { (unit(&mut self.jitter_rng) * self.jitter as f64) as Nanos } else { 0 };
         let at = (now + self.delay + extra).max(self.last_arrival);
         self.last_arrival = at;
         if self.pipe.is_empty() {

@@ -98,7 +98,9 @@ pub struct TcpSender {
     cc: Box<dyn CongestionControl>,
     st: CcState,
     pub phase: Phase,
-    /// Bytes the application will have written in total (`u64::MAX` = greedy).
+    /// Bytes the application asked to transfer (None = greedy); only such flows get an FCT.
+    size: Option<u64>,
+    /// Bytes the application will have written in total (`u64::MAX` = greedy); `stop` lowers it.
     app_end: u64,
     snd_una: u64,
     snd_nxt: u64,
@@ -160,6 +162,7 @@ impl TcpSender {
             cc,
             st: CcState { cwnd: iw, ssthresh: u64::MAX, pacing_rate: None },
             phase: Phase::Idle,
+            size,
             app_end: size.unwrap_or(u64::MAX),
             snd_una: 0,
             snd_nxt: 0,
@@ -305,7 +308,7 @@ impl TcpSender {
             self.phase = Phase::Finished;
             self.rto_timer.cancel();
             self.send_timer.cancel();
-            if self.app_end != u64::MAX && self.fct.is_none() && self.app_end > 0 {
+            if self.size.is_some_and(|size| self.snd_una >= size) && self.fct.is_none() {
                 self.fct = Some(now - self.start_time);
             }
         }
