@@ -41,6 +41,20 @@ def test_run_writes_outputs(scenario_file, tmp_path):
     assert "goodput_mbps" in proc.stdout
 
 
+def test_same_seed_gives_identical_output_files(scenario_file, tmp_path):
+    dirs = [tmp_path / "a", tmp_path / "b"]
+    for d in dirs:
+        proc = ccbench_cli("run", str(scenario_file), "--out", str(d), "--set", "bottleneck.jitter=2ms",
+                           "--set", "bottleneck.loss=0.01")
+        assert proc.returncode == 0, proc.stderr
+    for name in ("flows", "links", "sojourn", "owd"):
+        assert (dirs[0] / f"{name}.parquet").read_bytes() == (dirs[1] / f"{name}.parquet").read_bytes()
+    summaries = [json.loads((d / "summary.json").read_text()) for d in dirs]
+    for s in summaries:
+        s.pop("wall_s")  # wall-clock time is the one thing that may differ
+    assert summaries[0] == summaries[1]
+
+
 def test_bad_rate_is_one_line_error(scenario_file, tmp_path):
     proc = ccbench_cli("run", str(scenario_file), "--out", str(tmp_path / "o"),
                        "--set", "bottleneck.rate=-3")
