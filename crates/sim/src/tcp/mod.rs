@@ -7,3 +7,6 @@ pub mod sender;
 
 pub use receiver::TcpReceiver;
 pub use sender::{Phase, TcpSender};
+
+#[cfg(test)]
+mod tests;
