@@ -66,7 +66,7 @@ def _cmd_experiment(args) -> int:
 def _cmd_bench(args) -> int:
     from ccbench.bench import main as bench
 
-    bench(repeat=args.repeat, out=args.out)
+    bench(repeat=args.repeat, out=args.out, ns3=args.ns3)
     return 0
 
 
@@ -117,6 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="measure simulator speed on fixed scenarios")
     p.add_argument("--repeat", type=_positive, default=3, help="runs per scenario (median taken)")
     p.add_argument("--out", metavar="DIR", help="also write DIR/bench.json")
+    p.add_argument("--ns3", action="store_true",
+                   help="also run the scenarios in ns-3 3.44, side by side (pip install ns3==3.44.post0)")
     p.set_defaults(func=_cmd_bench)
 
     p = sub.add_parser("demo", help="run the examples and quick experiments, write report.html")

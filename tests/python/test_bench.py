@@ -1,0 +1,146 @@
+"""``ccbench bench`` machinery on a tiny scenario, and ``--ns3`` without ns-3.
+
+None of these tests needs ns-3 or runs it: the ns-3 side is either a stand-in runner or
+made unimportable with monkeypatch (nothing is uninstalled).
+"""
+
+import json
+import sys
+
+import pytest
+
+from ccbench import bench, cli, ns3_reference
+from ccbench.ns3_reference import NS3_MISSING, run_ns3, translate
+
+TINY = bench._scenario("10Mbps", "2s", "cubic", 2)
+ROW_FIELDS = {"scenario", "sim_s", "wall_s", "sim_per_wall", "packets_per_s", "events_per_s",
+              "packets", "events", "goodput_mbps", "total_goodput_mbps", "utilization", "drops"}
+
+
+@pytest.fixture
+def tiny_bench(monkeypatch):
+    monkeypatch.setattr(bench, "SCENARIOS", {"tiny-2x10Mbps-2s": TINY})
+    monkeypatch.setattr(bench, "NS3_SCENARIOS", ("tiny-2x10Mbps-2s",))
+
+
+@pytest.fixture
+def no_ns3(monkeypatch):
+    """Make ``ns3`` (and the wheel's ``ns`` stub) unimportable in this process."""
+    monkeypatch.delenv("CCBENCH_NS3_PYTHON", raising=False)
+    monkeypatch.setitem(sys.modules, "ns3", None)
+    monkeypatch.setitem(sys.modules, "ns", None)
+
+
+def fake_ns3(scenario, timeout=None):
+    """Stands in for run_ns3: the shape of its answer, with made-up numbers."""
+    flows = len(translate(scenario)["ccas"])
+    return {"wall_s": 0.5, "import_s": 9.0, "setup_s": 0.8, "process_s": 10.5, "events": 1000,
+            "goodput_mbps": [4.5] * flows, "utilization": 0.95, "drops": 12, "config": {}}
+
+
+def test_run_bench_rows(tiny_bench):
+    rows = bench.run_bench(repeat=2)
+    assert [r["scenario"] for r in rows] == ["tiny-2x10Mbps-2s"]
+    row = rows[0]
+    assert ROW_FIELDS <= set(row)
+    assert row["sim_s"] == pytest.approx(2.0)
+    assert row["wall_s"] > 0 and row["events"] > 0 and row["packets"] > 0
+    assert len(row["goodput_mbps"]) == 2
+    assert 0 < row["total_goodput_mbps"] <= 10.0
+    assert 0 < row["utilization"] <= 1.0
+    assert "ns3" not in row
+
+
+def test_table_without_ns3_keeps_reference_line(tiny_bench):
+    text = bench.format_table(bench.run_bench(repeat=1))
+    lines = text.splitlines()
+    assert lines[0].split() == ["scenario", "sim", "s", "wall", "s", "sim-s/wall-s", "pkts/s",
+                                "events/s"]
+    assert lines[2].startswith("tiny-2x10Mbps-2s")
+    assert "issue's reference figure" in lines[-1]
+
+
+def test_main_writes_json_and_prints_table(tiny_bench, tmp_path, capsys):
+    rows = bench.main(repeat=1, out=str(tmp_path))
+    out = capsys.readouterr().out
+    assert "tiny-2x10Mbps-2s" in out and "side by side" not in out
+    data = json.loads((tmp_path / "bench.json").read_text())
+    assert data["repeat"] == 1
+    assert data["results"] == json.loads(json.dumps(rows))
+    assert ROW_FIELDS <= set(data["results"][0])
+
+
+def test_side_by_side_with_stand_in_runner(tiny_bench):
+    rows = bench.add_ns3(bench.run_bench(repeat=1), runner=fake_ns3)
+    row = rows[0]
+    assert row["ns3"]["wall_s"] == 0.5
+    assert row["ns3"]["total_goodput_mbps"] == pytest.approx(9.0)
+    assert row["ns3_speedup"] == pytest.approx(0.5 / row["wall_s"])
+    text = bench.format_ns3_table(rows)
+    assert "side by side with ns-3" in text
+    line = next(l for l in text.splitlines() if l.startswith("tiny-2x10Mbps-2s"))
+    assert "9.00" in line and "0.950" in line and "/ 12" in line and "×" in line
+
+
+def test_failed_ns3_run_is_reported_not_raised(tiny_bench):
+    def broken(scenario, timeout=None):
+        raise RuntimeError("ns-3 run failed (exit status 1): boom")
+
+    rows = bench.add_ns3(bench.run_bench(repeat=1), runner=broken)
+    assert rows[0]["ns3"] == {"error": "ns-3 run failed (exit status 1): boom"}
+    assert "ns-3 failed: ns-3 run failed" in bench.format_ns3_table(rows)
+
+
+def test_run_ns3_without_ns3_raises_clear_error(no_ns3, monkeypatch):
+    def no_child(*args, **kwargs):
+        raise AssertionError("no ns-3 child process should be started")
+
+    monkeypatch.setattr(ns3_reference.subprocess, "run", no_child)
+    with pytest.raises(RuntimeError) as info:
+        run_ns3(TINY)
+    assert str(info.value) == "ns-3 is not installed: pip install ns3==3.44.post0"
+    assert str(info.value) == NS3_MISSING
+
+
+def test_bench_ns3_flag_without_ns3_is_one_line_error(no_ns3, tiny_bench, monkeypatch, capsys):
+    def no_bench(*args, **kwargs):
+        raise AssertionError("the ccbench runs should not start when ns-3 is missing")
+
+    monkeypatch.setattr(bench, "run_bench", no_bench)
+    assert cli.main(["bench", "--ns3", "--repeat", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: bench --ns3: {NS3_MISSING}"]
+
+
+def test_child_reporting_missing_ns3_maps_to_clear_error(monkeypatch):
+    """An interpreter named by CCBENCH_NS3_PYTHON that lacks ns-3: the child's exit status 3."""
+    monkeypatch.setenv("CCBENCH_NS3_PYTHON", sys.executable)
+
+    class Proc:
+        returncode = 3
+        stdout = json.dumps({"error": NS3_MISSING}) + "\n"
+        stderr = ""
+
+    monkeypatch.setattr(ns3_reference.subprocess, "run", lambda *a, **k: Proc())
+    with pytest.raises(RuntimeError, match=r"^ns-3 is not installed: pip install ns3==3\.44\.post0"):
+        run_ns3(TINY)
+
+
+def test_translate_matches_ccbench_dumbbell():
+    p = translate(bench.SCENARIOS["cubic-1x20Mbps-100s"])
+    assert p["rate_bps"] == 20e6 and p["rtt_s"] == pytest.approx(0.1)
+    assert p["buffer_bytes"] == 250_000  # 1 BDP = 20 Mbps × 100 ms / 8
+    assert p["duration_s"] == 100.0 and p["ccas"] == ["cubic"]
+    assert translate(bench.SCENARIOS["cubic-10x100Mbps-30s"])["ccas"] == ["cubic"] * 10
+    assert translate(bench.SCENARIOS["newreno-1x10Mbps-300s"])["ccas"] == ["newreno"]
+
+
+@pytest.mark.parametrize("change", [
+    {"bottleneck": {"rate": "10Mbps", "rtt": "40ms", "buffer": "1bdp", "aqm": "codel"}},
+    {"flows": [{"cca": "bbr"}]},
+    {"flows": [{"cca": "cubic", "start": "1s"}]},
+])
+def test_translate_rejects_what_it_cannot_model(change):
+    scenario = {**TINY, **change}
+    with pytest.raises(ValueError, match="ns-3 reference"):
+        translate(scenario)
