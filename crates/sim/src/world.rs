@@ -445,7 +445,7 @@ impl<'a> Simulation<'a> {
                         None,
                     )
                 }
-                Endpoints::Cbr { tx, rx } => (
+                Endpoints::Cbr { .. } => (
                     String::new(),
                     "cbr",
                     0,

@@ -2,6 +2,9 @@
 
 pub type Nanos = u64;
 
+/// RFC 6298 §5.7 (Linux `TCP_TIMEOUT_FALLBACK`).
+const SYN_TIMEOUT_FALLBACK_RTO: Nanos = 3_000_000_000;
+
 #[derive(Clone, Copy, Debug)]
 pub struct RttEstimator {
     srtt: Option<Nanos>,
@@ -28,6 +31,13 @@ impl RttEstimator {
     /// Current (un-backed-off) RTO.
     pub fn rto(&self) -> Nanos {
         self.rto
+    }
+
+    /// RFC 6298 §5.7: after the SYN timed out, data starts with a 3 s RTO until a sample arrives.
+    pub fn fall_back_after_syn_timeout(&mut self) {
+        if self.srtt.is_none() {
+            self.rto = SYN_TIMEOUT_FALLBACK_RTO.min(self.rto_max);
+        }
     }
 
     /// RFC 6298 §2.2–2.3 (alpha 1/8, beta 1/4). Linux floors the variance term, not the RTO,

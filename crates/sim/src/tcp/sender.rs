@@ -75,6 +75,21 @@ impl Seg {
     }
 }
 
+/// RTT samples of one ACK: from the oldest and the newest segment it covers (Linux uses the
+/// first for SRTT, so the delayed-ACK wait counts, and the last for congestion control).
+#[derive(Clone, Copy, Debug, Default)]
+struct RttSamples {
+    oldest: Option<Nanos>,
+    newest: Option<Nanos>,
+}
+
+impl RttSamples {
+    fn add(&mut self, rtt: Nanos) {
+        self.oldest.get_or_insert(rtt);
+        self.newest = Some(rtt);
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Episode {
     cause: Cause,
@@ -288,8 +303,10 @@ impl TcpSender {
         self.backoffs = 0;
         self.rto_timer.cancel();
         if self.syn_retransmitted {
-            // RFC 5681 §3.1 / RFC 6298 §5.7: a lost SYN or SYN-ACK leaves one segment of IW.
+            // RFC 5681 §3.1: a lost SYN or SYN-ACK leaves one segment of IW; RFC 6298 §5.7: and
+            // without an RTT sample the RTO restarts from 3 s.
             self.st.cwnd = self.mss();
+            self.rtt.fall_back_after_syn_timeout();
         }
         let path = self.path(now);
         self.cc.init(&mut self.st, &path);
@@ -343,13 +360,15 @@ impl TcpSender {
         let prior_delivered = self.delivered;
         let mut acked = 0u64;
         let mut sacked_new = 0u64;
-        let mut rtt_oldest: Option<Nanos> = None;
-        let mut rtt_newest: Option<Nanos> = None;
+        // RTT candidates from newly cumulatively ACKed and from newly SACKed segments.
+        let mut cum_rtt = RttSamples::default();
+        let mut sack_rtt = RttSamples::default();
         let mut retransmitted_acked = false;
         let mut rate_ref: Option<Seg> = None;
         let mut round_start = false;
 
         // Cumulative acknowledgment.
+        let reno_sacked_before = self.reno_sacked;
         let ack = p.ack.min(self.snd_nxt);
         if ack > self.snd_una {
             let mut popped = 0usize;
@@ -364,16 +383,15 @@ impl TcpSender {
                     self.lost_pending -= 1;
                 }
                 if seg.sacked {
+                    // Its RTT was (or could have been) taken when it was SACKed, long ago.
                     self.sacked_bytes -= seg.len as u64;
                 } else {
                     self.deliver(&seg, now, &mut rate_ref, &mut round_start);
-                }
-                if seg.ever_retransmitted {
-                    retransmitted_acked = true;
-                } else {
-                    let r = now - seg.sent_time;
-                    rtt_oldest.get_or_insert(r);
-                    rtt_newest = Some(r);
+                    if seg.ever_retransmitted {
+                        retransmitted_acked = true;
+                    } else {
+                        cum_rtt.add(now - seg.sent_time);
+                    }
                 }
             }
             acked = ack - self.snd_una;
@@ -389,7 +407,7 @@ impl TcpSender {
         if self.opt.sack && p.sack_count > 0 {
             for i in 0..p.sack_count as usize {
                 let (start, end) = p.sack[i];
-                sacked_new += self.mark_sacked(start, end, now, &mut rate_ref, &mut round_start);
+                sacked_new += self.mark_sacked(start, end, now, &mut rate_ref, &mut round_start, &mut sack_rtt);
             }
         }
 
@@ -420,8 +438,10 @@ impl TcpSender {
         }
         let newly_lost = self.lost_total - lost_before;
 
-        // RTT: sequence sample of never-retransmitted data (Karn), else the timestamp echo.
-        let (srtt_sample, cc_rtt) = match (rtt_oldest, rtt_newest) {
+        // RTT (Linux tcp_ack_update_rtt): sequence sample of never-retransmitted, newly ACKed
+        // data (Karn), else of newly SACKed data, else the timestamp echo.
+        let seq_rtt = if cum_rtt.oldest.is_some() { cum_rtt } else { sack_rtt };
+        let (srtt_sample, cc_rtt) = match (seq_rtt.oldest, seq_rtt.newest) {
             (Some(o), Some(n)) => (Some(o), Some(n)),
             _ if retransmitted_acked && self.opt.timestamps && p.tsecr != 0 => {
                 let now_ticks = ticks(now, self.opt.ts_granularity);
@@ -458,6 +478,16 @@ impl TcpSender {
 
         // Rate sample.
         let delivered_now = self.delivered - prior_delivered;
+        // RFC 6937 DeliveredData; without SACK a duplicate ACK stands for one delivered segment,
+        // and a cumulative ACK counts only what the duplicates did not already account for.
+        let prr_delivered = if self.opt.sack {
+            delivered_now
+        } else if is_dupack {
+            mss
+        } else {
+            let consumed = reno_sacked_before - self.reno_sacked.min(reno_sacked_before);
+            acked.saturating_sub(consumed * mss)
+        };
         let rate = rate_ref.map(|r| self.rate_sample(&r, now));
         if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
             self.app_limited_until = 0;
@@ -487,7 +517,7 @@ impl TcpSender {
 
         if let Some(ep) = self.episode {
             if ep.prr {
-                self.prr_update(delivered_now);
+                self.prr_update(prr_delivered);
             }
         }
         self.clamp_cwnd();
@@ -557,6 +587,7 @@ impl TcpSender {
         now: Nanos,
         rate_ref: &mut Option<Seg>,
         round_start: &mut bool,
+        rtt: &mut RttSamples,
     ) -> u64 {
         let mut newly = 0;
         let Some(mut i) = self.seg_index(start.max(self.snd_una)) else { return 0 };
@@ -576,6 +607,9 @@ impl TcpSender {
                 self.sacked_bytes += seg.len as u64;
                 newly += seg.len as u64;
                 self.deliver(&seg, now, rate_ref, round_start);
+                if !seg.ever_retransmitted {
+                    rtt.add(now - seg.sent_time);
+                }
             }
             i += 1;
         }
