@@ -697,6 +697,10 @@ impl TcpSender {
             // RFC 6937 / Linux tcp_end_cwnd_reduction.
             self.st.cwnd = self.st.ssthresh;
         }
+        if !self.opt.sack {
+            // Linux tcp_reset_reno_sack: the duplicate ACKs of this episode are all accounted for.
+            self.reno_sacked = 0;
+        }
         self.episode = None;
         self.ca_state = CaState::Open;
         let path = self.path(now);
