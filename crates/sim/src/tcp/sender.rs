@@ -155,7 +155,7 @@ pub struct TcpSender {
     next_round_delivered: u64,
     cwnd_limited: bool,
     next_send_time: Nanos,
-    last_send_time: Nanos,
+    last_send_time: Option<Nanos>,
     syn_sent_at: Nanos,
     syn_retransmitted: bool,
     pub start_time: Nanos,
@@ -212,7 +212,7 @@ impl TcpSender {
             next_round_delivered: 0,
             cwnd_limited: false,
             next_send_time: 0,
-            last_send_time: 0,
+            last_send_time: None,
             syn_sent_at: 0,
             syn_retransmitted: false,
             start_time: 0,
@@ -442,7 +442,9 @@ impl TcpSender {
         // data (Karn), else of newly SACKed data, else the timestamp echo.
         let seq_rtt = if cum_rtt.oldest.is_some() { cum_rtt } else { sack_rtt };
         let (srtt_sample, cc_rtt) = match (seq_rtt.oldest, seq_rtt.newest) {
-            (Some(o), Some(n)) => (Some(o), Some(n)),
+            // Linux FLAG_RETRANS_DATA_ACKED: once a retransmission is covered, original
+            // segments held back behind the hole would overstate the RTT.
+            (Some(o), Some(n)) if !retransmitted_acked => (Some(o), Some(n)),
             _ if retransmitted_acked && self.opt.timestamps && p.tsecr != 0 => {
                 let now_ticks = ticks(now, self.opt.ts_granularity);
                 let r = now_ticks.wrapping_sub(p.tsecr) as u64 * self.opt.ts_granularity;
@@ -524,6 +526,8 @@ impl TcpSender {
 
         // RFC 6298 §5.2–5.3.
         if self.snd_una == self.snd_nxt {
+            // Nothing outstanding (e.g. a window probe was answered): no back-off to keep.
+            self.backoffs = 0;
             self.rto_timer.cancel();
         } else if acked > 0 {
             self.rto_timer.set(now + self.backed_off_rto());
@@ -744,6 +748,10 @@ impl TcpSender {
                 return;
             }
             Phase::Established if self.snd_una < self.snd_nxt => {}
+            Phase::Established if self.snd_nxt < self.app_end => {
+                self.send_window_probe(now, out);
+                return;
+            }
             _ => return,
         }
         let ev = CongestionEvent {
@@ -789,6 +797,18 @@ impl TcpSender {
         self.rto_timer.set(now + self.backed_off_rto());
         self.transmit(now, out);
         self.sync_cc_timer();
+    }
+
+    /// The peer's window is closed and nothing is outstanding: an empty segment at `snd_una`
+    /// elicits an ACK with the current window; back off like the RTO until it opens.
+    fn send_window_probe(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        let mut p = Packet::new(self.flow, 0, Kind::Data, self.opt.header_bytes, now);
+        p.seq = self.snd_una;
+        p.tsval = ticks(now, self.opt.ts_granularity);
+        p.tsecr = self.ts_recent;
+        out.push(p);
+        self.backoffs += 1;
+        self.rto_timer.set(now + self.backed_off_rto());
     }
 
     /// Pacing release or controller timer.
@@ -851,6 +871,10 @@ impl TcpSender {
             }
             if retx.is_none() && self.snd_nxt + len > self.snd_una + self.snd_wnd {
                 self.cwnd_limited = false;
+                if self.snd_una == self.snd_nxt && !self.rto_timer.is_set() {
+                    // Nothing in flight will bring a window update: persist timer (RFC 9293 §3.8.6.1).
+                    self.rto_timer.set(now + self.backed_off_rto());
+                }
                 break;
             }
             if let Some(rate) = self.st.pacing_rate {
@@ -866,7 +890,7 @@ impl TcpSender {
             match retx {
                 Some(i) => self.send_segment(i, true, now, out),
                 None => {
-                    if self.inflight() == 0 && self.last_send_time > 0 {
+                    if self.inflight() == 0 {
                         self.idle_restart(now);
                     }
                     self.segs.push_back(Seg {
@@ -893,7 +917,8 @@ impl TcpSender {
 
     /// RFC 5681 §4.1: after an idle period longer than the RTO, restart from at most IW.
     fn idle_restart(&mut self, now: Nanos) {
-        let idle = now - self.last_send_time;
+        let Some(last) = self.last_send_time else { return };
+        let idle = now - last;
         if idle > self.rtt.rto() {
             let iw = self.opt.initial_window as u64 * self.mss();
             self.st.cwnd = self.st.cwnd.min(iw);
@@ -950,7 +975,7 @@ impl TcpSender {
         out.push(p);
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += seg.len as u64;
-        self.last_send_time = now;
+        self.last_send_time = Some(now);
         if !self.rto_timer.is_set() {
             self.rto_timer.set(now + self.backed_off_rto());
         }
