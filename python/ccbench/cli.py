@@ -90,6 +90,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ccbench", description="Congestion-control laboratory.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -97,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run one scenario file")
     p.add_argument("scenario", metavar="SCENARIO.toml")
     p.add_argument("--out", metavar="DIR", help="output directory (default out/runs/<name>)")
-    p.add_argument("--seed", type=int, help="replace the scenario's seed")
+    p.add_argument("--seed", type=_non_negative, help="replace the scenario's seed")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a scenario field, e.g. --set bottleneck.rate=20Mbps (repeatable)")
     p.set_defaults(func=_cmd_run)

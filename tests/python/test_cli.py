@@ -63,6 +63,17 @@ def test_bad_rate_is_one_line_error(scenario_file, tmp_path):
     assert "small.toml" in line
 
 
+def test_negative_seed_is_one_line_error(scenario_file, tmp_path):
+    line = _one_error_line(ccbench_cli("run", str(scenario_file), "--out", str(tmp_path / "o"), "--seed", "-1"))
+    assert "--seed" in line
+
+
+def test_api_rejects_bad_seed_with_scenario_error(scenario_file):
+    for bad in (-2, 2**64, 1.5, "3", True):
+        with pytest.raises(ccbench.ScenarioError, match="seed"):
+            ccbench.run(str(scenario_file), seed=bad)
+
+
 def test_unknown_key_is_error(scenario_file, tmp_path):
     proc = ccbench_cli("run", str(scenario_file), "--out", str(tmp_path / "o"),
                        "--set", "bottleneck.colour=blue")

@@ -127,6 +127,21 @@ fn result_to_py(py: Python<'_>, r: SimResult) -> PyResult<PyObject> {
     Ok(out.into_any().unbind())
 }
 
+/// The `seed` argument: any non-negative integer below 2^64, or None.
+fn seed_arg(seed: Option<&Bound<'_, PyAny>>, source: &str) -> PyResult<Option<u64>> {
+    match seed {
+        None => Ok(None),
+        Some(s) if s.is_none() => Ok(None),
+        Some(s) => match (s.is_instance_of::<PyBool>(), s.extract::<u64>()) {
+            (false, Ok(v)) => Ok(Some(v)),
+            _ => Err(ScenarioError::new_err(format!(
+                "{source}: seed: expected a non-negative integer, got {}",
+                s.repr()?
+            ))),
+        },
+    }
+}
+
 fn simulate(py: Python<'_>, sc: ccbench_sim::Scenario, source: &str) -> PyResult<PyObject> {
     let source_owned = source.to_string();
     let result = py.allow_threads(move || run(&sc, &source_owned)).map_err(scenario_err)?;
@@ -136,7 +151,14 @@ fn simulate(py: Python<'_>, sc: ccbench_sim::Scenario, source: &str) -> PyResult
 /// Run a scenario given as TOML text. `source` names it in error messages.
 #[pyfunction]
 #[pyo3(signature = (text, source = "<string>", overrides = Vec::new(), seed = None))]
-fn run_toml(py: Python<'_>, text: &str, source: &str, overrides: Vec<String>, seed: Option<u64>) -> PyResult<PyObject> {
+fn run_toml(
+    py: Python<'_>,
+    text: &str,
+    source: &str,
+    overrides: Vec<String>,
+    seed: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyObject> {
+    let seed = seed_arg(seed, source)?;
     let sc = parse_str(text, source, &overrides, seed).map_err(scenario_err)?;
     simulate(py, sc, source)
 }
@@ -149,8 +171,9 @@ fn run_dict(
     scenario: &Bound<'_, PyDict>,
     source: &str,
     overrides: Vec<String>,
-    seed: Option<u64>,
+    seed: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyObject> {
+    let seed = seed_arg(seed, source)?;
     let table = dict_to_table(scenario, "", source)?;
     let sc = parse_table(table, source, &overrides, seed).map_err(scenario_err)?;
     simulate(py, sc, source)
