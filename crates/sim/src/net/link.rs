@@ -111,7 +111,7 @@ impl Link {
             loss,
             queue,
             transmitting: None,
-            pipe: VecDeque::with_capacity(256),
+            pipe: VecDeque::with_capacity(if rate.is_finite() { 256 } else { 8 }),
             last_arrival: 0,
             last_queue_change: 0,
             loss_rng,

@@ -353,6 +353,9 @@ fn get_params(t: &Table, path: &str, key: &str) -> R<Params> {
 // Schema
 // ---------------------------------------------------------------------------------------------
 
+/// Most time-series bins a run may have.
+const MAX_BINS: u64 = 1_000_000;
+
 const TOP_KEYS: &[&str] = &["name", "duration", "warmup", "seed", "bottleneck", "flows", "output"];
 const OUTPUT_KEYS: &[&str] = &["bin", "sojourn_samples"];
 const BOTTLENECK_KEYS: &[&str] =
@@ -407,6 +410,18 @@ fn build(t: &Table) -> R<Scenario> {
     }
     let seed = get_int(t, "", "seed", 0, i64::MAX)?.map_or(1, |s| s as u64);
     let output = build_output(get_table(t, "", "output")?)?;
+    // Every bin is a row per flow and link: keep time series to a size a laptop can hold.
+    let bins = duration / output.bin;
+    if bins > MAX_BINS {
+        return Err(fe(
+            "output.bin",
+            format!(
+                "{} gives {bins} bins over {}; at most {MAX_BINS} are allowed",
+                format_duration(output.bin),
+                format_duration(duration)
+            ),
+        ));
+    }
     let bt = required(get_table(t, "", "bottleneck")?, "bottleneck", "[bottleneck] with rate = \"10Mbps\"")?;
     let bottleneck = build_bottleneck(bt, duration)?;
     let flows = build_flows(t.get("flows"), &bottleneck, duration)?;

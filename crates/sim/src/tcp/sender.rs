@@ -181,7 +181,7 @@ impl TcpSender {
             app_end: size.unwrap_or(u64::MAX),
             snd_una: 0,
             snd_nxt: 0,
-            segs: VecDeque::with_capacity(1024),
+            segs: VecDeque::with_capacity(64),
             pipe: 0,
             sacked_bytes: 0,
             lost_pending: 0,
