@@ -344,16 +344,18 @@ mod tests {
     fn out_of_order_is_acked_at_once_with_sack_and_hole_fill_too() {
         let mut r = TcpReceiver::new(TcpOptions { quickack_segments: 0, ..opts() }, 0, None);
         let mut out = Vec::new();
-        r.on_packet(&data(0, 1000, 1), 1, &mut out);
-        r.on_packet(&data(2000, 1000, 2), 2, &mut out);
-        r.on_packet(&data(4000, 1000, 3), 3, &mut out);
+        const MS: Nanos = 1_000_000;
+        r.on_packet(&data(0, 1000, MS), MS, &mut out);
+        r.on_packet(&data(2000, 1000, 2 * MS), 2 * MS, &mut out);
+        r.on_packet(&data(4000, 1000, 3 * MS), 3 * MS, &mut out);
         assert_eq!(out.len(), 2);
         assert_eq!(out[1].ack, 1000);
         assert_eq!(out[1].sack_blocks(), &[(4000, 5000), (2000, 3000)]);
-        r.on_packet(&data(1000, 1000, 4), 4, &mut out);
+        assert_eq!(out[1].tsecr, 1, "out of order: echo the last in-order segment");
+        r.on_packet(&data(1000, 1000, 4 * MS), 4 * MS, &mut out);
         assert_eq!(out[2].ack, 3000);
         assert_eq!(out[2].sack_blocks(), &[(4000, 5000)]);
-        assert_eq!(out[2].tsecr, 0, "hole fill echoes the filling segment's TSval");
+        assert_eq!(out[2].tsecr, 4, "hole fill echoes the filling segment's TSval");
         assert_eq!(r.delivered, 3000);
     }
 
