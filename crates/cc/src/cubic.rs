@@ -366,7 +366,9 @@ impl Cubic {
     fn hystart_update(&mut self, st: &mut CcState, path: &PathInfo, ack: &AckSample) {
         let Some(min_rtt) = path.min_rtt else { return };
         let h = &mut self.hystart;
-        let Some(round_start) = h.round_start else { return };
+        let Some(round_start) = h.round_start else {
+            return;
+        };
         let now = path.now;
         if self.cfg.hystart_detect.ack_train && now.saturating_sub(h.last_ack) <= self.cfg.hystart_ack_delta {
             h.last_ack = now;

@@ -31,5 +31,8 @@ pub fn build_receiver_control(
     name: &str,
     _params: &Params,
 ) -> Result<Box<dyn ReceiveWindowControl>, ParamError> {
-    Err(ParamError { key: "receiver_cca".into(), message: format!("unknown receiver-side algorithm \"{name}\"") })
+    Err(ParamError {
+        key: "receiver_cca".into(),
+        message: format!("unknown receiver-side algorithm \"{name}\""),
+    })
 }

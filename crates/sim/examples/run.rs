@@ -22,8 +22,14 @@ fn main() {
                 for i in 0..f.t_s.len() {
                     println!(
                         "{:.2},{},{:.2},{},{},{:.1},{},{}",
-                        f.t_s[i], f.flow[i], f.goodput_mbps[i], f.cwnd_bytes[i], f.ssthresh_bytes[i], f.srtt_ms[i],
-                        f.inflight_bytes[i], f.retransmits[i]
+                        f.t_s[i],
+                        f.flow[i],
+                        f.goodput_mbps[i],
+                        f.cwnd_bytes[i],
+                        f.ssthresh_bytes[i],
+                        f.srtt_ms[i],
+                        f.inflight_bytes[i],
+                        f.retransmits[i]
                     );
                 }
             }

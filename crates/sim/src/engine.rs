@@ -28,7 +28,10 @@ pub enum Event {
     TxDone(u32),
     /// The packet at the head of a link's propagation pipe reaches the far end.
     Arrive(u32),
-    Timer { flow: u32, kind: TimerKind },
+    Timer {
+        flow: u32,
+        kind: TimerKind,
+    },
     /// A scheduled change of link parameters (index into the scenario's change list).
     LinkChange(u32),
     /// Time-series bin boundary.

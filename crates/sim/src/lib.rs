@@ -24,7 +24,12 @@ pub use scenario::{parse_str, parse_table, Scenario, ScenarioError};
 pub use world::{Conservation, SimResult, Simulation};
 
 /// Parse and run a scenario given as TOML text.
-pub fn run_str(text: &str, source: &str, overrides: &[String], seed: Option<u64>) -> Result<SimResult, ScenarioError> {
+pub fn run_str(
+    text: &str,
+    source: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+) -> Result<SimResult, ScenarioError> {
     let sc = parse_str(text, source, overrides, seed)?;
     run(&sc, source)
 }

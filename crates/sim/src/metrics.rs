@@ -79,7 +79,12 @@ pub fn percentiles(values: &mut [f64]) -> Option<Percentiles> {
     values.sort_unstable_by(|a, b| a.total_cmp(b));
     let n = values.len();
     let rank = |q: f64| values[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
-    Some(Percentiles { mean: values.iter().sum::<f64>() / n as f64, p50: rank(0.5), p90: rank(0.9), p99: rank(0.99) })
+    Some(Percentiles {
+        mean: values.iter().sum::<f64>() / n as f64,
+        p50: rank(0.5),
+        p90: rank(0.9),
+        p99: rank(0.99),
+    })
 }
 
 /// Jain's fairness index (Σx)² / (n·Σx²); 1 for an empty or all-zero set.

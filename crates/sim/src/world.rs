@@ -7,8 +7,8 @@ use ccbench_cc::{build_controller, build_receiver_control};
 
 use crate::engine::{Event, EventQueue, Timer, TimerKind};
 use crate::metrics::{
-    jain_index, percentiles, FlowSeries, FlowSummary, LinkSeries, LinkSummary, OwdSeries, Percentiles,
-    Recorder, ScenarioSummary, SojournSeries, Summary,
+    jain_index, percentiles, FlowSeries, FlowSummary, LinkSeries, LinkSummary, OwdSeries, Recorder,
+    ScenarioSummary, SojournSeries, Summary,
 };
 use crate::net::dumbbell::{self, FlowRoutes};
 use crate::net::{LinkCounters, Network, Side};
@@ -47,6 +47,9 @@ impl Conservation {
     }
 }
 
+// Endpoints sit inline in one Vec indexed by flow; boxing the TCP pair would add a pointer chase
+// on every packet to save memory only in CBR-heavy runs.
+#[allow(clippy::large_enum_variant)]
 enum Endpoints {
     Tcp { tx: TcpSender, rx: TcpReceiver },
     Cbr { tx: CbrSender, rx: CbrReceiver },
@@ -101,9 +104,14 @@ impl<'a> Simulation<'a> {
                         message: e.message,
                     })?;
                     let wc = match &f.tcp.receiver_cca {
-                        Some(name) => Some(build_receiver_control(name, &f.tcp.receiver_cc).map_err(|e| {
-                            BuildError { field: format!("flows[{i}].receiver_cc.{}", e.key), message: e.message }
-                        })?),
+                        Some(name) => {
+                            Some(build_receiver_control(name, &f.tcp.receiver_cc).map_err(|e| {
+                                BuildError {
+                                    field: format!("flows[{i}].receiver_cc.{}", e.key),
+                                    message: e.message,
+                                }
+                            })?)
+                        }
                         None => None,
                     };
                     Endpoints::Tcp {
@@ -164,7 +172,7 @@ impl<'a> Simulation<'a> {
             self.now = t;
             self.dispatch(ev);
             n += 1;
-            if check_every > 0 && n % check_every == 0 {
+            if check_every > 0 && n.is_multiple_of(check_every) {
                 self.check_invariants().map_err(|e| format!("t={t}ns: {e}"))?;
             }
         }
@@ -194,7 +202,9 @@ impl<'a> Simulation<'a> {
 
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::TxDone(l) => self.net.links[l as usize].tx_done(l, self.now, &mut self.events, &mut self.rec),
+            Event::TxDone(l) => {
+                self.net.links[l as usize].tx_done(l, self.now, &mut self.events, &mut self.rec)
+            }
             Event::Arrive(l) => {
                 let pkt = self.net.links[l as usize].arrive(l, &mut self.events);
                 self.forward(pkt);
@@ -296,11 +306,7 @@ impl<'a> Simulation<'a> {
             Endpoints::Cbr { tx, .. } => match kind {
                 TimerKind::Start => tx.start(now, &mut out),
                 TimerKind::Stop => tx.stop(now),
-                TimerKind::Send => {
-                    if tx.timer.fire(now) {
-                        tx.on_timer(now, &mut out)
-                    }
-                }
+                TimerKind::Send if tx.timer.fire(now) => tx.on_timer(now, &mut out),
                 _ => {}
             },
         }
@@ -373,7 +379,11 @@ impl<'a> Simulation<'a> {
                 Endpoints::Tcp { tx, .. } => {
                     let st = tx.cc_state();
                     f.cwnd_bytes.push(st.cwnd as f64);
-                    f.ssthresh_bytes.push(if st.ssthresh == u64::MAX { f64::NAN } else { st.ssthresh as f64 });
+                    f.ssthresh_bytes.push(if st.ssthresh == u64::MAX {
+                        f64::NAN
+                    } else {
+                        st.ssthresh as f64
+                    });
                     f.srtt_ms.push(tx.srtt().map_or(f64::NAN, |r| r as f64 / 1e6));
                     f.inflight_bytes.push(tx.inflight() as f64);
                 }
@@ -428,9 +438,19 @@ impl<'a> Simulation<'a> {
             let (bytes, wire, span) = if active_end <= sc.warmup {
                 (m.delivered, m.wire_received, active_end.saturating_sub(f.start))
             } else {
-                (m.delivered - w.delivered, m.wire_received - w.wire_received, active_end - sc.warmup.max(f.start))
+                (
+                    m.delivered - w.delivered,
+                    m.wire_received - w.wire_received,
+                    active_end - sc.warmup.max(f.start),
+                )
             };
-            let rate = |b: u64| if span > 0 { b as f64 * 8.0 / (span as f64 / 1e9) / 1e6 } else { 0.0 };
+            let rate = |b: u64| {
+                if span > 0 {
+                    b as f64 * 8.0 / (span as f64 / 1e9) / 1e6
+                } else {
+                    0.0
+                }
+            };
             let goodput = rate(bytes);
             let (cca, kind, retransmits, timeouts, ecn, owd, lost) = match e {
                 Endpoints::Tcp { tx, .. } => {
@@ -483,7 +503,11 @@ impl<'a> Simulation<'a> {
             let c = l.counters;
             let arrivals = c.arrivals - wc.arrivals;
             let lost = (c.drops() - wc.drops()) + (c.random_losses - wc.random_losses);
-            let util = if l.rate().is_finite() { (l.busy_until(end) - wbusy) as f64 / 1e9 / window } else { f64::NAN };
+            let util = if l.rate().is_finite() {
+                (l.busy_until(end) - wbusy) as f64 / 1e9 / window
+            } else {
+                f64::NAN
+            };
             links.push(LinkSummary {
                 name: l.name.clone(),
                 rate_mbps: l.rate() / 1e6,
@@ -494,20 +518,20 @@ impl<'a> Simulation<'a> {
                 random_losses: c.random_losses - wc.random_losses,
                 packets: arrivals,
                 loss_rate: if arrivals > 0 { lost as f64 / arrivals as f64 } else { 0.0 },
-                queue_delay_ms: percentiles(&mut self.rec.window_sojourns[i]).unwrap_or(Percentiles::default()),
+                queue_delay_ms: percentiles(&mut self.rec.window_sojourns[i]).unwrap_or_default(),
             });
         }
 
-        self.conservation.dropped = self
-            .net
-            .links
-            .iter()
-            .map(|l| l.counters.drops() + l.counters.random_losses)
-            .sum();
+        self.conservation.dropped =
+            self.net.links.iter().map(|l| l.counters.drops() + l.counters.random_losses).sum();
         self.conservation.in_network = self.net.links.iter().map(|l| l.packets_held() as u64).sum();
 
         let summary = Summary {
-            scenario: ScenarioSummary { duration_s: sc.duration as f64 / 1e9, warmup_s: sc.warmup as f64 / 1e9, seed: sc.seed },
+            scenario: ScenarioSummary {
+                duration_s: sc.duration as f64 / 1e9,
+                warmup_s: sc.warmup as f64 / 1e9,
+                seed: sc.seed,
+            },
             flows,
             jain_index: jain_index(&tcp_goodputs),
             links,

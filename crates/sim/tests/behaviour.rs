@@ -225,7 +225,12 @@ count = 2
     let mut peak: f64 = 0.0;
     for i in 0..l.t_s.len() {
         if l.link[i] == 0 {
-            assert!(l.queue_packets[i] <= 50.0 + 1e-9, "queue {} packets at t={}", l.queue_packets[i], l.t_s[i]);
+            assert!(
+                l.queue_packets[i] <= 50.0 + 1e-9,
+                "queue {} packets at t={}",
+                l.queue_packets[i],
+                l.t_s[i]
+            );
             peak = peak.max(l.queue_packets[i]);
         }
     }
@@ -330,7 +335,11 @@ stop = "1s"
     let r = run(toml, &[], None);
     let sized = &r.summary.flows[0];
     assert!(sized.bytes_delivered < 10_000_000);
-    assert_eq!(sized.fct_s, None, "unfinished 10 MB transfer ({} B delivered) has an fct", sized.bytes_delivered);
+    assert_eq!(
+        sized.fct_s, None,
+        "unfinished 10 MB transfer ({} B delivered) has an fct",
+        sized.bytes_delivered
+    );
     assert_eq!(r.summary.flows[1].fct_s, None, "greedy flow has an fct");
 }
 

@@ -169,20 +169,42 @@ fn stress(toml: &str, overrides: &[&str]) -> SimResult {
             f.cwnd_bytes[i],
             f.t_s[i]
         );
-        assert!(f.inflight_bytes[i] >= 0.0 && f.inflight_bytes[i] < 1e12, "flow {} inflight {} at t={}", flow.name, f.inflight_bytes[i], f.t_s[i]);
+        assert!(
+            f.inflight_bytes[i] >= 0.0 && f.inflight_bytes[i] < 1e12,
+            "flow {} inflight {} at t={}",
+            flow.name,
+            f.inflight_bytes[i],
+            f.t_s[i]
+        );
         assert!(f.goodput_mbps[i].is_finite() && f.goodput_mbps[i] >= 0.0);
         assert!(f.retransmits[i] < 1_000_000, "retransmits underflow? {}", f.retransmits[i]);
     }
     for l in &r.summary.links {
-        assert!(l.utilization >= 0.0 && l.utilization <= 1.0 + 1e-9, "{}: utilization {}", l.name, l.utilization);
+        assert!(
+            l.utilization >= 0.0 && l.utilization <= 1.0 + 1e-9,
+            "{}: utilization {}",
+            l.name,
+            l.utilization
+        );
         assert!(l.loss_rate >= 0.0 && l.loss_rate <= 1.0);
     }
     for fl in &r.summary.flows {
-        assert!(fl.goodput_mbps.is_finite() && fl.goodput_mbps >= 0.0, "{}: goodput {}", fl.name, fl.goodput_mbps);
+        assert!(
+            fl.goodput_mbps.is_finite() && fl.goodput_mbps >= 0.0,
+            "{}: goodput {}",
+            fl.name,
+            fl.goodput_mbps
+        );
         // Payload cannot exceed wire bytes over the whole run (with a warm-up, data received
         // out of order before it may be delivered in order after it, so only check without).
         if r.summary.scenario.warmup_s == 0.0 {
-            assert!(fl.goodput_mbps <= fl.throughput_mbps + 1e-9, "{}: goodput {} > throughput {}", fl.name, fl.goodput_mbps, fl.throughput_mbps);
+            assert!(
+                fl.goodput_mbps <= fl.throughput_mbps + 1e-9,
+                "{}: goodput {} > throughput {}",
+                fl.name,
+                fl.goodput_mbps,
+                fl.throughput_mbps
+            );
         }
     }
     r
@@ -267,7 +289,8 @@ fn stress_eight_flows_different_rtts() {
 
 #[test]
 fn stress_finite_flow_beside_greedy() {
-    let toml = format!("{BASE}[[flows]]\nname = \"short\"\ncca = \"newreno\"\nsize = \"500KB\"\nstart = \"3s\"\n");
+    let toml =
+        format!("{BASE}[[flows]]\nname = \"short\"\ncca = \"newreno\"\nsize = \"500KB\"\nstart = \"3s\"\n");
     let r = stress(&toml, &["bottleneck.buffer=10p"]);
     let short = &r.summary.flows[1];
     assert_eq!(short.bytes_delivered, 500_000);
@@ -419,16 +442,31 @@ type = "cbr"
     let r = run(toml, &[], None);
     let bin = 0.1;
     for (i, f) in r.summary.flows.iter().enumerate() {
-        let sum: f64 = flow_goodput(&r, i as u32).iter().filter(|(t, _)| *t > 5.0 + 1e-9).map(|(_, g)| g * bin).sum();
+        let sum: f64 =
+            flow_goodput(&r, i as u32).iter().filter(|(t, _)| *t > 5.0 + 1e-9).map(|(_, g)| g * bin).sum();
         let series = sum / 15.0;
-        assert!((series - f.goodput_mbps).abs() < 1e-6 * f.goodput_mbps.max(1.0), "{}: series {series} vs summary {}", f.name, f.goodput_mbps);
+        assert!(
+            (series - f.goodput_mbps).abs() < 1e-6 * f.goodput_mbps.max(1.0),
+            "{}: series {series} vs summary {}",
+            f.name,
+            f.goodput_mbps
+        );
     }
     let l = &r.links;
-    let util: f64 = (0..l.t_s.len()).filter(|&i| l.link[i] == 0 && l.t_s[i] > 5.0 + 1e-9).map(|i| l.utilization[i]).sum::<f64>() / 150.0;
+    let util: f64 = (0..l.t_s.len())
+        .filter(|&i| l.link[i] == 0 && l.t_s[i] > 5.0 + 1e-9)
+        .map(|i| l.utilization[i])
+        .sum::<f64>()
+        / 150.0;
     let s = link(&r, "bottleneck");
     assert!((util - s.utilization).abs() < 1e-6, "util series {util} vs summary {}", s.utilization);
-    let thr: f64 = (0..l.t_s.len()).filter(|&i| l.link[i] == 0 && l.t_s[i] > 5.0 + 1e-9).map(|i| l.throughput_mbps[i]).sum::<f64>() / 150.0;
+    let thr: f64 = (0..l.t_s.len())
+        .filter(|&i| l.link[i] == 0 && l.t_s[i] > 5.0 + 1e-9)
+        .map(|i| l.throughput_mbps[i])
+        .sum::<f64>()
+        / 150.0;
     assert!((thr - s.throughput_mbps).abs() < 1e-6, "thr series {thr} vs summary {}", s.throughput_mbps);
-    let drops: u64 = (0..l.t_s.len()).filter(|&i| l.link[i] == 0 && l.t_s[i] > 5.0 + 1e-9).map(|i| l.drops[i]).sum();
+    let drops: u64 =
+        (0..l.t_s.len()).filter(|&i| l.link[i] == 0 && l.t_s[i] > 5.0 + 1e-9).map(|i| l.drops[i]).sum();
     assert_eq!(drops, s.drops);
 }

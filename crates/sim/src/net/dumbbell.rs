@@ -94,7 +94,8 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
         let up = access(format!("access-{}", f.name), there);
         let down = access(format!("access-rev-{}", f.name), back);
         let data = net.add_route(Route { links: vec![up, BOTTLENECK], flow: i as u32, to: Side::Receiver });
-        let ack = net.add_route(Route { links: vec![BOTTLENECK_REVERSE, down], flow: i as u32, to: Side::Sender });
+        let ack =
+            net.add_route(Route { links: vec![BOTTLENECK_REVERSE, down], flow: i as u32, to: Side::Sender });
         routes.push(FlowRoutes { data, ack });
     }
     (net, routes)

@@ -208,16 +208,25 @@ impl Link {
         match self.queue.enqueue(pkt, now) {
             Enqueued::Queued => {}
             Enqueued::Marked => self.counters.ecn_marks += 1,
-            Enqueued::Dropped(p, reason) => count_drop(&mut self.counters, &mut self.losses_by_flow, p.flow, reason),
+            Enqueued::Dropped(p, reason) => {
+                count_drop(&mut self.counters, &mut self.losses_by_flow, p.flow, reason)
+            }
         }
         if self.transmitting.is_none() {
             self.start_next(id, now, events, sojourn);
         }
     }
 
-    fn start_next(&mut self, id: u32, now: Nanos, events: &mut EventQueue, sojourn: &mut dyn SojournRecorder) {
+    fn start_next(
+        &mut self,
+        id: u32,
+        now: Nanos,
+        events: &mut EventQueue,
+        sojourn: &mut dyn SojournRecorder,
+    ) {
         self.account_queue(now);
-        let mut sink = DequeueCounter { counters: &mut self.counters, losses_by_flow: &mut self.losses_by_flow };
+        let mut sink =
+            DequeueCounter { counters: &mut self.counters, losses_by_flow: &mut self.losses_by_flow };
         let next = self.queue.dequeue(now, &mut sink);
         if let Some(d) = next {
             if self.measure_sojourn {
@@ -230,7 +239,13 @@ impl Link {
     }
 
     /// The transmitter finished the current packet.
-    pub fn tx_done(&mut self, id: u32, now: Nanos, events: &mut EventQueue, sojourn: &mut dyn SojournRecorder) {
+    pub fn tx_done(
+        &mut self,
+        id: u32,
+        now: Nanos,
+        events: &mut EventQueue,
+        sojourn: &mut dyn SojournRecorder,
+    ) {
         let (pkt, start) = self.transmitting.take().expect("TxDone without a packet in transmission");
         self.counters.busy_ns += now - start;
         self.counters.departures += 1;
@@ -240,7 +255,8 @@ impl Link {
     }
 
     fn propagate(&mut self, id: u32, pkt: Packet, now: Nanos, events: &mut EventQueue) {
-        let extra = if self.jitter > 0 { (unit(&mut self.jitter_rng) * self.jitter as f64) as Nanos } else { 0 };
+        let extra =
+            if self.jitter > 0 { (unit(&mut self.jitter_rng) * self.jitter as f64) as Nanos } else { 0 };
         let at = (now + self.delay + extra).max(self.last_arrival);
         self.last_arrival = at;
         if self.pipe.is_empty() {

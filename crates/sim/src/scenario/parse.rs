@@ -1321,7 +1321,9 @@ header_bytes = 40
     #[test]
     fn example_files_parse() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         let mut n = 0;
         for entry in entries {
             let path = entry.unwrap().path();

@@ -44,7 +44,7 @@ pub enum Phase {
 }
 
 /// One transmitted, not yet cumulatively acknowledged segment.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Seg {
     seq: u64,
     len: u32,
@@ -407,7 +407,8 @@ impl TcpSender {
         if self.opt.sack && p.sack_count > 0 {
             for i in 0..p.sack_count as usize {
                 let (start, end) = p.sack[i];
-                sacked_new += self.mark_sacked(start, end, now, &mut rate_ref, &mut round_start, &mut sack_rtt);
+                sacked_new +=
+                    self.mark_sacked(start, end, now, &mut rate_ref, &mut round_start, &mut sack_rtt);
             }
         }
 
@@ -552,7 +553,7 @@ impl TcpSender {
             *round_start = true;
         }
         // The most recently sent delivered packet is the rate sample's reference.
-        if rate_ref.map_or(true, |r| seg.sent_time >= r.sent_time) {
+        if rate_ref.is_none_or(|r| seg.sent_time >= r.sent_time) {
             *rate_ref = Some(*seg);
             self.first_sent_time = seg.sent_time;
         }
@@ -594,7 +595,9 @@ impl TcpSender {
         rtt: &mut RttSamples,
     ) -> u64 {
         let mut newly = 0;
-        let Some(mut i) = self.seg_index(start.max(self.snd_una)) else { return 0 };
+        let Some(mut i) = self.seg_index(start.max(self.snd_una)) else {
+            return 0;
+        };
         while i < self.segs.len() {
             let seg = self.segs[i];
             if seg.seq + seg.len as u64 > end {
@@ -824,7 +827,7 @@ impl TcpSender {
 
     fn sync_cc_timer(&mut self) {
         if let Some(t) = self.cc.next_timer() {
-            if self.send_timer.deadline().map_or(true, |d| t < d) {
+            if self.send_timer.deadline().is_none_or(|d| t < d) {
                 self.send_timer.set(t);
             }
         }
@@ -893,21 +896,8 @@ impl TcpSender {
                     if self.inflight() == 0 {
                         self.idle_restart(now);
                     }
-                    self.segs.push_back(Seg {
-                        seq: self.snd_nxt,
-                        len: len as u32,
-                        sent_time: now,
-                        sacked: false,
-                        lost: false,
-                        retrans: false,
-                        ever_retransmitted: false,
-                        tx_delivered: 0,
-                        tx_delivered_time: 0,
-                        tx_first_sent: 0,
-                        tx_app_limited: false,
-                        tx_lost: 0,
-                        tx_inflight: 0,
-                    });
+                    // send_segment fills in the send time and the delivery-rate snapshot.
+                    self.segs.push_back(Seg { seq: self.snd_nxt, len: len as u32, ..Seg::default() });
                     self.snd_nxt += len;
                     self.send_segment(self.segs.len() - 1, false, now, out);
                 }
@@ -917,7 +907,9 @@ impl TcpSender {
 
     /// RFC 5681 §4.1: after an idle period longer than the RTO, restart from at most IW.
     fn idle_restart(&mut self, now: Nanos) {
-        let Some(last) = self.last_send_time else { return };
+        let Some(last) = self.last_send_time else {
+            return;
+        };
         let idle = now - last;
         if idle > self.rtt.rto() {
             let iw = self.opt.initial_window as u64 * self.mss();
@@ -980,7 +972,12 @@ impl TcpSender {
             self.rto_timer.set(now + self.backed_off_rto());
         }
         let path = self.path(now);
-        let info = SentInfo { seq: seg.seq, bytes: seg.len, is_retransmission: is_retx, inflight_after: self.inflight() };
+        let info = SentInfo {
+            seq: seg.seq,
+            bytes: seg.len,
+            is_retransmission: is_retx,
+            inflight_after: self.inflight(),
+        };
         self.cc.on_packet_sent(&mut self.st, &path, &info);
     }
 
@@ -997,7 +994,12 @@ impl TcpSender {
             ));
         }
         if outstanding != self.snd_nxt - self.snd_una {
-            return Err(format!("flow {}: scoreboard holds {} bytes, snd_nxt-snd_una = {}", self.flow, outstanding, self.snd_nxt - self.snd_una));
+            return Err(format!(
+                "flow {}: scoreboard holds {} bytes, snd_nxt-snd_una = {}",
+                self.flow,
+                outstanding,
+                self.snd_nxt - self.snd_una
+            ));
         }
         if self.st.cwnd < self.mss() {
             return Err(format!("flow {}: cwnd {} below one MSS", self.flow, self.st.cwnd));

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 
 use ccbench_aqm::Ecn;
 use ccbench_cc::{
-    build_controller, AckSample, CaState, Cause, CcState, CongestionControl, CongestionEvent,
-    LossInfo, Params, PathInfo, Reaction, SentInfo,
+    build_controller, AckSample, CaState, Cause, CcState, CongestionControl, CongestionEvent, LossInfo,
+    Params, PathInfo, Reaction, SentInfo,
 };
 
 use super::{Phase, TcpReceiver, TcpSender};
@@ -64,12 +64,7 @@ impl CongestionControl for Recorder {
         drop(log);
         self.inner.on_ack(st, path, ack)
     }
-    fn on_congestion(
-        &mut self,
-        st: &mut CcState,
-        path: &PathInfo,
-        ev: &CongestionEvent,
-    ) -> Reaction {
+    fn on_congestion(&mut self, st: &mut CcState, path: &PathInfo, ev: &CongestionEvent) -> Reaction {
         let r = self.inner.on_congestion(st, path, ev);
         let mut log = self.log.lock().unwrap();
         log.congestion.push((*ev, path.state));
@@ -94,10 +89,7 @@ impl CongestionControl for Recorder {
 
 /// Default options without the handshake (data flows at `start`).
 fn opts() -> TcpOptions {
-    TcpOptions {
-        handshake: false,
-        ..TcpOptions::default()
-    }
+    TcpOptions { handshake: false, ..TcpOptions::default() }
 }
 
 fn seg(i: u64) -> u64 {
@@ -141,21 +133,11 @@ fn segs_of(out: &[Packet]) -> Vec<u64> {
 }
 
 fn new_data(out: &[Packet]) -> Vec<u64> {
-    segs_of(
-        &out.iter()
-            .filter(|p| !p.is_retx)
-            .copied()
-            .collect::<Vec<_>>(),
-    )
+    segs_of(&out.iter().filter(|p| !p.is_retx).copied().collect::<Vec<_>>())
 }
 
 fn retx(out: &[Packet]) -> Vec<u64> {
-    segs_of(
-        &out.iter()
-            .filter(|p| p.is_retx)
-            .copied()
-            .collect::<Vec<_>>(),
-    )
+    segs_of(&out.iter().filter(|p| p.is_retx).copied().collect::<Vec<_>>())
 }
 
 struct Conn {
@@ -175,10 +157,7 @@ impl Conn {
     fn with_cc(opt: TcpOptions, size: Option<u64>, cc: &str) -> Self {
         let log = Arc::new(Mutex::new(Log::default()));
         let inner = build_controller(cc, &Params::new()).unwrap();
-        let rec = Recorder {
-            inner,
-            log: log.clone(),
-        };
+        let rec = Recorder { inner, log: log.clone() };
         let s = TcpSender::new(opt, 0, Box::new(rec), size);
         let c = Conn { s, log };
         c.check();
@@ -190,10 +169,7 @@ impl Conn {
             panic!("invariant violated: {e}");
         }
         assert!(self.s.snd_una() <= self.s.snd_nxt());
-        assert!(
-            self.s.inflight() <= self.s.snd_nxt() - self.s.snd_una() + M * 64,
-            "inflight sane"
-        );
+        assert!(self.s.inflight() <= self.s.snd_nxt() - self.s.snd_una() + M * 64, "inflight sane");
     }
 
     fn start(&mut self, now: Nanos) -> Vec<Packet> {
@@ -244,13 +220,7 @@ impl Conn {
         self.log.lock().unwrap().congestion.len()
     }
     fn causes(&self) -> Vec<Cause> {
-        self.log
-            .lock()
-            .unwrap()
-            .congestion
-            .iter()
-            .map(|(e, _)| e.cause)
-            .collect()
+        self.log.lock().unwrap().congestion.iter().map(|(e, _)| e.cause).collect()
     }
     fn last_ack_sample(&self) -> (AckSample, PathInfo) {
         *self.log.lock().unwrap().acks.last().expect("on_ack called")
@@ -269,10 +239,7 @@ fn established(opt: TcpOptions) -> (Conn, Vec<Packet>) {
 #[test]
 fn syn_carries_ece_and_cwr_only_with_ecn() {
     for ecn in [false, true] {
-        let mut c = Conn::new(TcpOptions {
-            ecn,
-            ..TcpOptions::default()
-        });
+        let mut c = Conn::new(TcpOptions { ecn, ..TcpOptions::default() });
         let out = c.start(7 * MS);
         assert_eq!(out.len(), 1);
         let syn = out[0];
@@ -292,35 +259,23 @@ fn syn_carries_ece_and_cwr_only_with_ecn() {
 #[test]
 fn synack_with_ece_negotiates_ecn_and_data_is_ect0() {
     // (sender wants ECN, SYN-ACK has ECE) -> negotiated.
-    for (want, ece, negotiated) in [
-        (true, true, true),
-        (true, false, false),
-        (false, true, false),
-        (false, false, false),
-    ] {
-        let mut c = Conn::new(TcpOptions {
-            ecn: want,
-            ..TcpOptions::default()
-        });
+    for (want, ece, negotiated) in
+        [(true, true, true), (true, false, false), (false, true, false), (false, false, false)]
+    {
+        let mut c = Conn::new(TcpOptions { ecn: want, ..TcpOptions::default() });
         c.start(0);
         let out = c.recv(&synack(20 * MS, ece), 20 * MS);
         assert_eq!(c.s.phase, Phase::Established);
         assert_eq!(c.s.ecn_negotiated(), negotiated, "want={want} ece={ece}");
         assert_eq!(out.len(), 10);
         let expect = if negotiated { Ecn::Ect0 } else { Ecn::NotEct };
-        assert!(
-            out.iter().all(|p| p.ecn == expect && !p.cwr && !p.ece),
-            "want={want} ece={ece}"
-        );
+        assert!(out.iter().all(|p| p.ecn == expect && !p.cwr && !p.ece), "want={want} ece={ece}");
     }
 }
 
 #[test]
 fn handshake_against_real_receiver_negotiates_ecn() {
-    let opt = TcpOptions {
-        ecn: true,
-        ..TcpOptions::default()
-    };
+    let opt = TcpOptions { ecn: true, ..TcpOptions::default() };
     let mut c = Conn::new(opt.clone());
     let mut r = TcpReceiver::new(opt, 0, None);
     let syn = c.start(0);
@@ -334,10 +289,7 @@ fn handshake_against_real_receiver_negotiates_ecn() {
     assert!(c.s.ecn_negotiated());
     assert_eq!(data.len(), 10);
     assert!(data.iter().all(|p| p.ecn == Ecn::Ect0));
-    assert!(
-        data.iter().all(|p| p.tsecr == back[0].tsval),
-        "data echoes the SYN-ACK's TSval"
-    );
+    assert!(data.iter().all(|p| p.tsecr == back[0].tsval), "data echoes the SYN-ACK's TSval");
 }
 
 #[test]
@@ -361,38 +313,18 @@ fn lost_syn_is_retransmitted_with_backoff_and_iw_drops_to_one_segment() {
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].kind, Kind::Syn);
     assert_eq!(out[0].tsval, 1000);
-    assert_eq!(
-        c.s.rto_timer.deadline(),
-        Some(3 * SEC),
-        "RTO doubled to 2 s"
-    );
+    assert_eq!(c.s.rto_timer.deadline(), Some(3 * SEC), "RTO doubled to 2 s");
     assert_eq!(c.s.stats.timeouts, 1);
     let out = c.rto(3 * SEC);
     assert_eq!(out.len(), 1);
-    assert_eq!(
-        c.s.rto_timer.deadline(),
-        Some(7 * SEC),
-        "RTO doubled to 4 s"
-    );
-    assert_eq!(
-        c.log.lock().unwrap().congestion.len(),
-        0,
-        "SYN timeouts are not congestion events"
-    );
+    assert_eq!(c.s.rto_timer.deadline(), Some(7 * SEC), "RTO doubled to 4 s");
+    assert_eq!(c.log.lock().unwrap().congestion.len(), 0, "SYN timeouts are not congestion events");
 
     let data = c.recv(&synack(3 * SEC + 40 * MS, false), 3 * SEC + 40 * MS);
     assert_eq!(c.s.phase, Phase::Established);
-    assert_eq!(
-        c.cwnd(),
-        M,
-        "RFC 5681 §3.1: IW = 1 segment after a lost SYN"
-    );
+    assert_eq!(c.cwnd(), M, "RFC 5681 §3.1: IW = 1 segment after a lost SYN");
     assert_eq!(segs_of(&data), vec![0]);
-    assert_eq!(
-        c.s.srtt(),
-        None,
-        "Karn: no sample from an ambiguous SYN-ACK"
-    );
+    assert_eq!(c.s.srtt(), None, "Karn: no sample from an ambiguous SYN-ACK");
 }
 
 /// RFC 6298 §5.7: "If the timer expires awaiting the ACK of a SYN segment and the TCP
@@ -401,20 +333,13 @@ fn lost_syn_is_retransmitted_with_backoff_and_iw_drops_to_one_segment() {
 /// Linux does the same (`tcp_init_metrics`, TCP_TIMEOUT_FALLBACK).
 #[test]
 fn rto_after_syn_timeout_is_three_seconds() {
-    let mut c = Conn::new(TcpOptions {
-        timestamps: false,
-        ..TcpOptions::default()
-    });
+    let mut c = Conn::new(TcpOptions { timestamps: false, ..TcpOptions::default() });
     c.start(0);
     c.rto(SEC);
     let t = SEC + 50 * MS;
     c.recv(&synack(t, false), t);
     assert_eq!(c.s.srtt(), None);
-    assert!(
-        c.rto_in(t) >= 3 * SEC,
-        "data RTO is {} ms",
-        c.rto_in(t) / MS
-    );
+    assert!(c.rto_in(t) >= 3 * SEC, "data RTO is {} ms", c.rto_in(t) / MS);
 }
 
 // ----- 2. initial window ----------------------------------------------------------------------
@@ -422,12 +347,7 @@ fn rto_after_syn_timeout_is_three_seconds() {
 #[test]
 fn initial_window_is_ten_contiguous_full_segments() {
     for (mss, iw, hdr) in [(1448u32, 10u32, 52u32), (1000, 4, 40), (536, 10, 52)] {
-        let mut c = Conn::new(TcpOptions {
-            mss,
-            initial_window: iw,
-            header_bytes: hdr,
-            ..opts()
-        });
+        let mut c = Conn::new(TcpOptions { mss, initial_window: iw, header_bytes: hdr, ..opts() });
         let out = c.start(5 * MS);
         assert_eq!(out.len(), iw as usize, "mss {mss}");
         for (i, p) in out.iter().enumerate() {
@@ -447,10 +367,7 @@ fn initial_window_is_ten_contiguous_full_segments() {
         assert_eq!(c.rto_in(5 * MS), SEC);
         let log = c.log.lock().unwrap();
         assert_eq!(log.sent.len(), iw as usize);
-        assert_eq!(
-            log.sent.last().unwrap().inflight_after,
-            iw as u64 * mss as u64
-        );
+        assert_eq!(log.sent.last().unwrap().inflight_after, iw as u64 * mss as u64);
     }
 }
 
@@ -480,17 +397,9 @@ fn slow_start_each_ack_of_two_segments_releases_four() {
             let cw = c.cwnd();
             let out = c.ack(seg(acked), &[], now);
             if acked == 2 {
-                assert_eq!(
-                    c.s.srtt(),
-                    Some(100 * MS),
-                    "first sample: segment 0 sent at 0"
-                );
+                assert_eq!(c.s.srtt(), Some(100 * MS), "first sample: segment 0 sent at 0");
             }
-            assert_eq!(
-                new_data(&out),
-                (next..next + 4).collect::<Vec<_>>(),
-                "round {round} ack {k}"
-            );
+            assert_eq!(new_data(&out), (next..next + 4).collect::<Vec<_>>(), "round {round} ack {k}");
             assert!(retx(&out).is_empty());
             next += 4;
             assert_eq!(c.cwnd(), cw + 2 * M, "ABC L = 2");
@@ -527,10 +436,7 @@ fn ack_below_snd_una_and_beyond_snd_nxt_are_harmless() {
 // ----- 4. SACK loss detection (RFC 6675) -------------------------------------------------------
 
 fn iw20() -> TcpOptions {
-    TcpOptions {
-        initial_window: 20,
-        ..opts()
-    }
+    TcpOptions { initial_window: 20, ..opts() }
 }
 
 #[test]
@@ -572,11 +478,7 @@ fn sack_retransmits_exactly_when_more_than_two_mss_sacked_above() {
         assert_eq!(ev.cause, Cause::Loss);
         assert_eq!(ev.open_episode, None);
         assert_eq!(ev.flight_size, 22 * M);
-        assert_eq!(
-            state,
-            CaState::Disorder,
-            "on_congestion sees the state before the episode"
-        );
+        assert_eq!(state, CaState::Disorder, "on_congestion sees the state before the episode");
         assert_eq!(log.reactions[0], Reaction::Prr { ssthresh: 10 * M });
         assert_eq!(log.lost.len(), 1);
         assert_eq!((log.lost[0].seq, log.lost[0].bytes), (0, MSS));
@@ -611,31 +513,14 @@ fn sack_marks_every_hole_below_the_threshold() {
     // Segments 0, 2 and 4 lost; 1, 3, 5, 6, 7 SACKed. All three holes have > 2 MSS SACKed
     // above: 0 and 2 have 5 and 4, 4 has 3 (5, 6, 7).
     let (mut c, _) = established(iw20());
-    let out = c.ack(
-        0,
-        &[(seg(5), seg(8)), (seg(3), seg(4)), (seg(1), seg(2))],
-        100 * MS,
-    );
+    let out = c.ack(0, &[(seg(5), seg(8)), (seg(3), seg(4)), (seg(1), seg(2))], 100 * MS);
     // PRR at entry: 5 delivered · 10/20 = 2.5 MSS → two retransmissions at once.
     assert_eq!(retx(&out), vec![0, 2]);
-    assert_eq!(
-        c.log
-            .lock()
-            .unwrap()
-            .lost
-            .iter()
-            .map(|l| l.seq / M)
-            .collect::<Vec<_>>(),
-        vec![4, 2, 0]
-    );
+    assert_eq!(c.log.lock().unwrap().lost.iter().map(|l| l.seq / M).collect::<Vec<_>>(), vec![4, 2, 0]);
     // PRR lets the other two go as deliveries come in.
     let mut sent = retx(&out);
     for k in 8..20 {
-        let out = c.ack(
-            0,
-            &[(seg(5), seg(k + 1)), (seg(3), seg(4)), (seg(1), seg(2))],
-            (100 + k) * MS,
-        );
+        let out = c.ack(0, &[(seg(5), seg(k + 1)), (seg(3), seg(4)), (seg(1), seg(2))], (100 + k) * MS);
         sent.extend(retx(&out));
     }
     assert_eq!(sent, vec![0, 2, 4], "holes retransmitted lowest first");
@@ -672,13 +557,7 @@ fn prr_spreads_the_reduction_and_exits_at_ssthresh() {
             (ssthresh as i64 - pipe as i64).min(limit)
         };
         let expect = sndcnt.max(0) as u64 / M;
-        assert_eq!(
-            sent,
-            expect,
-            "ack for seg {k}: pipe {} segs, prr_out {}",
-            pipe / M,
-            prr_out / M
-        );
+        assert_eq!(sent, expect, "ack for seg {k}: pipe {} segs, prr_out {}", pipe / M, prr_out / M);
         assert_eq!(c.cwnd(), pipe + sndcnt.max(0) as u64);
         prr_out += sent * M;
         total_new += sent;
@@ -698,17 +577,9 @@ fn prr_spreads_the_reduction_and_exits_at_ssthresh() {
     let out = c.ack(seg(20), &[], 300 * MS);
     assert_eq!(c.s.ca_state(), CaState::Open);
     assert_eq!(c.cwnd(), ssthresh, "RFC 6937: cwnd = ssthresh on exit");
-    assert_eq!(
-        c.log.lock().unwrap().ack_entry_state.last().unwrap().cwnd,
-        ssthresh
-    );
+    assert_eq!(c.log.lock().unwrap().ack_entry_state.last().unwrap().cwnd, ssthresh);
     assert_eq!(c.log.lock().unwrap().episode_ends, vec![Cause::Loss]);
-    assert_eq!(
-        c.s.inflight(),
-        c.cwnd(),
-        "window refilled up to cwnd ({} sent)",
-        out.len()
-    );
+    assert_eq!(c.s.inflight(), c.cwnd(), "window refilled up to cwnd ({} sent)", out.len());
     assert_eq!(c.n_congestion(), 1);
 }
 
@@ -722,11 +593,7 @@ fn early_recovery_exit_sets_cwnd_to_ssthresh() {
     let out = c.ack(seg(20), &[], 120 * MS);
     assert_eq!(c.s.ca_state(), CaState::Open);
     let entry = *c.log.lock().unwrap().ack_entry_state.last().unwrap();
-    assert_eq!(
-        entry.cwnd,
-        10 * M,
-        "RFC 6937: cwnd = ssthresh on exit, before on_ack (§13.4)"
-    );
+    assert_eq!(entry.cwnd, 10 * M, "RFC 6937: cwnd = ssthresh on exit, before on_ack (§13.4)");
     assert_eq!(c.last_ack_sample().1.state, CaState::Open);
     // Then congestion avoidance credits the 17 newly delivered segments (≥ w = 10): +1 MSS,
     // as Linux tcp_cong_avoid_ai does on the ACK that ends recovery.
@@ -777,10 +644,7 @@ fn second_loss_in_the_same_episode_is_not_a_new_reduction() {
     assert_eq!(retransmitted, vec![0, 5]);
     {
         let log = c.log.lock().unwrap();
-        assert_eq!(
-            log.lost.iter().map(|l| l.seq / M).collect::<Vec<_>>(),
-            vec![0, 5]
-        );
+        assert_eq!(log.lost.iter().map(|l| l.seq / M).collect::<Vec<_>>(), vec![0, 5]);
         assert_eq!(log.congestion.len(), 1, "one reduction per episode");
     }
     assert_eq!(c.ssthresh(), 10 * M);
@@ -806,10 +670,7 @@ fn second_loss_in_the_same_episode_is_not_a_new_reduction() {
 
 #[test]
 fn newreno_three_dupacks_partial_and_full_ack() {
-    let (mut c, out) = established(TcpOptions {
-        sack: false,
-        ..opts()
-    });
+    let (mut c, out) = established(TcpOptions { sack: false, ..opts() });
     assert_eq!(out.len(), 10);
     let t = 100 * MS;
     // Two dupacks: limited transmit of one new segment each, no retransmission.
@@ -856,12 +717,7 @@ fn newreno_three_dupacks_partial_and_full_ack() {
 /// `pipe > ssthresh`, then bursts one segment per ACK under the slow-start bound.
 #[test]
 fn newreno_dupacks_drive_prr_proportionally() {
-    let (mut c, _) = established(TcpOptions {
-        sack: false,
-        initial_window: 20,
-        rcv_buf: 20 * M,
-        ..opts()
-    });
+    let (mut c, _) = established(TcpOptions { sack: false, initial_window: 20, rcv_buf: 20 * M, ..opts() });
     let t = 100 * MS;
     // The window (20 segments) blocks limited transmit so RecoverFS = 20, ssthresh = 10.
     let a = |c: &mut Conn, now| {
@@ -882,10 +738,7 @@ fn newreno_dupacks_drive_prr_proportionally() {
         per_ack.push(out.len());
     }
     let total: usize = per_ack.iter().sum();
-    assert!(
-        (3..=5).contains(&total),
-        "new segments per dupack: {per_ack:?}"
-    );
+    assert!((3..=5).contains(&total), "new segments per dupack: {per_ack:?}");
 }
 
 // ----- 8. RTO ---------------------------------------------------------------------------------
@@ -917,10 +770,7 @@ fn rto_collapses_cwnd_retransmits_head_and_backs_off() {
     assert_eq!(segs_of(&out), vec![2]);
     assert_eq!(c.rto_in(fire2), 4 * rto);
     assert_eq!(c.ssthresh(), 6 * M);
-    assert_eq!(
-        c.causes(),
-        vec![Cause::Rto { backoffs: 0 }, Cause::Rto { backoffs: 1 }]
-    );
+    assert_eq!(c.causes(), vec![Cause::Rto { backoffs: 0 }, Cause::Rto { backoffs: 1 }]);
 
     // Go-back-N in slow start (L = 1 after an RTO): 1 → 2 → 3 → 4 ...
     let mut t = fire2 + 100 * MS;
@@ -943,15 +793,8 @@ fn rto_collapses_cwnd_retransmits_head_and_backs_off() {
     assert_eq!(new_data(&out), vec![14, 15, 16]);
     t += 100 * MS;
     c.ack(seg(14), &[], t);
-    assert_eq!(
-        c.s.ca_state(),
-        CaState::Open,
-        "episode ends at the recovery point"
-    );
-    assert_eq!(
-        c.log.lock().unwrap().episode_ends,
-        vec![Cause::Rto { backoffs: 1 }]
-    );
+    assert_eq!(c.s.ca_state(), CaState::Open, "episode ends at the recovery point");
+    assert_eq!(c.log.lock().unwrap().episode_ends, vec![Cause::Rto { backoffs: 1 }]);
 }
 
 #[test]
@@ -981,10 +824,7 @@ fn rto_keeps_sack_information() {
 #[test]
 fn karn_no_srtt_update_from_retransmitted_segment_without_timestamps() {
     for timestamps in [false, true] {
-        let (mut c, _) = established(TcpOptions {
-            timestamps,
-            ..opts()
-        });
+        let (mut c, _) = established(TcpOptions { timestamps, ..opts() });
         c.ack(seg(2), &[], 100 * MS);
         assert_eq!(c.s.srtt(), Some(100 * MS));
         let fire = c.s.rto_timer.deadline().unwrap();
@@ -1002,11 +842,7 @@ fn karn_no_srtt_update_from_retransmitted_segment_without_timestamps() {
             assert_eq!(c.s.srtt(), Some((7 * 100 * MS + 30 * MS) / 8));
             assert_eq!(c.last_ack_sample().0.rtt, Some(30 * MS));
         } else {
-            assert_eq!(
-                c.s.srtt(),
-                Some(100 * MS),
-                "Karn: no sample from a retransmitted segment"
-            );
+            assert_eq!(c.s.srtt(), Some(100 * MS), "Karn: no sample from a retransmitted segment");
             assert_eq!(c.last_ack_sample().0.rtt, None);
             // The backed-off RTO is kept until a valid sample (RFC 6298 §5.7).
             assert_eq!(c.rto_in(now), 600 * MS);
@@ -1021,10 +857,7 @@ fn karn_no_srtt_update_from_retransmitted_segment_without_timestamps() {
 /// falling back to the timestamp echo.
 #[test]
 fn no_rtt_sample_from_previously_sacked_segments() {
-    let mut c = Conn::new(TcpOptions {
-        initial_window: 20,
-        ..TcpOptions::default()
-    });
+    let mut c = Conn::new(TcpOptions { initial_window: 20, ..TcpOptions::default() });
     c.start(0);
     c.recv(&synack(100 * MS, false), 100 * MS);
     assert_eq!(c.s.srtt(), Some(100 * MS));
@@ -1041,16 +874,8 @@ fn no_rtt_sample_from_previously_sacked_segments() {
     let mut a = ackp(seg(20), &[], t2);
     a.tsecr = rtx_tsval;
     c.recv(&a, t2);
-    assert_eq!(
-        c.last_ack_sample().0.rtt,
-        Some(100 * MS),
-        "sample for the hole fill"
-    );
-    assert_eq!(
-        c.s.srtt(),
-        Some(100 * MS),
-        "srtt must not see the 200 ms recovery time"
-    );
+    assert_eq!(c.last_ack_sample().0.rtt, Some(100 * MS), "sample for the hole fill");
+    assert_eq!(c.s.srtt(), Some(100 * MS), "srtt must not see the 200 ms recovery time");
 }
 
 /// Without SACK, a partial ACK covers the retransmitted hole plus original segments whose ACK
@@ -1059,10 +884,7 @@ fn no_rtt_sample_from_previously_sacked_segments() {
 /// (`FLAG_RETRANS_DATA_ACKED` in `tcp_clean_rtx_queue`) and uses the timestamp echo instead.
 #[test]
 fn no_sequence_rtt_sample_when_retransmitted_data_is_acked() {
-    let (mut c, _) = established(TcpOptions {
-        sack: false,
-        ..opts()
-    });
+    let (mut c, _) = established(TcpOptions { sack: false, ..opts() });
     c.ack(seg(1), &[], 100 * MS);
     assert_eq!(c.s.srtt(), Some(100 * MS));
     // Seg 1 lost: three dupacks, fast retransmit at 103 ms.
@@ -1080,11 +902,7 @@ fn no_sequence_rtt_sample_when_retransmitted_data_is_acked() {
     a.tsecr = rtx_tsval;
     c.recv(&a, now);
     assert_eq!(c.s.ca_state(), CaState::Recovery);
-    assert_eq!(
-        c.last_ack_sample().0.rtt,
-        Some(100 * MS),
-        "timestamp sample of the retransmission"
-    );
+    assert_eq!(c.last_ack_sample().0.rtt, Some(100 * MS), "timestamp sample of the retransmission");
     assert_eq!(c.s.srtt(), Some(100 * MS));
 }
 
@@ -1113,22 +931,14 @@ fn rto_is_srtt_plus_linux_floor_on_variance() {
         }
         let srtt = c.s.srtt().unwrap();
         assert!(srtt >= 10 * MS && srtt < 10 * MS + 100_000, "srtt {srtt}");
-        assert_eq!(
-            c.rto_in(t),
-            srtt + 200 * MS,
-            "RTO = srtt + max(4·rttvar, 200 ms)"
-        );
+        assert_eq!(c.rto_in(t), srtt + 200 * MS, "RTO = srtt + max(4·rttvar, 200 ms)");
         t += 1000; // 1 µs between ACKs
     }
     assert!(una > 0);
     // RTO restarts on each ACK of new data, not on duplicates.
     let d = c.s.rto_timer.deadline().unwrap();
     c.ack(una, &[], t + 5 * MS);
-    assert_eq!(
-        c.s.rto_timer.deadline(),
-        Some(d),
-        "a duplicate ACK does not restart the timer"
-    );
+    assert_eq!(c.s.rto_timer.deadline(), Some(d), "a duplicate ACK does not restart the timer");
     // Everything acknowledged: the timer stops (RFC 6298 §5.2). Stop the app first.
     c.s.stop(t + 6 * MS);
     let nxt = c.s.snd_nxt();
@@ -1152,10 +962,7 @@ fn rto_for_long_rtt_uses_variance() {
 
 #[test]
 fn ecn_echo_halves_once_per_window_and_sets_cwr_once() {
-    let (mut c, out) = established(TcpOptions {
-        ecn: true,
-        ..opts()
-    });
+    let (mut c, out) = established(TcpOptions { ecn: true, ..opts() });
     assert!(c.s.ecn_negotiated());
     assert!(out.iter().all(|p| p.ecn == Ecn::Ect0 && !p.cwr));
     let t = 100 * MS;
@@ -1163,13 +970,7 @@ fn ecn_echo_halves_once_per_window_and_sets_cwr_once() {
     let out = c.ack_ece(seg(2), t);
     assert!(out.is_empty(), "inflight 8 > cwnd 5");
     assert_eq!(c.causes(), vec![Cause::Ecn]);
-    assert_eq!(
-        c.log.lock().unwrap().reactions[0],
-        Reaction::Immediate {
-            ssthresh: 5 * M,
-            cwnd: 5 * M
-        }
-    );
+    assert_eq!(c.log.lock().unwrap().reactions[0], Reaction::Immediate { ssthresh: 5 * M, cwnd: 5 * M });
     assert_eq!(c.cwnd(), 5 * M);
     assert_eq!(c.ssthresh(), 5 * M);
     assert_eq!(c.s.ca_state(), CaState::Cwr);
@@ -1185,10 +986,7 @@ fn ecn_echo_halves_once_per_window_and_sets_cwr_once() {
     assert_eq!(out[0].ecn, Ecn::Ect0);
     let out = c.ack_ece(seg(8), t + 3 * MS);
     assert_eq!(new_data(&out), vec![11, 12]);
-    assert!(
-        out.iter().all(|p| !p.cwr && p.ecn == Ecn::Ect0),
-        "CWR only on the first new segment"
-    );
+    assert!(out.iter().all(|p| !p.cwr && p.ecn == Ecn::Ect0), "CWR only on the first new segment");
     assert_eq!(c.n_congestion(), 1);
     assert_eq!(c.cwnd(), 5 * M, "no growth in CWR");
     assert_eq!(c.s.ca_state(), CaState::Cwr);
@@ -1221,10 +1019,7 @@ fn ece_without_negotiation_is_ignored() {
 
 #[test]
 fn ece_on_a_pure_duplicate_is_not_a_signal() {
-    let (mut c, _) = established(TcpOptions {
-        ecn: true,
-        ..opts()
-    });
+    let (mut c, _) = established(TcpOptions { ecn: true, ..opts() });
     c.ack_ece(0, 100 * MS);
     assert_eq!(c.n_congestion(), 0, "nothing acknowledged");
 }
@@ -1232,44 +1027,27 @@ fn ece_on_a_pure_duplicate_is_not_a_signal() {
 #[test]
 fn retransmissions_never_carry_ect() {
     // RTO retransmission.
-    let (mut c, _) = established(TcpOptions {
-        ecn: true,
-        initial_window: 20,
-        ..opts()
-    });
+    let (mut c, _) = established(TcpOptions { ecn: true, initial_window: 20, ..opts() });
     let out = c.rto(SEC);
     assert_eq!(out.len(), 1);
     assert!(out[0].is_retx);
     assert_eq!(out[0].ecn, Ecn::NotEct);
     assert!(!out[0].cwr);
     // Fast retransmission, plus the new data sent during recovery.
-    let (mut c, _) = established(TcpOptions {
-        ecn: true,
-        initial_window: 20,
-        ..opts()
-    });
+    let (mut c, _) = established(TcpOptions { ecn: true, initial_window: 20, ..opts() });
     let mut all = c.ack(0, &[(seg(1), seg(4))], 100 * MS);
     for k in 4..20 {
         all.extend(c.ack(0, &[(seg(1), seg(k + 1))], (100 + k) * MS));
     }
     assert!(all.iter().any(|p| p.is_retx) && all.iter().any(|p| !p.is_retx));
     for p in &all {
-        assert_eq!(
-            p.ecn,
-            if p.is_retx { Ecn::NotEct } else { Ecn::Ect0 },
-            "seg {}",
-            p.seq / M
-        );
+        assert_eq!(p.ecn, if p.is_retx { Ecn::NotEct } else { Ecn::Ect0 }, "seg {}", p.seq / M);
     }
 }
 
 #[test]
 fn loss_inside_ecn_episode_reports_the_open_episode() {
-    let (mut c, _) = established(TcpOptions {
-        ecn: true,
-        initial_window: 20,
-        ..opts()
-    });
+    let (mut c, _) = established(TcpOptions { ecn: true, initial_window: 20, ..opts() });
     c.ack_ece(seg(2), 100 * MS);
     assert_eq!(c.s.ca_state(), CaState::Cwr);
     let out = c.ack(seg(2), &[(seg(3), seg(6))], 101 * MS);
@@ -1308,10 +1086,7 @@ fn sender_never_exceeds_the_advertised_window() {
     }
     assert_eq!(c.s.snd_nxt(), una + wnd, "window filled exactly");
     assert!(c.cwnd() > wnd, "limited by rwnd, not cwnd");
-    assert!(
-        !c.last_ack_sample().1.is_cwnd_limited,
-        "rwnd-limited is not cwnd-limited"
-    );
+    assert!(!c.last_ack_sample().1.is_cwnd_limited, "rwnd-limited is not cwnd-limited");
 }
 
 #[test]
@@ -1321,10 +1096,7 @@ fn zero_window_stops_new_data_but_not_retransmissions() {
     let mut a = ackp(seg(2), &[], t);
     a.window = 0;
     let out = c.recv(&a, t);
-    assert!(
-        out.is_empty(),
-        "zero window: no new data although cwnd allows"
-    );
+    assert!(out.is_empty(), "zero window: no new data although cwnd allows");
     // Fast retransmit still goes with a zero window.
     let mut a = ackp(seg(2), &[(seg(3), seg(6))], t + MS);
     a.window = 0;
@@ -1390,11 +1162,7 @@ fn finite_flow_segments_fct_and_finish() {
     c.s.send_timer.set(70 * MS);
     c.ack(5000, &[], 52 * MS);
     assert_eq!(c.s.phase, Phase::Finished);
-    assert_eq!(
-        c.s.fct,
-        Some(42 * MS),
-        "from start (10 ms) to the last ACK (52 ms)"
-    );
+    assert_eq!(c.s.fct, Some(42 * MS), "from start (10 ms) to the last ACK (52 ms)");
     assert!(!c.s.rto_timer.is_set());
     assert!(!c.s.send_timer.is_set());
     assert_eq!(c.s.stats.bytes_sent, 5000);
@@ -1412,12 +1180,7 @@ fn finite_flow_with_loss_of_the_short_last_segment() {
     c.ack(4344, &[], 100 * MS);
     let fire = c.s.rto_timer.deadline().unwrap();
     let out = c.rto(fire);
-    assert_eq!(
-        out.iter()
-            .map(|p| (p.seq, p.len, p.is_retx))
-            .collect::<Vec<_>>(),
-        vec![(4344, 656, true)]
-    );
+    assert_eq!(out.iter().map(|p| (p.seq, p.len, p.is_retx)).collect::<Vec<_>>(), vec![(4344, 656, true)]);
     c.ack(5000, &[], fire + 100 * MS);
     assert_eq!(c.s.fct, Some(fire + 100 * MS));
     assert_eq!(c.s.phase, Phase::Finished);
@@ -1445,12 +1208,7 @@ fn data(seq: u64, len: u32, now: Nanos, tsval: u32) -> Packet {
 
 fn delack_rx() -> TcpReceiver {
     TcpReceiver::new(
-        TcpOptions {
-            handshake: false,
-            delayed_ack: true,
-            quickack_segments: 0,
-            ..TcpOptions::default()
-        },
+        TcpOptions { handshake: false, delayed_ack: true, quickack_segments: 0, ..TcpOptions::default() },
         0,
         None,
     )
@@ -1462,19 +1220,12 @@ fn delayed_ack_two_full_segments_one_ack_and_tsecr_of_the_earliest() {
     let mut out = Vec::new();
     r.on_packet(&data(0, MSS, MS, 101), MS, &mut out);
     assert!(out.is_empty());
-    assert_eq!(
-        r.delack_timer.deadline(),
-        Some(41 * MS),
-        "40 ms delayed-ACK timer"
-    );
+    assert_eq!(r.delack_timer.deadline(), Some(41 * MS), "40 ms delayed-ACK timer");
     r.on_packet(&data(M, MSS, 2 * MS, 102), 2 * MS, &mut out);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].kind, Kind::Ack);
     assert_eq!(out[0].ack, 2 * M);
-    assert_eq!(
-        out[0].tsecr, 101,
-        "RFC 7323 §4.3: echo the earliest unacknowledged segment"
-    );
+    assert_eq!(out[0].tsecr, 101, "RFC 7323 §4.3: echo the earliest unacknowledged segment");
     assert_eq!(out[0].tsval, 2);
     assert!(!r.delack_timer.is_set());
     // The next pair echoes the first of the pair.
@@ -1562,11 +1313,7 @@ fn run_pair(opt: TcpOptions, size: u64, drop: impl Fn(&Packet) -> bool) -> (Conn
         let next_pkt = q.keys().next().map(|k| k.0);
         let rto = c.s.rto_timer.deadline();
         let delack = r.delack_timer.deadline();
-        let t = [next_pkt, rto, delack]
-            .into_iter()
-            .flatten()
-            .min()
-            .expect("something pending");
+        let t = [next_pkt, rto, delack].into_iter().flatten().min().expect("something pending");
         assert!(t >= now);
         now = t;
         if next_pkt == Some(t) {
@@ -1618,15 +1365,9 @@ fn end_to_end_with_losses_sack_and_newreno() {
         for ecn in [false, true] {
             let size = 800 * M;
             let lost = [5u64, 6, 40, 100, 101, 102, 300, 301, 305, 799];
-            let (c, r) = run_pair(
-                TcpOptions {
-                    sack,
-                    ecn,
-                    ..TcpOptions::default()
-                },
-                size,
-                |p| lost.contains(&(p.seq / M)),
-            );
+            let (c, r) = run_pair(TcpOptions { sack, ecn, ..TcpOptions::default() }, size, |p| {
+                lost.contains(&(p.seq / M))
+            });
             assert_eq!(c.s.phase, Phase::Finished, "sack={sack}");
             assert_eq!(r.delivered, size);
             assert!(c.s.stats.retransmits >= lost.len() as u64, "sack={sack}");
