@@ -15,11 +15,10 @@
 
 pub mod cubic;
 pub mod newreno;
-pub mod params;
 pub mod registry;
 
-pub use params::{ParamError, ParamValue, Params};
-pub use registry::{build_controller, build_receiver_control, controller_names};
+pub use ccbench_params::{ParamError, ParamSpec, ParamValue, Params};
+pub use registry::{build_controller, build_receiver_control, controller_names, CONTROLLERS, RECEIVERS};
 
 /// Nanoseconds since the start of the connection's clock.
 pub type Nanos = u64;

@@ -1,38 +1,94 @@
-//! Name → controller lookup used by scenario files and the Python front end.
+//! The controller tables: every name a scenario may give in `cca` / `receiver_cca`.
+//!
+//! Adding a controller is one file and one row here; the scenario parser, its errors, the docs
+//! and `ccbench list` all read these tables.
+
+use ccbench_params::{lookup, Entry};
 
 use crate::cubic::{Cubic, CubicConfig};
 use crate::newreno::{NewReno, NewRenoConfig};
-use crate::{CongestionControl, ParamError, Params, ReceiveWindowControl};
+use crate::{CongestionControl, ParamError, ParamSpec, Params, ReceiveWindowControl};
 
-/// Sender-side algorithms a scenario may name in `cca`.
-pub fn controller_names() -> &'static [&'static str] {
-    &["newreno", "reno", "cubic"]
+pub type BuildController = fn(&Params) -> Result<Box<dyn CongestionControl>, ParamError>;
+pub type BuildReceiver = fn(&Params) -> Result<Box<dyn ReceiveWindowControl>, ParamError>;
+
+/// Sender-side congestion controllers (`cca`).
+pub static CONTROLLERS: &[Entry<BuildController>] = &[
+    Entry {
+        name: "newreno",
+        aliases: &["reno"],
+        summary: "NewReno AIMD (RFC 5681, RFC 6582) with a configurable beta",
+        build: |p| Ok(Box::new(NewReno::new(NewRenoConfig::from_params(p)?))),
+    },
+    Entry {
+        name: "cubic",
+        aliases: &[],
+        summary: "CUBIC (RFC 9438) as Linux tcp_cubic.c, with HyStart",
+        build: |p| Ok(Box::new(Cubic::new(CubicConfig::from_params(p)?))),
+    },
+];
+
+/// Receiver-side window controllers (`receiver_cca`); rLEDBAT arrives with its issue.
+pub static RECEIVERS: &[Entry<BuildReceiver>] = &[];
+
+/// Every name `cca` accepts (canonical names and aliases).
+pub fn controller_names() -> Vec<&'static str> {
+    CONTROLLERS.iter().flat_map(|e| std::iter::once(e.name).chain(e.aliases.iter().copied())).collect()
 }
 
 /// Build a sender-side controller by name. Unknown names and bad parameters are errors whose
 /// `key` is `"cca"` or the parameter's name.
 pub fn build_controller(name: &str, params: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
-    let cc: Box<dyn CongestionControl> = match name {
-        "newreno" | "reno" => Box::new(NewReno::new(NewRenoConfig::from_params(params)?)),
-        "cubic" => Box::new(Cubic::new(CubicConfig::from_params(params)?)),
-        _ => {
-            return Err(ParamError {
-                key: "cca".into(),
-                message: format!("unknown algorithm \"{name}\" (known: {})", controller_names().join(", ")),
-            })
-        }
-    };
+    let cc = (lookup(CONTROLLERS, name, "cca", "algorithm")?.build)(params)?;
     params.reject_unknown(name)?;
     Ok(cc)
 }
 
-/// Build a receiver-side window controller by name (none exist yet; rLEDBAT arrives later).
+/// Build a receiver-side window controller by name.
 pub fn build_receiver_control(
     name: &str,
-    _params: &Params,
+    params: &Params,
 ) -> Result<Box<dyn ReceiveWindowControl>, ParamError> {
-    Err(ParamError {
-        key: "receiver_cca".into(),
-        message: format!("unknown receiver-side algorithm \"{name}\""),
-    })
+    let entry = lookup(RECEIVERS, name, "receiver_cca", "receiver-side algorithm")?;
+    let wc = (entry.build)(params)?;
+    params.reject_unknown(name)?;
+    Ok(wc)
+}
+
+/// The parameters an entry reads, found by building it once with defaults.
+pub fn param_specs<T: ?Sized>(build: fn(&Params) -> Result<Box<T>, ParamError>) -> Vec<ParamSpec> {
+    let p = Params::new();
+    let _ = build(&p);
+    p.specs()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_builds_with_defaults_under_its_own_name() {
+        for e in CONTROLLERS {
+            let cc = build_controller(e.name, &Params::new()).unwrap();
+            assert_eq!(cc.name(), e.name);
+            for alias in e.aliases {
+                build_controller(alias, &Params::new()).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_names_list_the_table() {
+        let e = build_controller("vegas", &Params::new()).err().unwrap();
+        assert_eq!(e.key, "cca");
+        assert_eq!(e.message, "unknown algorithm \"vegas\" (known: newreno, cubic)");
+        let e = build_receiver_control("rledbat", &Params::new()).err().unwrap();
+        assert_eq!(e.key, "receiver_cca");
+    }
+
+    #[test]
+    fn params_are_listed_from_the_code_that_reads_them() {
+        let keys: Vec<String> = param_specs(CONTROLLERS[1].build).into_iter().map(|s| s.key).collect();
+        assert!(keys.contains(&"beta".to_string()) && keys.contains(&"hystart".to_string()), "{keys:?}");
+    }
 }

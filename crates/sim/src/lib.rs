@@ -1,7 +1,8 @@
 //! ccbench's deterministic packet-level simulator.
 //!
 //! * [`engine`] — integer-nanosecond event queue with stable tie-breaking, lazy timers;
-//! * [`net`] — links (queue + transmitter + propagation), routes, the dumbbell topology;
+//! * [`net`] — links (queue + transmitter + propagation), routes, the network of a scenario;
+//! * [`topology`] — the topology generators (dumbbell, general links) and routing;
 //! * [`tcp`] — the TCP sender/receiver machinery around pure `ccbench_cc` controllers;
 //! * [`traffic`] — non-TCP sources (constant bit rate);
 //! * [`scenario`] — the TOML scenario format and its validated form;
@@ -17,6 +18,7 @@ pub mod packet;
 pub mod rng;
 pub mod scenario;
 pub mod tcp;
+pub mod topology;
 pub mod traffic;
 pub mod world;
 

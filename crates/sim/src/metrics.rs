@@ -110,6 +110,11 @@ pub struct FlowSummary {
     pub name: String,
     pub kind: &'static str,
     pub cca: String,
+    /// Sending and receiving host, and the links the data crosses.
+    pub from: String,
+    pub to: String,
+    pub path: Vec<String>,
+    /// Base RTT (propagation only: the path both ways plus access delay).
     pub rtt_ms: f64,
     pub start_s: f64,
     pub size_bytes: Option<u64>,
@@ -133,6 +138,9 @@ pub struct FlowSummary {
 #[derive(Clone, Debug, Serialize)]
 pub struct LinkSummary {
     pub name: String,
+    pub from: String,
+    pub to: String,
+    /// Rate at the end of the run (scheduled changes included).
     pub rate_mbps: f64,
     /// Fraction of the window the transmitter was busy (headers included).
     pub utilization: f64,
@@ -143,7 +151,9 @@ pub struct LinkSummary {
     /// Packets that arrived at the link in the window.
     pub packets: u64,
     pub loss_rate: f64,
-    pub queue_delay_ms: Percentiles,
+    /// Queueing delay of packets leaving the link in the window; None where it is not measured
+    /// (the reverse direction of a bidirectional link).
+    pub queue_delay_ms: Option<Percentiles>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -166,7 +176,7 @@ pub struct Recorder {
     pub warmup: Nanos,
     pub keep_sojourn_series: bool,
     pub sojourn: SojournSeries,
-    /// Bottleneck sojourn times inside the measurement window, for the summary percentiles.
+    /// Sojourn times of measured links inside the measurement window, for the summary percentiles.
     pub window_sojourns: Vec<Vec<f64>>,
     pub owd: OwdSeries,
     pub window_owds: Vec<Vec<f64>>,

@@ -10,7 +10,7 @@ use crate::metrics::{
     jain_index, percentiles, FlowSeries, FlowSummary, LinkSeries, LinkSummary, OwdSeries, Recorder,
     ScenarioSummary, SojournSeries, Summary,
 };
-use crate::net::dumbbell::{self, FlowRoutes};
+use crate::net::build::{self, FlowRoutes};
 use crate::net::{LinkCounters, Network, Side};
 use crate::packet::{Kind, Packet};
 use crate::scenario::{FlowKind, Scenario};
@@ -93,7 +93,7 @@ pub struct Simulation<'a> {
 
 impl<'a> Simulation<'a> {
     pub fn new(sc: &'a Scenario) -> Result<Self, BuildError> {
-        let (net, routes) = dumbbell::build(sc);
+        let (net, routes) = build::build(sc);
         let mut ends = Vec::with_capacity(sc.flows.len());
         for (i, f) in sc.flows.iter().enumerate() {
             let flow = i as u32;
@@ -189,7 +189,7 @@ impl<'a> Simulation<'a> {
                 self.events.schedule(stop, Event::Timer { flow, kind: TimerKind::Stop });
             }
         }
-        for (i, c) in sc.bottleneck.changes.iter().enumerate() {
+        for (i, c) in sc.topology.changes.iter().enumerate() {
             self.events.schedule(c.at, Event::LinkChange(i as u32));
         }
         if sc.warmup > 0 {
@@ -211,14 +211,14 @@ impl<'a> Simulation<'a> {
             }
             Event::Timer { flow, kind } => self.on_timer(flow, kind),
             Event::LinkChange(i) => {
-                let c = &self.sc.bottleneck.changes[i as usize];
-                let link = &mut self.net.links[dumbbell::BOTTLENECK as usize];
+                let c = &self.sc.topology.changes[i as usize];
                 if let Some(rate) = c.rate {
-                    link.set_rate(rate);
+                    self.net.links[c.link].set_rate(rate);
                 }
                 if let Some(delay) = c.delay {
-                    link.set_delay(delay);
-                    self.net.links[dumbbell::BOTTLENECK_REVERSE as usize].set_delay(delay);
+                    for l in std::iter::once(c.link).chain(c.reverse) {
+                        self.net.links[l].set_delay(delay);
+                    }
                 }
             }
             Event::Sample => {
@@ -475,10 +475,14 @@ impl<'a> Simulation<'a> {
                     Some(self.net.links.iter().map(|l| l.losses_of(i as u32)).sum()),
                 ),
             };
+            let topo = &sc.topology;
             flows.push(FlowSummary {
                 name: f.name.clone(),
                 kind,
                 cca,
+                from: topo.nodes[f.from].clone(),
+                to: topo.nodes[f.to].clone(),
+                path: f.path.iter().map(|&l| topo.links[l].name.clone()).collect(),
                 rtt_ms: f.rtt as f64 / 1e6,
                 start_s: f.start as f64 / 1e9,
                 size_bytes: f.size,
@@ -508,8 +512,12 @@ impl<'a> Simulation<'a> {
             } else {
                 f64::NAN
             };
+            let spec = &sc.topology.links[i];
+            let sojourns = &mut self.rec.window_sojourns[i];
             links.push(LinkSummary {
                 name: l.name.clone(),
+                from: sc.topology.nodes[spec.from].clone(),
+                to: sc.topology.nodes[spec.to].clone(),
                 rate_mbps: l.rate() / 1e6,
                 utilization: util,
                 throughput_mbps: (c.bytes_departed - wc.bytes_departed) as f64 * 8.0 / window / 1e6,
@@ -518,7 +526,7 @@ impl<'a> Simulation<'a> {
                 random_losses: c.random_losses - wc.random_losses,
                 packets: arrivals,
                 loss_rate: if arrivals > 0 { lost as f64 / arrivals as f64 } else { 0.0 },
-                queue_delay_ms: percentiles(&mut self.rec.window_sojourns[i]).unwrap_or_default(),
+                queue_delay_ms: spec.measure_sojourn.then(|| percentiles(sojourns).unwrap_or_default()),
             });
         }
 

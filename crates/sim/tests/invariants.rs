@@ -75,7 +75,10 @@ type = "cbr"
 fn same_seed_gives_identical_results() {
     let a = run(NOISY, &[], None);
     let b = run(NOISY, &[], None);
-    assert!(a.summary.links[0].random_losses > 0, "the scenario must exercise random loss");
+    assert!(
+        a.summary.links.iter().find(|l| l.name == "bottleneck").unwrap().random_losses > 0,
+        "the scenario must exercise random loss"
+    );
     assert!(!a.owd.owd_ms.is_empty() && !a.sojourn.t_s.is_empty());
     assert_identical(&a, &b);
 }
@@ -100,12 +103,18 @@ fn seed_argument_equals_file_seed() {
 fn different_seeds_give_different_results() {
     let a = run(NOISY, &[], Some(1));
     let b = run(NOISY, &[], Some(2));
-    assert_ne!(a.summary.links[0].random_losses, 0);
+    assert_ne!(a.summary.links.iter().find(|l| l.name == "bottleneck").unwrap().random_losses, 0);
     assert!(!same_f64(&a.flows.goodput_mbps, &b.flows.goodput_mbps), "goodput series identical across seeds");
     assert!(!same_f64(&a.owd.owd_ms, &b.owd.owd_ms), "jittered OWDs identical across seeds");
     assert_ne!(
-        (a.summary.links[0].random_losses, a.summary.flows[0].retransmits),
-        (b.summary.links[0].random_losses, b.summary.flows[0].retransmits)
+        (
+            a.summary.links.iter().find(|l| l.name == "bottleneck").unwrap().random_losses,
+            a.summary.flows[0].retransmits
+        ),
+        (
+            b.summary.links.iter().find(|l| l.name == "bottleneck").unwrap().random_losses,
+            b.summary.flows[0].retransmits
+        )
     );
 }
 
@@ -232,7 +241,7 @@ cca = "cubic"
 #[test]
 fn stress_random_loss_1pct() {
     let r = stress(BASE, &["bottleneck.loss=0.01"]);
-    assert!(r.summary.links[0].random_losses > 0);
+    assert!(r.summary.links.iter().find(|l| l.name == "bottleneck").unwrap().random_losses > 0);
     assert!(r.summary.flows[0].retransmits > 0);
 }
 
@@ -245,13 +254,13 @@ fn stress_random_loss_5pct_newreno() {
 #[test]
 fn stress_buffer_5_packets_two_flows() {
     let r = stress(BASE, &["bottleneck.buffer=5p", "flows[0].count=2"]);
-    assert!(r.summary.links[0].drops > 0);
+    assert!(r.summary.links.iter().find(|l| l.name == "bottleneck").unwrap().drops > 0);
 }
 
 #[test]
 fn stress_buffer_2_packets_newreno() {
     let r = stress(BASE, &["bottleneck.buffer=2p", "flows.cca=newreno"]);
-    assert!(r.summary.links[0].drops > 0);
+    assert!(r.summary.links.iter().find(|l| l.name == "bottleneck").unwrap().drops > 0);
 }
 
 #[test]

@@ -1,9 +1,9 @@
 //! The network: links and the static routes flows take over them.
 //!
-//! Hosts and routers are the endpoints of links; a route is the ordered list of links from one
-//! host to another. Packets carry their route and hop index, so forwarding is an array lookup.
+//! Nodes are the endpoints of links; a route is the ordered list of links from one host to
+//! another. [`build`] turns a validated scenario's topology into this. Packets carry their route and hop index, so forwarding is an array lookup.
 
-pub mod dumbbell;
+pub mod build;
 pub mod link;
 
 pub use link::{Link, LinkCounters, SojournRecorder};

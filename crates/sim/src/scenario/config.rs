@@ -1,18 +1,21 @@
 //! The validated, unit-free form of a scenario file. All times are nanoseconds, rates bits per
 //! second, sizes bytes. `parse.rs` builds it from TOML; everything downstream reads only this.
 
+use ccbench_aqm::Limit;
 use ccbench_cc::{CaCounting, Params};
 
 pub type Nanos = u64;
 
 #[derive(Clone, Debug)]
 pub struct Scenario {
+    /// The scenario's `name`, if given.
+    pub name: Option<String>,
     /// Simulated time.
     pub duration: Nanos,
     /// Start of the measurement window for summary metrics.
     pub warmup: Nanos,
     pub seed: u64,
-    pub bottleneck: Bottleneck,
+    pub topology: Topology,
     /// One entry per flow (a `count = n` table is expanded into n flows).
     pub flows: Vec<Flow>,
     pub output: Output,
@@ -22,8 +25,31 @@ pub struct Scenario {
 pub struct Output {
     /// Width of time-series bins (default 100 ms).
     pub bin: Nanos,
-    /// Record every packet's sojourn time at the bottleneck (default true).
+    /// Record every packet's sojourn time at the measured links (default true).
     pub sojourn_samples: bool,
+}
+
+/// Nodes and directional links. Every direction of a link is its own entry with its own queue;
+/// links and nodes are referred to by their index here and by their name everywhere else.
+#[derive(Clone, Debug)]
+pub struct Topology {
+    /// The generator that produced it (`"links"` for explicit `[[links]]`, `"dumbbell"` for
+    /// `[bottleneck]`, …).
+    pub generator: &'static str,
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkSpec>,
+    /// Scheduled changes of all links, sorted by time (file order among equal times).
+    pub changes: Vec<LinkChange>,
+}
+
+impl Topology {
+    pub fn link_index(&self, name: &str) -> Option<usize> {
+        self.links.iter().position(|l| l.name == name)
+    }
+
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n == name)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -32,43 +58,51 @@ pub enum BufferSize {
     Bytes(u64),
     /// Time to drain at the link rate.
     Time(Nanos),
-    /// Multiples of rate × bottleneck `rtt`.
+    /// Multiples of rate × the link's reference `rtt`.
     Bdp(f64),
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum Aqm {
-    DropTail,
+/// One direction of a link.
+#[derive(Clone, Debug)]
+pub struct LinkSpec {
+    pub name: String,
+    pub from: usize,
+    pub to: usize,
+    /// Bits per second.
+    pub rate: f64,
+    /// One-way propagation delay.
+    pub delay: Nanos,
+    /// Per-packet extra delay drawn uniformly from [0, jitter]; never reorders.
+    pub jitter: Nanos,
+    /// Bernoulli loss probability applied to arriving packets before the queue.
+    pub loss: f64,
+    pub buffer: BufferSize,
+    /// The RTT `bdp` buffers refer to.
+    pub rtt: Nanos,
+    /// `buffer` resolved against rate and rtt.
+    pub limit: Limit,
+    /// Queue discipline (a name from the AQM registry) and its parameters.
+    pub aqm: String,
+    pub aqm_params: Params,
+    /// Whether the queue may CE-mark ECT packets instead of dropping them.
+    pub ecn: bool,
+    /// For the reverse direction of a bidirectional link: the forward direction.
+    pub reverse_of: Option<usize>,
+    /// Record queueing delay (summary percentiles and the sojourn series) on this link.
+    pub measure_sojourn: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkChange {
     pub at: Nanos,
-    /// New forward rate (bits/s).
+    /// The link whose rate changes.
+    pub link: usize,
+    /// Its other direction, which shares the propagation delay.
+    pub reverse: Option<usize>,
+    /// New rate of `link` (bits/s).
     pub rate: Option<f64>,
-    /// New one-way propagation delay of the bottleneck link.
+    /// New one-way propagation delay of both directions.
     pub delay: Option<Nanos>,
-}
-
-#[derive(Clone, Debug)]
-pub struct Bottleneck {
-    /// Forward (data direction) rate, bits per second.
-    pub rate: f64,
-    /// Reverse (ACK direction) rate; defaults to `rate`.
-    pub reverse_rate: f64,
-    /// Default base RTT of flows (propagation only); also the RTT `bdp` buffers refer to.
-    pub rtt: Nanos,
-    /// One-way propagation delay of the bottleneck link itself (part of every flow's RTT).
-    pub delay: Nanos,
-    pub buffer: BufferSize,
-    pub aqm: Aqm,
-    /// Whether the queue may mark ECT packets (used by AQMs; DropTail never marks).
-    pub ecn: bool,
-    /// Per-packet extra delay drawn uniformly from [0, jitter]; never reorders.
-    pub jitter: Nanos,
-    /// Bernoulli loss probability applied to data-direction packets before the queue.
-    pub loss: f64,
-    pub changes: Vec<LinkChange>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -90,7 +124,15 @@ pub struct Flow {
     pub start: Nanos,
     /// Stop sending new data at this time (None = run until the end / until `size` is done).
     pub stop: Option<Nanos>,
-    /// Base RTT (propagation only).
+    /// Sending and receiving host.
+    pub from: usize,
+    pub to: usize,
+    /// Links from sender to receiver, and from receiver back to sender (ACKs).
+    pub path: Vec<usize>,
+    pub ack_path: Vec<usize>,
+    /// Extra propagation delay of the flow's own access (round trip), beyond its path's links.
+    pub access_delay: Nanos,
+    /// Base RTT: the path's delays both ways plus the access delay (propagation only).
     pub rtt: Nanos,
     /// Bytes of payload to transfer; None = infinite (greedy).
     pub size: Option<u64>,

@@ -1,8 +1,14 @@
 //! Scenario files: TOML → validated, unit-free [`Scenario`]. See `docs/scenarios.md`.
 
 pub mod config;
+pub mod describe;
+pub mod fields;
+pub mod flows;
+pub(crate) mod overrides;
 pub mod parse;
 pub mod units;
 
+pub use ccbench_cc::Params;
 pub use config::*;
+pub use describe::describe;
 pub use parse::{parse_str, parse_table, ScenarioError};

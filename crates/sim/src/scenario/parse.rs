@@ -1,20 +1,24 @@
 //! TOML scenario files → validated [`Scenario`].
 //!
 //! The raw `toml::Table` is walked by hand (no serde derive) so that every error names the exact
-//! dotted field (`flows[0].cc.beta`, `bottleneck.changes[1].at`) and unknown keys are rejected.
-//! `--set key=value` overrides are applied to the raw table before validation. The schema is
-//! documented in `docs/scenarios.md`.
+//! dotted field (`flows[0].cc.beta`, `links[1].changes[0].at`) and unknown keys are rejected.
+//! `--set key=value` overrides are applied to the raw table before validation. The topology comes
+//! from one of the generators in [`crate::topology::TOPOLOGIES`]. The schema is documented in
+//! `docs/scenarios.md`.
 
-use std::collections::HashMap;
 use std::fmt;
 
-use ccbench_cc::{CaCounting, ParamError, ParamValue, Params};
-use toml::{Table, Value};
+use toml::Table;
 
-use super::config::{
-    Aqm, Bottleneck, BufferSize, CbrOptions, Flow, FlowKind, LinkChange, Nanos, Output, Scenario, TcpOptions,
+use super::config::{Nanos, Output, Scenario};
+use super::fields::{
+    check_keys, fe, get_bool, get_duration, get_int, get_positive_duration, get_str, get_table, required, Fe,
+    R,
 };
-use super::units::{self, format_duration};
+use super::flows::build_flows;
+use super::overrides::apply_override;
+use super::units::format_duration;
+use crate::topology::TOPOLOGIES;
 
 /// A scenario problem: `{source}: {field}: {message}`, e.g.
 /// `s.toml: bottleneck.rate: expected a rate like "10Mbps", got "-3"`.
@@ -36,27 +40,6 @@ impl fmt::Display for ScenarioError {
 }
 
 impl std::error::Error for ScenarioError {}
-
-/// Internal error without the source label.
-#[derive(Debug)]
-struct Fe {
-    field: String,
-    message: String,
-}
-
-type R<T> = Result<T, Fe>;
-
-fn fe(field: impl Into<String>, message: impl Into<String>) -> Fe {
-    Fe { field: field.into(), message: message.into() }
-}
-
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_string()
-    } else {
-        format!("{path}.{key}")
-    }
-}
 
 /// Parse a scenario from TOML text. `source` labels errors (usually the file name); `overrides`
 /// are `key=value` strings (CLI `--set`) applied before validation; `seed` replaces the file's.
@@ -104,295 +87,21 @@ fn one_line(s: &str) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Overrides
-// ---------------------------------------------------------------------------------------------
-
-struct Seg {
-    name: String,
-    index: Option<usize>,
-}
-
-fn parse_path(key: &str) -> Result<Vec<Seg>, String> {
-    let mut segs = Vec::new();
-    for part in key.split('.') {
-        let part = part.trim();
-        let (name, index) = match part.find('[') {
-            Some(open) => {
-                let inner = part[open + 1..]
-                    .strip_suffix(']')
-                    .ok_or_else(|| format!("malformed index in \"{part}\" (expected name[N])"))?;
-                let idx: usize = inner.trim().parse().map_err(|_| {
-                    format!("bad index \"{inner}\" in \"{part}\" (expected a non-negative integer)")
-                })?;
-                (&part[..open], Some(idx))
-            }
-            None => (part, None),
-        };
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-            return Err(format!(
-                "malformed key \"{key}\" (expected a dotted path like bottleneck.rate or flows[0].cca)"
-            ));
-        }
-        segs.push(Seg { name: name.to_string(), index });
-    }
-    Ok(segs)
-}
-
-/// A TOML value if `raw` is one (number, boolean, quoted string, inline array or table),
-/// otherwise the bare string.
-fn parse_override_value(raw: &str) -> Value {
-    if let Ok(t) = format!("v = {raw}").parse::<Table>() {
-        if t.len() == 1 {
-            match t.get("v") {
-                // `inf` / `nan` are TOML floats, but as overrides they mean the string ("size=inf").
-                Some(Value::Float(f)) if !f.is_finite() => {}
-                Some(v) => return v.clone(),
-                None => {}
-            }
-        }
-    }
-    Value::String(raw.to_string())
-}
-
-fn apply_override(table: &mut Table, spec: &str) -> R<()> {
-    let Some((key, raw)) = spec.split_once('=') else {
-        return Err(fe(format!("--set {}", spec.trim()), "expected key=value"));
-    };
-    let key = key.trim();
-    let field = format!("--set {key}");
-    if key.is_empty() {
-        return Err(fe(field, "expected key=value, the key is empty"));
-    }
-    let segs = parse_path(key).map_err(|m| fe(&field, m))?;
-    let value = parse_override_value(raw.trim());
-    set_path(table, &segs, &value, "").map_err(|m| fe(&field, m))
-}
-
-fn set_path(t: &mut Table, segs: &[Seg], value: &Value, prefix: &str) -> Result<(), String> {
-    let seg = &segs[0];
-    let rest = &segs[1..];
-    let here = join(prefix, &seg.name);
-    match seg.index {
-        Some(idx) => {
-            let arr = match t.get_mut(&seg.name) {
-                Some(Value::Array(a)) => a,
-                Some(_) => return Err(format!("{here} is not an array, cannot index it")),
-                None => return Err(format!("index {idx} out of range ({here} does not exist)")),
-            };
-            if idx >= arr.len() {
-                return Err(format!("index {idx} out of range ({here} has {} entries)", arr.len()));
-            }
-            let here = format!("{here}[{idx}]");
-            if rest.is_empty() {
-                arr[idx] = value.clone();
-                return Ok(());
-            }
-            match &mut arr[idx] {
-                Value::Table(sub) => set_path(sub, rest, value, &here),
-                _ => Err(format!("{here} is not a table")),
-            }
-        }
-        None => {
-            if rest.is_empty() {
-                t.insert(seg.name.clone(), value.clone());
-                return Ok(());
-            }
-            if !t.contains_key(&seg.name) {
-                t.insert(seg.name.clone(), Value::Table(Table::new()));
-            }
-            match t.get_mut(&seg.name) {
-                Some(Value::Table(sub)) => set_path(sub, rest, value, &here),
-                // `flows.cca=x`: apply to every entry of an array of tables.
-                Some(Value::Array(arr)) if !arr.is_empty() && arr.iter().all(Value::is_table) => {
-                    for (i, item) in arr.iter_mut().enumerate() {
-                        if let Value::Table(sub) = item {
-                            set_path(sub, rest, value, &format!("{here}[{i}]"))?;
-                        }
-                    }
-                    Ok(())
-                }
-                _ => Err(format!("{here} is not a table")),
-            }
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Typed getters: each returns Ok(None) when the key is absent.
-// ---------------------------------------------------------------------------------------------
-
-fn check_keys(t: &Table, path: &str, allowed: &[&str]) -> R<()> {
-    match t.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(k) => Err(fe(join(path, k), "unknown key")),
-        None => Ok(()),
-    }
-}
-
-fn get_table<'a>(t: &'a Table, path: &str, key: &str) -> R<Option<&'a Table>> {
-    match t.get(key) {
-        None => Ok(None),
-        Some(Value::Table(sub)) => Ok(Some(sub)),
-        Some(v) => Err(fe(join(path, key), format!("expected a table, got {v}"))),
-    }
-}
-
-fn get_str<'a>(t: &'a Table, path: &str, key: &str) -> R<Option<&'a str>> {
-    match t.get(key) {
-        None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(v) => Err(fe(join(path, key), format!("expected a string, got {v}"))),
-    }
-}
-
-fn get_bool(t: &Table, path: &str, key: &str) -> R<Option<bool>> {
-    match t.get(key) {
-        None => Ok(None),
-        Some(Value::Boolean(b)) => Ok(Some(*b)),
-        Some(v) => Err(fe(join(path, key), format!("expected true or false, got {v}"))),
-    }
-}
-
-fn get_int(t: &Table, path: &str, key: &str, min: i64, max: i64) -> R<Option<i64>> {
-    match t.get(key) {
-        None => Ok(None),
-        Some(Value::Integer(i)) => {
-            if *i < min || *i > max {
-                let range = if max == i64::MAX {
-                    format!("must be at least {min}")
-                } else {
-                    format!("must be between {min} and {max}")
-                };
-                Err(fe(join(path, key), format!("{range}, got {i}")))
-            } else {
-                Ok(Some(*i))
-            }
-        }
-        Some(v) => Err(fe(join(path, key), format!("expected an integer, got {v}"))),
-    }
-}
-
-/// A unit-carrying string parsed by `parse`; anything else is `{hint}, got {value}`.
-fn get_unit<T>(
-    t: &Table,
-    path: &str,
-    key: &str,
-    hint: &str,
-    parse: impl Fn(&str) -> Result<T, String>,
-) -> R<Option<T>> {
-    match t.get(key) {
-        None => Ok(None),
-        Some(Value::String(s)) => parse(s).map(Some).map_err(|m| fe(join(path, key), m)),
-        Some(v) => Err(fe(join(path, key), format!("{hint}, got {v}"))),
-    }
-}
-
-fn get_duration(t: &Table, path: &str, key: &str) -> R<Option<Nanos>> {
-    if let Some(Value::Integer(0)) = t.get(key) {
-        return Ok(Some(0));
-    }
-    get_unit(t, path, key, "expected a duration like \"100ms\"", units::parse_duration)
-}
-
-fn get_positive_duration(t: &Table, path: &str, key: &str) -> R<Option<Nanos>> {
-    match get_duration(t, path, key)? {
-        Some(0) => Err(fe(join(path, key), "must be > 0")),
-        other => Ok(other),
-    }
-}
-
-fn get_rate(t: &Table, path: &str, key: &str) -> R<Option<f64>> {
-    get_unit(t, path, key, "expected a rate like \"10Mbps\"", units::parse_rate)
-}
-
-fn get_size(t: &Table, path: &str, key: &str) -> R<Option<u64>> {
-    get_unit(t, path, key, "expected a size like \"1MB\"", units::parse_size)
-}
-
-fn get_probability(t: &Table, path: &str, key: &str) -> R<Option<f64>> {
-    let v = match t.get(key) {
-        None => return Ok(None),
-        Some(Value::Float(f)) => *f,
-        Some(Value::Integer(i)) => *i as f64,
-        Some(v) => return Err(fe(join(path, key), format!("expected a probability in [0, 1), got {v}"))),
-    };
-    if !(0.0..1.0).contains(&v) {
-        return Err(fe(join(path, key), format!("expected a probability in [0, 1), got {v}")));
-    }
-    Ok(Some(v))
-}
-
-fn required<T>(v: Option<T>, field: impl Into<String>, example: &str) -> R<T> {
-    v.ok_or_else(|| fe(field, format!("missing required key (e.g. {example})")))
-}
-
-/// `[flows.cc]`-style table → Params. Nested tables, arrays and datetimes are errors.
-fn get_params(t: &Table, path: &str, key: &str) -> R<Params> {
-    let mut params = Params::new();
-    let Some(sub) = get_table(t, path, key)? else {
-        return Ok(params);
-    };
-    let here = join(path, key);
-    for (k, v) in sub {
-        let value = match v {
-            Value::Float(f) => ParamValue::Float(*f),
-            Value::Integer(i) => ParamValue::Int(*i),
-            Value::Boolean(b) => ParamValue::Bool(*b),
-            Value::String(s) => ParamValue::Str(s.clone()),
-            Value::Table(_) => return Err(fe(join(&here, k), "nested tables are not allowed here")),
-            Value::Array(_) => return Err(fe(join(&here, k), "arrays are not allowed here")),
-            Value::Datetime(_) => {
-                return Err(fe(join(&here, k), "expected a number, boolean or string, got a date/time"))
-            }
-        };
-        params.insert(k.clone(), value);
-    }
-    Ok(params)
-}
-
-// ---------------------------------------------------------------------------------------------
 // Schema
 // ---------------------------------------------------------------------------------------------
 
 /// Most time-series bins a run may have.
 const MAX_BINS: u64 = 1_000_000;
 
-const TOP_KEYS: &[&str] = &["name", "duration", "warmup", "seed", "bottleneck", "flows", "output"];
+const TOP_KEYS: &[&str] = &["name", "duration", "warmup", "seed", "flows", "output", "nodes"];
 const OUTPUT_KEYS: &[&str] = &["bin", "sojourn_samples"];
-const BOTTLENECK_KEYS: &[&str] =
-    &["rate", "reverse_rate", "rtt", "delay", "buffer", "aqm", "ecn", "jitter", "loss", "changes"];
-const CHANGE_KEYS: &[&str] = &["at", "rate", "delay"];
-const FLOW_COMMON_KEYS: &[&str] = &["name", "type", "count", "start", "stop", "rtt", "header_bytes"];
-const FLOW_TCP_KEYS: &[&str] = &[
-    "cca",
-    "cc",
-    "size",
-    "mss",
-    "initial_window",
-    "sack",
-    "delayed_ack",
-    "delayed_ack_timeout",
-    "quickack_segments",
-    "timestamps",
-    "ts_granularity",
-    "rcv_buf",
-    "wscale",
-    "handshake",
-    "ecn",
-    "rto_min",
-    "rto_initial",
-    "rto_max",
-    "ca_counting",
-    "receiver_cca",
-    "receiver_cc",
-];
-const FLOW_CBR_KEYS: &[&str] = &["packet_size", "interval"];
-const AQMS: &[&str] = &["droptail"];
-const DEFAULT_RTT: Nanos = 100_000_000;
 const DEFAULT_BIN: Nanos = 100_000_000;
 
 fn build(t: &Table) -> R<Scenario> {
-    check_keys(t, "", TOP_KEYS)?;
-    get_str(t, "", "name")?;
+    let generator_keys = TOPOLOGIES.iter().map(|g| g.build.key);
+    let allowed: Vec<&str> = TOP_KEYS.iter().copied().chain(generator_keys).collect();
+    check_keys(t, "", &allowed)?;
+    let name = get_str(t, "", "name")?.map(str::to_string);
     let duration = required(get_duration(t, "", "duration")?, "duration", "duration = \"60s\"")?;
     if duration == 0 {
         return Err(fe("duration", "must be > 0"));
@@ -422,10 +131,37 @@ fn build(t: &Table) -> R<Scenario> {
             ),
         ));
     }
-    let bt = required(get_table(t, "", "bottleneck")?, "bottleneck", "[bottleneck] with rate = \"10Mbps\"")?;
-    let bottleneck = build_bottleneck(bt, duration)?;
-    let flows = build_flows(t.get("flows"), &bottleneck, duration)?;
-    Ok(Scenario { duration, warmup, seed, bottleneck, flows, output })
+    let (topology, attach) = build_topology(t, duration)?;
+    let flows = build_flows(t.get("flows"), &topology, attach, duration)?;
+    Ok(Scenario { name, duration, warmup, seed, topology, flows, output })
+}
+
+/// The one topology generator whose key the scenario uses.
+fn build_topology(t: &Table, duration: Nanos) -> R<(super::Topology, crate::topology::Attach)> {
+    let mut present = TOPOLOGIES.iter().filter(|g| t.contains_key(g.build.key));
+    let Some(g) = present.next() else {
+        let keys: Vec<String> =
+            TOPOLOGIES.iter().map(|g| format!("[{}] ({})", g.build.key, g.name)).collect();
+        return Err(fe(
+            "bottleneck",
+            format!("missing: the scenario needs a topology, one of {}", keys.join(", ")),
+        ));
+    };
+    if let Some(other) = present.next() {
+        return Err(fe(
+            other.build.key,
+            format!("cannot be combined with {} (one topology per scenario)", g.build.key),
+        ));
+    }
+    if t.contains_key("nodes") && !g.build.whole_file {
+        return Err(fe("nodes", "only used with [[links]]"));
+    }
+    let source = if g.build.whole_file {
+        t
+    } else {
+        required(get_table(t, "", g.build.key)?, g.build.key, "a table")?
+    };
+    (g.build.build)(source, duration)
 }
 
 fn build_output(t: Option<&Table>) -> R<Output> {
@@ -440,366 +176,15 @@ fn build_output(t: Option<&Table>) -> R<Output> {
     })
 }
 
-fn build_bottleneck(t: &Table, duration: Nanos) -> R<Bottleneck> {
-    let p = "bottleneck";
-    check_keys(t, p, BOTTLENECK_KEYS)?;
-    let rate = required(get_rate(t, p, "rate")?, "bottleneck.rate", "rate = \"10Mbps\"")?;
-    let reverse_rate = get_rate(t, p, "reverse_rate")?.unwrap_or(rate);
-    let rtt = get_positive_duration(t, p, "rtt")?.unwrap_or(DEFAULT_RTT);
-    let delay = get_duration(t, p, "delay")?.unwrap_or(0);
-    let buffer = get_unit(
-        t,
-        p,
-        "buffer",
-        "expected a buffer size like \"50p\", \"64KB\", \"30ms\" or \"0.5bdp\"",
-        units::parse_buffer,
-    )?
-    .unwrap_or(BufferSize::Bdp(1.0));
-    let aqm = match get_str(t, p, "aqm")? {
-        None => Aqm::DropTail,
-        Some(s) if s.eq_ignore_ascii_case("droptail") => Aqm::DropTail,
-        Some(s) => {
-            return Err(fe("bottleneck.aqm", format!("unknown AQM \"{s}\" (known: {})", AQMS.join(", "))))
-        }
-    };
-    let ecn = get_bool(t, p, "ecn")?.unwrap_or(false);
-    let jitter = get_duration(t, p, "jitter")?.unwrap_or(0);
-    let loss = get_probability(t, p, "loss")?.unwrap_or(0.0);
-
-    let mut changes = Vec::new();
-    match t.get("changes") {
-        None => {}
-        Some(Value::Array(items)) => {
-            for (j, item) in items.iter().enumerate() {
-                let cp = format!("bottleneck.changes[{j}]");
-                let Value::Table(ct) = item else {
-                    return Err(fe(cp, format!("expected a table ([[bottleneck.changes]]), got {item}")));
-                };
-                check_keys(ct, &cp, CHANGE_KEYS)?;
-                let at = required(get_duration(ct, &cp, "at")?, join(&cp, "at"), "at = \"30s\"")?;
-                if at >= duration {
-                    return Err(fe(
-                        join(&cp, "at"),
-                        format!(
-                            "must be less than duration ({}), got {}",
-                            format_duration(duration),
-                            format_duration(at)
-                        ),
-                    ));
-                }
-                let rate = get_rate(ct, &cp, "rate")?;
-                let delay = get_duration(ct, &cp, "delay")?;
-                if rate.is_none() && delay.is_none() {
-                    return Err(fe(cp, "a change needs rate and/or delay"));
-                }
-                changes.push(LinkChange { at, rate, delay });
-            }
-        }
-        Some(v) => {
-            return Err(fe(
-                "bottleneck.changes",
-                format!("expected an array of tables ([[bottleneck.changes]]), got {v}"),
-            ))
-        }
-    }
-    // Stable: changes at the same instant keep their file order.
-    changes.sort_by_key(|c| c.at);
-
-    Ok(Bottleneck { rate, reverse_rate, rtt, delay, buffer, aqm, ecn, jitter, loss, changes })
-}
-
-fn map_param_error(e: ParamError, path: &str, name_key: &str, table_key: &str) -> Fe {
-    if e.key == name_key {
-        fe(join(path, name_key), e.message)
-    } else {
-        fe(join(&join(path, table_key), &e.key), e.message)
-    }
-}
-
-fn build_flows(v: Option<&Value>, b: &Bottleneck, duration: Nanos) -> R<Vec<Flow>> {
-    let entries = match v {
-        None => return Err(fe("flows", "at least one [[flows]] entry is required")),
-        Some(Value::Array(a)) if a.is_empty() => {
-            return Err(fe("flows", "at least one [[flows]] entry is required"))
-        }
-        Some(Value::Array(a)) => a,
-        Some(v) => return Err(fe("flows", format!("expected an array of tables ([[flows]]), got {v}"))),
-    };
-    let mut flows = Vec::new();
-    let mut names: HashMap<String, usize> = HashMap::new();
-    for (i, entry) in entries.iter().enumerate() {
-        let p = format!("flows[{i}]");
-        let Value::Table(ft) = entry else {
-            return Err(fe(p, format!("expected a table ([[flows]]), got {entry}")));
-        };
-        let (template, count, explicit_name, rtt_explicit) = build_flow(ft, &p, b, duration)?;
-        for k in 0..count {
-            let g = flows.len();
-            let name = match &explicit_name {
-                Some(n) if count > 1 => format!("{n}-{k}"),
-                Some(n) => n.clone(),
-                None if template.kind == FlowKind::Cbr => format!("cbr-{g}"),
-                None => format!("{}-{g}", template.cca),
-            };
-            if let Some(prev) = names.insert(name.clone(), i) {
-                let field = if explicit_name.is_some() { join(&p, "name") } else { p.clone() };
-                return Err(fe(
-                    field,
-                    format!("duplicate flow name \"{name}\" (also used by flows[{prev}])"),
-                ));
-            }
-            check_delay(b, &p, template.rtt, rtt_explicit)?;
-            flows.push(Flow { name, ..template.clone() });
-        }
-    }
-    for (j, c) in b.changes.iter().enumerate() {
-        if let Some(d) = c.delay {
-            if let Some(f) = flows.iter().find(|f| d.saturating_mul(2) > f.rtt) {
-                return Err(fe(
-                    format!("bottleneck.changes[{j}].delay"),
-                    format!(
-                        "2 × delay ({}) exceeds the RTT of flow \"{}\" ({})",
-                        format_duration(d.saturating_mul(2)),
-                        f.name,
-                        format_duration(f.rtt)
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(flows)
-}
-
-/// The bottleneck link's own propagation delay is part of every flow's RTT.
-fn check_delay(b: &Bottleneck, p: &str, rtt: Nanos, rtt_explicit: bool) -> R<()> {
-    let two = b.delay.saturating_mul(2);
-    if two <= rtt {
-        return Ok(());
-    }
-    if rtt_explicit {
-        Err(fe(
-            join(p, "rtt"),
-            format!(
-                "must be at least 2 × bottleneck.delay ({}), got {}",
-                format_duration(two),
-                format_duration(rtt)
-            ),
-        ))
-    } else {
-        Err(fe(
-            "bottleneck.delay",
-            format!(
-                "2 × delay ({}) exceeds the RTT of {p} ({}, from bottleneck.rtt)",
-                format_duration(two),
-                format_duration(rtt)
-            ),
-        ))
-    }
-}
-
-/// One `[[flows]]` entry → (flow with a placeholder name, count, explicit name, rtt given?).
-fn build_flow(t: &Table, p: &str, b: &Bottleneck, duration: Nanos) -> R<(Flow, usize, Option<String>, bool)> {
-    let kind = match get_str(t, p, "type")? {
-        None | Some("tcp") => FlowKind::Tcp,
-        Some("cbr") => FlowKind::Cbr,
-        Some(other) => {
-            return Err(fe(join(p, "type"), format!("expected \"tcp\" or \"cbr\", got \"{other}\"")))
-        }
-    };
-    for key in t.keys() {
-        let k = key.as_str();
-        let ok = FLOW_COMMON_KEYS.contains(&k)
-            || (kind == FlowKind::Tcp && FLOW_TCP_KEYS.contains(&k))
-            || (kind == FlowKind::Cbr && FLOW_CBR_KEYS.contains(&k));
-        if ok {
-            continue;
-        }
-        let msg = if FLOW_TCP_KEYS.contains(&k) {
-            "only allowed for TCP flows (this flow has type = \"cbr\")"
-        } else if FLOW_CBR_KEYS.contains(&k) {
-            "only allowed for CBR flows (add type = \"cbr\")"
-        } else {
-            "unknown key"
-        };
-        return Err(fe(join(p, k), msg));
-    }
-
-    let explicit_name = match get_str(t, p, "name")? {
-        Some(n) if n.trim().is_empty() => return Err(fe(join(p, "name"), "must not be empty")),
-        Some(n) => Some(n.to_string()),
-        None => None,
-    };
-    let count = get_int(t, p, "count", 1, 1_000_000)?.unwrap_or(1) as usize;
-    let start = get_duration(t, p, "start")?.unwrap_or(0);
-    if start >= duration {
-        return Err(fe(
-            join(p, "start"),
-            format!(
-                "must be less than duration ({}), got {}",
-                format_duration(duration),
-                format_duration(start)
-            ),
-        ));
-    }
-    let stop = get_duration(t, p, "stop")?;
-    if let Some(stop) = stop {
-        if stop <= start {
-            return Err(fe(
-                join(p, "stop"),
-                format!("must be after start ({}), got {}", format_duration(start), format_duration(stop)),
-            ));
-        }
-    }
-    let rtt_explicit = t.contains_key("rtt");
-    let rtt = get_positive_duration(t, p, "rtt")?.unwrap_or(b.rtt);
-
-    let mut flow = Flow {
-        name: String::new(),
-        kind: kind.clone(),
-        cca: String::new(),
-        cc: Params::new(),
-        start,
-        stop,
-        rtt,
-        size: None,
-        tcp: TcpOptions::default(),
-        cbr: CbrOptions::default(),
-    };
-
-    match kind {
-        FlowKind::Tcp => {
-            flow.cca = get_str(t, p, "cca")?.unwrap_or("cubic").to_string();
-            flow.cc = get_params(t, p, "cc")?;
-            ccbench_cc::build_controller(&flow.cca, &flow.cc.clone())
-                .map_err(|e| map_param_error(e, p, "cca", "cc"))?;
-            flow.size = match t.get("size") {
-                None => None,
-                Some(_) => get_unit(
-                    t,
-                    p,
-                    "size",
-                    "expected a size like \"1MB\" or \"inf\"",
-                    units::parse_size_or_inf,
-                )?
-                .flatten(),
-            };
-            flow.tcp = build_tcp(t, p)?;
-        }
-        FlowKind::Cbr => {
-            let c = &mut flow.cbr;
-            if let Some(v) = get_int(t, p, "packet_size", 1, 65_507)? {
-                c.packet_size = v as u32;
-            }
-            if let Some(v) = get_positive_duration(t, p, "interval")? {
-                c.interval = v;
-            }
-            if let Some(v) = get_int(t, p, "header_bytes", 0, 65_535)? {
-                c.header_bytes = v as u32;
-            }
-        }
-    }
-    Ok((flow, count, explicit_name, rtt_explicit))
-}
-
-fn build_tcp(t: &Table, p: &str) -> R<TcpOptions> {
-    let mut o = TcpOptions::default();
-    if let Some(v) = get_int(t, p, "mss", 64, 65_000)? {
-        o.mss = v as u32;
-    }
-    if let Some(v) = get_int(t, p, "header_bytes", 0, 65_535)? {
-        o.header_bytes = v as u32;
-    }
-    if let Some(v) = get_int(t, p, "initial_window", 1, 1_000_000)? {
-        o.initial_window = v as u32;
-    }
-    if let Some(v) = get_bool(t, p, "sack")? {
-        o.sack = v;
-    }
-    if let Some(v) = get_bool(t, p, "delayed_ack")? {
-        o.delayed_ack = v;
-    }
-    if let Some(v) = get_positive_duration(t, p, "delayed_ack_timeout")? {
-        o.delayed_ack_timeout = v;
-    }
-    if let Some(v) = get_int(t, p, "quickack_segments", 0, 1_000_000)? {
-        o.quickack_segments = v as u32;
-    }
-    if let Some(v) = get_bool(t, p, "timestamps")? {
-        o.timestamps = v;
-    }
-    if let Some(v) = get_positive_duration(t, p, "ts_granularity")? {
-        o.ts_granularity = v;
-    }
-    if let Some(v) = get_size(t, p, "rcv_buf")? {
-        o.rcv_buf = v;
-    }
-    if let Some(v) = get_int(t, p, "wscale", 0, 14)? {
-        o.wscale = Some(v as u8);
-    }
-    if let Some(v) = get_bool(t, p, "handshake")? {
-        o.handshake = v;
-    }
-    if let Some(v) = get_bool(t, p, "ecn")? {
-        o.ecn = v;
-    }
-    if let Some(v) = get_positive_duration(t, p, "rto_min")? {
-        o.rto_min = v;
-    }
-    if let Some(v) = get_positive_duration(t, p, "rto_initial")? {
-        o.rto_initial = v;
-    }
-    if let Some(v) = get_positive_duration(t, p, "rto_max")? {
-        o.rto_max = v;
-    }
-    if o.rto_max < o.rto_min {
-        return Err(fe(
-            join(p, "rto_max"),
-            format!(
-                "must be at least rto_min ({}), got {}",
-                format_duration(o.rto_min),
-                format_duration(o.rto_max)
-            ),
-        ));
-    }
-    if o.rto_initial < o.rto_min || o.rto_initial > o.rto_max {
-        return Err(fe(
-            join(p, "rto_initial"),
-            format!(
-                "must lie between rto_min ({}) and rto_max ({}), got {}",
-                format_duration(o.rto_min),
-                format_duration(o.rto_max),
-                format_duration(o.rto_initial)
-            ),
-        ));
-    }
-    o.ca_counting = match get_str(t, p, "ca_counting")? {
-        None | Some("segments") => CaCounting::Segments,
-        Some("acks") => CaCounting::Acks,
-        Some(other) => {
-            return Err(fe(
-                join(p, "ca_counting"),
-                format!("expected \"segments\" or \"acks\", got \"{other}\""),
-            ))
-        }
-    };
-    o.receiver_cca = get_str(t, p, "receiver_cca")?.map(str::to_string);
-    o.receiver_cc = get_params(t, p, "receiver_cc")?;
-    match &o.receiver_cca {
-        Some(name) => {
-            ccbench_cc::build_receiver_control(name, &o.receiver_cc.clone())
-                .map_err(|e| map_param_error(e, p, "receiver_cca", "receiver_cc"))?;
-        }
-        None if !o.receiver_cc.is_empty() => {
-            return Err(fe(join(p, "receiver_cc"), "given without receiver_cca"));
-        }
-        None => {}
-    }
-    Ok(o)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::{BufferSize, FlowKind, LinkChange, LinkSpec, TcpOptions};
+    use ccbench_cc::{CaCounting, ParamValue, Params};
+
+    fn link<'a>(s: &'a Scenario, name: &str) -> &'a LinkSpec {
+        &s.topology.links[s.topology.link_index(name).unwrap()]
+    }
 
     const SRC: &str = "s.toml";
 
@@ -915,22 +300,28 @@ header_bytes = 40
         assert_eq!(s.output.bin, 50_000_000);
         assert!(!s.output.sojourn_samples);
 
-        let b = &s.bottleneck;
+        let b = link(&s, "bottleneck");
         assert_eq!(b.rate, 20e6);
-        assert_eq!(b.reverse_rate, 1e6);
+        assert_eq!(link(&s, "bottleneck-rev").rate, 1e6);
         assert_eq!(b.rtt, 80_000_000);
         assert_eq!(b.delay, 5_000_000);
         assert_eq!(b.buffer, BufferSize::Bdp(0.5));
-        assert_eq!(b.aqm, Aqm::DropTail);
+        assert_eq!(b.aqm, "droptail");
         assert!(b.ecn);
         assert_eq!(b.jitter, 1_000_000);
         assert_eq!(b.loss, 0.01);
         // Sorted by time.
         assert_eq!(
-            b.changes,
+            s.topology.changes,
             vec![
-                LinkChange { at: 30_000_000_000, rate: None, delay: Some(10_000_000) },
-                LinkChange { at: 50_000_000_000, rate: Some(10e6), delay: None },
+                LinkChange {
+                    at: 30_000_000_000,
+                    link: 0,
+                    reverse: Some(1),
+                    rate: None,
+                    delay: Some(10_000_000)
+                },
+                LinkChange { at: 50_000_000_000, link: 0, reverse: Some(1), rate: Some(10e6), delay: None },
             ]
         );
 
@@ -983,17 +374,17 @@ header_bytes = 40
         assert_eq!(s.seed, 1);
         assert_eq!(s.output.bin, 100_000_000);
         assert!(s.output.sojourn_samples);
-        let b = &s.bottleneck;
+        let b = link(&s, "bottleneck");
         assert_eq!(b.rate, 10e6);
-        assert_eq!(b.reverse_rate, 10e6);
+        assert_eq!(link(&s, "bottleneck-rev").rate, 10e6);
         assert_eq!(b.rtt, 100_000_000);
         assert_eq!(b.delay, 0);
         assert_eq!(b.buffer, BufferSize::Bdp(1.0));
-        assert_eq!(b.aqm, Aqm::DropTail);
+        assert_eq!(b.aqm, "droptail");
         assert!(!b.ecn);
         assert_eq!(b.jitter, 0);
         assert_eq!(b.loss, 0.0);
-        assert!(b.changes.is_empty());
+        assert!(s.topology.changes.is_empty());
         assert_eq!(s.flows.len(), 1);
         let f = &s.flows[0];
         assert_eq!(f.name, "cubic-0");
@@ -1036,7 +427,7 @@ header_bytes = 40
     fn reverse_rate_and_rtt_defaults_follow_the_bottleneck() {
         let s = parse(&with_bottleneck("rtt = \"40ms\"")).unwrap();
         assert_eq!(s.flows[0].rtt, 40_000_000);
-        assert_eq!(s.bottleneck.reverse_rate, 10e6);
+        assert_eq!(link(&s, "bottleneck-rev").rate, 10e6);
     }
 
     #[test]
@@ -1248,7 +639,7 @@ header_bytes = 40
             &["bottleneck.rate=20Mbps", "duration=30s", "flows[1].cca=newreno", "warmup = \"5s\""],
         )
         .unwrap();
-        assert_eq!(s.bottleneck.rate, 20e6);
+        assert_eq!(link(&s, "bottleneck").rate, 20e6);
         assert_eq!(s.duration, 30_000_000_000);
         assert_eq!(s.warmup, 5_000_000_000);
         assert_eq!(s.flows[0].cca, "cubic");
@@ -1274,7 +665,7 @@ header_bytes = 40
         let s = parse_with(MINIMAL, &["flows[0].size=inf"]).unwrap();
         assert_eq!(s.flows[0].size, None);
         let s = parse_with(MINIMAL, &["bottleneck.changes=[{at=\"1s\", rate=\"5Mbps\"}]"]).unwrap();
-        assert_eq!(s.bottleneck.changes.len(), 1);
+        assert_eq!(s.topology.changes.len(), 1);
     }
 
     #[test]

@@ -1,4 +1,9 @@
-//! Controller parameters as given in a scenario's `[flows.cc]` table, without any TOML types.
+//! Algorithm parameters as given in a scenario's `[flows.cc]` or `[links.aqm_params]` table,
+//! without any TOML types.
+//!
+//! Every typed getter also records what it asked for (key, type, default), so building an
+//! algorithm once from empty parameters lists its parameters: the docs and `ccbench list` read
+//! that list, and it can never drift from the code that reads the values.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -31,7 +36,16 @@ impl std::error::Error for ParamError {}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Params {
     values: BTreeMap<String, ParamValue>,
-    used: std::cell::RefCell<Vec<String>>,
+    used: std::cell::RefCell<Vec<ParamSpec>>,
+}
+
+/// One parameter an algorithm reads: its key, accepted values and default, as text for docs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamSpec {
+    pub key: String,
+    /// Accepted values, e.g. `number in [0.01, 0.99]`, `true/false`, `one of min_rtt, srtt`.
+    pub kind: String,
+    pub default: String,
 }
 
 impl Params {
@@ -43,12 +57,25 @@ impl Params {
         self.values.insert(key.into(), value);
     }
 
+    /// The values as given, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &ParamValue)> {
+        self.values.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
 
-    fn mark(&self, key: &str) {
-        self.used.borrow_mut().push(key.to_string());
+    fn mark(&self, key: &str, kind: String, default: String) {
+        let mut used = self.used.borrow_mut();
+        if !used.iter().any(|u| u.key == key) {
+            used.push(ParamSpec { key: key.to_string(), kind, default });
+        }
+    }
+
+    /// The parameters asked for so far, in the order the algorithm read them.
+    pub fn specs(&self) -> Vec<ParamSpec> {
+        self.used.borrow().clone()
     }
 
     fn err(key: &str, message: impl Into<String>) -> ParamError {
@@ -57,7 +84,7 @@ impl Params {
 
     /// A real number, with its default, required to lie in `[min, max]`.
     pub fn f64_in(&self, key: &str, default: f64, min: f64, max: f64) -> Result<f64, ParamError> {
-        self.mark(key);
+        self.mark(key, format!("number in [{min}, {max}]"), default.to_string());
         let v = match self.values.get(key) {
             None => return Ok(default),
             Some(ParamValue::Float(v)) => *v,
@@ -71,7 +98,7 @@ impl Params {
     }
 
     pub fn u64_in(&self, key: &str, default: u64, min: u64, max: u64) -> Result<u64, ParamError> {
-        self.mark(key);
+        self.mark(key, format!("integer in [{min}, {max}]"), default.to_string());
         let v = match self.values.get(key) {
             None => return Ok(default),
             Some(ParamValue::Int(v)) if *v >= 0 => *v as u64,
@@ -86,7 +113,7 @@ impl Params {
     }
 
     pub fn bool(&self, key: &str, default: bool) -> Result<bool, ParamError> {
-        self.mark(key);
+        self.mark(key, "true or false".into(), default.to_string());
         match self.values.get(key) {
             None => Ok(default),
             Some(ParamValue::Bool(b)) => Ok(*b),
@@ -96,7 +123,7 @@ impl Params {
 
     /// One of `choices`.
     pub fn choice(&self, key: &str, default: &str, choices: &[&str]) -> Result<String, ParamError> {
-        self.mark(key);
+        self.mark(key, format!("one of {}", choices.join(", ")), format!("\"{default}\""));
         match self.values.get(key) {
             None => Ok(default.to_string()),
             Some(ParamValue::Str(s)) if choices.contains(&s.as_str()) => Ok(s.clone()),
@@ -108,7 +135,7 @@ impl Params {
     pub fn reject_unknown(&self, algorithm: &str) -> Result<(), ParamError> {
         let used = self.used.borrow();
         for key in self.values.keys() {
-            if !used.iter().any(|u| u == key) {
+            if !used.iter().any(|u| &u.key == key) {
                 return Err(Self::err(key, format!("unknown parameter for {algorithm}")));
             }
         }
@@ -137,5 +164,21 @@ mod tests {
         assert_eq!(p.f64_in("beta", 0.7, 0.0, 1.0).unwrap(), 0.7);
         assert!(p.bool("hystart", true).unwrap());
         p.reject_unknown("cubic").unwrap();
+    }
+
+    #[test]
+    fn getters_record_what_they_read() {
+        let p = Params::new();
+        p.f64_in("beta", 0.7, 0.0, 1.0).unwrap();
+        p.choice("mode", "a", &["a", "b"]).unwrap();
+        p.f64_in("beta", 0.7, 0.0, 1.0).unwrap();
+        let specs = p.specs();
+        assert_eq!(specs.len(), 2, "a key read twice is listed once");
+        assert_eq!(
+            specs[0],
+            ParamSpec { key: "beta".into(), kind: "number in [0, 1]".into(), default: "0.7".into() }
+        );
+        assert_eq!(specs[1].kind, "one of a, b");
+        assert_eq!(specs[1].default, "\"a\"");
     }
 }

@@ -1,0 +1,86 @@
+//! The queue-discipline table: every name a scenario may give in `aqm`.
+//!
+//! Adding a queue discipline is one file and one row here; the scenario parser, its errors, the
+//! docs and `ccbench list` read this table. Queues are generic over the packet type, so the table
+//! is built per packet type by [`queues`].
+
+use ccbench_params::{lookup, Entry, ParamError, ParamSpec, Params};
+
+use crate::{DropTail, Limit, QueueDisc, QueuedPacket};
+
+/// What every queue gets from its link besides its own parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QueueConfig {
+    /// The physical buffer; overflow always drops.
+    pub limit: Limit,
+    /// Whether the queue may CE-mark ECT packets instead of dropping them.
+    pub ecn: bool,
+}
+
+pub type BuildQueue<P> = fn(QueueConfig, &Params) -> Result<Box<dyn QueueDisc<P>>, ParamError>;
+
+/// The queue disciplines, for packets of type `P`.
+pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 1] {
+    [Entry {
+        name: "droptail",
+        aliases: &[],
+        summary: "drop-tail FIFO: drops arrivals beyond the buffer, never marks",
+        build: |cfg, _| Ok(Box::new(DropTail::new(cfg.limit))),
+    }]
+}
+
+/// Build queue `name` with `params` (the link's `aqm_params`); errors name `aqm` or the parameter.
+pub fn build_queue<P: QueuedPacket + Send + 'static>(
+    name: &str,
+    cfg: QueueConfig,
+    params: &Params,
+) -> Result<Box<dyn QueueDisc<P>>, ParamError> {
+    let table = queues::<P>();
+    let q = (lookup(&table, &name.to_ascii_lowercase(), "aqm", "AQM")?.build)(cfg, params)?;
+    params.reject_unknown(name)?;
+    Ok(q)
+}
+
+/// The parameters queue `name` reads, found by building it once with defaults.
+pub fn queue_params<P: QueuedPacket + Send + 'static>(build: BuildQueue<P>) -> Vec<ParamSpec> {
+    let p = Params::new();
+    let _ = build(QueueConfig { limit: Limit::Packets(100), ecn: false }, &p);
+    p.specs()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Ecn;
+
+    struct Pkt;
+    impl QueuedPacket for Pkt {
+        fn wire_bytes(&self) -> u32 {
+            1500
+        }
+        fn ecn(&self) -> Ecn {
+            Ecn::NotEct
+        }
+        fn set_ecn(&mut self, _: Ecn) {}
+    }
+
+    const CFG: QueueConfig = QueueConfig { limit: Limit::Packets(5), ecn: false };
+
+    #[test]
+    fn every_row_builds_under_its_own_name() {
+        for e in queues::<Pkt>() {
+            assert_eq!(build_queue::<Pkt>(e.name, CFG, &Params::new()).unwrap().name(), e.name);
+        }
+        assert_eq!(build_queue::<Pkt>("DropTail", CFG, &Params::new()).unwrap().name(), "droptail");
+    }
+
+    #[test]
+    fn unknown_names_and_parameters_are_errors() {
+        let e = build_queue::<Pkt>("red", CFG, &Params::new()).err().unwrap();
+        assert_eq!((e.key.as_str(), e.message.as_str()), ("aqm", "unknown AQM \"red\" (known: droptail)"));
+        let mut p = Params::new();
+        p.insert("target", ccbench_params::ParamValue::Str("5ms".into()));
+        let e = build_queue::<Pkt>("droptail", CFG, &p).err().unwrap();
+        assert_eq!(e.key, "target");
+    }
+}

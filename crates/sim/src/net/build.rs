@@ -1,0 +1,56 @@
+//! The simulated network of a validated scenario: one [`Link`] per directional link of the
+//! topology, then each flow's access links and its two routes.
+//!
+//! A flow's access delay (its RTT beyond its path's links) sits on infinitely fast links at the
+//! sender, half on the way out and the rest on the way back, so the only queues a flow meets are
+//! the topology's.
+
+use ccbench_aqm::{build_queue, DropTail, Limit, QueueConfig};
+
+use super::{Link, Network, Route, Side};
+use crate::rng;
+use crate::scenario::Scenario;
+
+/// Routes of one flow.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowRoutes {
+    /// Sender → receiver.
+    pub data: u32,
+    /// Receiver → sender.
+    pub ack: u32,
+}
+
+pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
+    let topo = &sc.topology;
+    let mut net = Network::default();
+    for n in &topo.nodes {
+        net.add_node(n.clone());
+    }
+    for (i, l) in topo.links.iter().enumerate() {
+        let queue = build_queue(&l.aqm, QueueConfig { limit: l.limit, ecn: l.ecn }, &l.aqm_params)
+            .expect("queues are validated with the scenario");
+        let streams = rng::link_streams(sc.seed, i as u64);
+        let id = net.add_link(Link::new(l.name.clone(), l.rate, l.delay, l.jitter, l.loss, queue, streams));
+        net.links[id as usize].measure_sojourn = l.measure_sojourn;
+    }
+    let routes = sc.flows.iter().enumerate().map(|(i, f)| {
+        let there = f.access_delay / 2;
+        let back = f.access_delay - there;
+        let mut access = |name: String, delay| {
+            let id = net.links.len() as u64;
+            let queue = Box::new(DropTail::new(Limit::Packets(u64::MAX)));
+            net.add_link(Link::new(name, f64::INFINITY, delay, 0, 0.0, queue, rng::link_streams(sc.seed, id)))
+        };
+        let up = (there > 0).then(|| access(format!("access-{}", f.name), there));
+        let down = (back > 0).then(|| access(format!("access-rev-{}", f.name), back));
+        let as_ids = |path: &[usize]| path.iter().map(|&l| l as u32).collect::<Vec<_>>();
+        let data_links = up.into_iter().chain(as_ids(&f.path)).collect();
+        let ack_links = as_ids(&f.ack_path).into_iter().chain(down).collect();
+        let flow = i as u32;
+        let data = net.add_route(Route { links: data_links, flow, to: Side::Receiver });
+        let ack = net.add_route(Route { links: ack_links, flow, to: Side::Sender });
+        FlowRoutes { data, ack }
+    });
+    let routes = routes.collect();
+    (net, routes)
+}

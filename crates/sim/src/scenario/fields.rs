@@ -1,0 +1,167 @@
+//! Typed getters over a raw TOML table. Each returns `Ok(None)` when the key is absent and an
+//! error naming the dotted field otherwise, so every scenario error points at its field.
+
+use ccbench_cc::{ParamError, ParamValue, Params};
+use toml::{Table, Value};
+
+use super::config::Nanos;
+use super::units;
+
+/// A field problem without the source label (the parser adds it).
+#[derive(Debug)]
+pub struct Fe {
+    pub field: String,
+    pub message: String,
+}
+
+pub type R<T> = Result<T, Fe>;
+
+pub(crate) fn fe(field: impl Into<String>, message: impl Into<String>) -> Fe {
+    Fe { field: field.into(), message: message.into() }
+}
+
+pub(crate) fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+pub(crate) fn check_keys(t: &Table, path: &str, allowed: &[&str]) -> R<()> {
+    match t.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(fe(join(path, k), "unknown key")),
+        None => Ok(()),
+    }
+}
+
+pub(crate) fn get_table<'a>(t: &'a Table, path: &str, key: &str) -> R<Option<&'a Table>> {
+    match t.get(key) {
+        None => Ok(None),
+        Some(Value::Table(sub)) => Ok(Some(sub)),
+        Some(v) => Err(fe(join(path, key), format!("expected a table, got {v}"))),
+    }
+}
+
+pub(crate) fn get_str<'a>(t: &'a Table, path: &str, key: &str) -> R<Option<&'a str>> {
+    match t.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(v) => Err(fe(join(path, key), format!("expected a string, got {v}"))),
+    }
+}
+
+pub(crate) fn get_bool(t: &Table, path: &str, key: &str) -> R<Option<bool>> {
+    match t.get(key) {
+        None => Ok(None),
+        Some(Value::Boolean(b)) => Ok(Some(*b)),
+        Some(v) => Err(fe(join(path, key), format!("expected true or false, got {v}"))),
+    }
+}
+
+pub(crate) fn get_int(t: &Table, path: &str, key: &str, min: i64, max: i64) -> R<Option<i64>> {
+    match t.get(key) {
+        None => Ok(None),
+        Some(Value::Integer(i)) => {
+            if *i < min || *i > max {
+                let range = if max == i64::MAX {
+                    format!("must be at least {min}")
+                } else {
+                    format!("must be between {min} and {max}")
+                };
+                Err(fe(join(path, key), format!("{range}, got {i}")))
+            } else {
+                Ok(Some(*i))
+            }
+        }
+        Some(v) => Err(fe(join(path, key), format!("expected an integer, got {v}"))),
+    }
+}
+
+/// A unit-carrying string parsed by `parse`; anything else is `{hint}, got {value}`.
+pub(crate) fn get_unit<T>(
+    t: &Table,
+    path: &str,
+    key: &str,
+    hint: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> R<Option<T>> {
+    match t.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => parse(s).map(Some).map_err(|m| fe(join(path, key), m)),
+        Some(v) => Err(fe(join(path, key), format!("{hint}, got {v}"))),
+    }
+}
+
+pub(crate) fn get_duration(t: &Table, path: &str, key: &str) -> R<Option<Nanos>> {
+    if let Some(Value::Integer(0)) = t.get(key) {
+        return Ok(Some(0));
+    }
+    get_unit(t, path, key, "expected a duration like \"100ms\"", units::parse_duration)
+}
+
+pub(crate) fn get_positive_duration(t: &Table, path: &str, key: &str) -> R<Option<Nanos>> {
+    match get_duration(t, path, key)? {
+        Some(0) => Err(fe(join(path, key), "must be > 0")),
+        other => Ok(other),
+    }
+}
+
+pub(crate) fn get_rate(t: &Table, path: &str, key: &str) -> R<Option<f64>> {
+    get_unit(t, path, key, "expected a rate like \"10Mbps\"", units::parse_rate)
+}
+
+pub(crate) fn get_size(t: &Table, path: &str, key: &str) -> R<Option<u64>> {
+    get_unit(t, path, key, "expected a size like \"1MB\"", units::parse_size)
+}
+
+pub(crate) fn get_probability(t: &Table, path: &str, key: &str) -> R<Option<f64>> {
+    let v = match t.get(key) {
+        None => return Ok(None),
+        Some(Value::Float(f)) => *f,
+        Some(Value::Integer(i)) => *i as f64,
+        Some(v) => return Err(fe(join(path, key), format!("expected a probability in [0, 1), got {v}"))),
+    };
+    if !(0.0..1.0).contains(&v) {
+        return Err(fe(join(path, key), format!("expected a probability in [0, 1), got {v}")));
+    }
+    Ok(Some(v))
+}
+
+pub(crate) fn required<T>(v: Option<T>, field: impl Into<String>, example: &str) -> R<T> {
+    v.ok_or_else(|| fe(field, format!("missing required key (e.g. {example})")))
+}
+
+/// `[flows.cc]`-style table → Params. Nested tables, arrays and datetimes are errors.
+pub(crate) fn get_params(t: &Table, path: &str, key: &str) -> R<Params> {
+    let mut params = Params::new();
+    let Some(sub) = get_table(t, path, key)? else {
+        return Ok(params);
+    };
+    let here = join(path, key);
+    for (k, v) in sub {
+        let value = match v {
+            Value::Float(f) => ParamValue::Float(*f),
+            Value::Integer(i) => ParamValue::Int(*i),
+            Value::Boolean(b) => ParamValue::Bool(*b),
+            Value::String(s) => ParamValue::Str(s.clone()),
+            Value::Table(_) => return Err(fe(join(&here, k), "nested tables are not allowed here")),
+            Value::Array(_) => return Err(fe(join(&here, k), "arrays are not allowed here")),
+            Value::Datetime(_) => {
+                return Err(fe(join(&here, k), "expected a number, boolean or string, got a date/time"))
+            }
+        };
+        params.insert(k.clone(), value);
+    }
+    Ok(params)
+}
+
+/// A controller's or queue's parameter error, placed on `path.name_key` (unknown name) or on
+/// `path.table_key.<param>`.
+pub(crate) fn map_param_error(e: ParamError, path: &str, name_key: &str, table_key: &str) -> Fe {
+    if e.key == name_key {
+        fe(join(path, name_key), e.message)
+    } else {
+        fe(join(&join(path, table_key), &e.key), e.message)
+    }
+}

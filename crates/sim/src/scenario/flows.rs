@@ -1,0 +1,434 @@
+//! `[[flows]]`: TCP and CBR flows, expanded by `count`, each given a route through the topology.
+
+use std::collections::HashMap;
+
+use ccbench_cc::{CaCounting, Params};
+use toml::{Table, Value};
+
+use super::config::{CbrOptions, Flow, FlowKind, Nanos, TcpOptions, Topology};
+use super::fields::{
+    fe, get_bool, get_duration, get_int, get_params, get_positive_duration, get_size, get_str, get_unit,
+    join, map_param_error, R,
+};
+use super::units::{self, format_duration};
+use crate::topology::routes::{check_path, reverse_path, shortest_path};
+use crate::topology::Attach;
+
+const FLOW_COMMON_KEYS: &[&str] =
+    &["name", "type", "count", "start", "stop", "rtt", "header_bytes", "from", "to", "path", "ack_path"];
+const FLOW_TCP_KEYS: &[&str] = &[
+    "cca",
+    "cc",
+    "size",
+    "mss",
+    "initial_window",
+    "sack",
+    "delayed_ack",
+    "delayed_ack_timeout",
+    "quickack_segments",
+    "timestamps",
+    "ts_granularity",
+    "rcv_buf",
+    "wscale",
+    "handshake",
+    "ecn",
+    "rto_min",
+    "rto_initial",
+    "rto_max",
+    "ca_counting",
+    "receiver_cca",
+    "receiver_cc",
+];
+const FLOW_CBR_KEYS: &[&str] = &["packet_size", "interval"];
+/// Most flows a scenario may expand to (a swarm has hundreds; this bounds memory, not realism).
+pub const MAX_FLOWS: usize = 100_000;
+
+pub fn build_flows(v: Option<&Value>, topo: &Topology, attach: Attach, duration: Nanos) -> R<Vec<Flow>> {
+    let entries = match v {
+        None => return Err(fe("flows", "at least one [[flows]] entry is required")),
+        Some(Value::Array(a)) if a.is_empty() => {
+            return Err(fe("flows", "at least one [[flows]] entry is required"))
+        }
+        Some(Value::Array(a)) => a,
+        Some(v) => return Err(fe("flows", format!("expected an array of tables ([[flows]]), got {v}"))),
+    };
+    let mut flows = Vec::new();
+    let mut names: HashMap<String, usize> = HashMap::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let p = format!("flows[{i}]");
+        let Value::Table(ft) = entry else {
+            return Err(fe(p, format!("expected a table ([[flows]]), got {entry}")));
+        };
+        let (template, count, explicit_name) = build_flow(ft, &p, topo, attach, duration)?;
+        if flows.len() + count > MAX_FLOWS {
+            return Err(fe(
+                join(&p, "count"),
+                format!("the scenario would have more than {MAX_FLOWS} flows"),
+            ));
+        }
+        for k in 0..count {
+            let g = flows.len();
+            let name = match &explicit_name {
+                Some(n) if count > 1 => format!("{n}-{k}"),
+                Some(n) => n.clone(),
+                None if template.kind == FlowKind::Cbr => format!("cbr-{g}"),
+                None => format!("{}-{g}", template.cca),
+            };
+            if let Some(prev) = names.insert(name.clone(), i) {
+                let field = if explicit_name.is_some() { join(&p, "name") } else { p.clone() };
+                return Err(fe(
+                    field,
+                    format!("duplicate flow name \"{name}\" (also used by flows[{prev}])"),
+                ));
+            }
+            flows.push(Flow { name, ..template.clone() });
+        }
+    }
+    if let Attach::Dumbbell { link, .. } = attach {
+        check_dumbbell_changes(topo, link, &flows)?;
+    }
+    Ok(flows)
+}
+
+/// A delay change on the dumbbell must still fit inside every flow's RTT.
+fn check_dumbbell_changes(topo: &Topology, link: usize, flows: &[Flow]) -> R<()> {
+    let changes = topo.changes.iter().filter(|c| c.link == link);
+    for (j, c) in changes.enumerate() {
+        if let Some(d) = c.delay {
+            if let Some(f) = flows.iter().find(|f| d.saturating_mul(2) > f.rtt) {
+                return Err(fe(
+                    format!("bottleneck.changes[{j}].delay"),
+                    format!(
+                        "2 × delay ({}) exceeds the RTT of flow \"{}\" ({})",
+                        format_duration(d.saturating_mul(2)),
+                        f.name,
+                        format_duration(f.rtt)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where a flow goes: its hosts, both paths, and its access delay and base RTT.
+struct Route {
+    from: usize,
+    to: usize,
+    path: Vec<usize>,
+    ack_path: Vec<usize>,
+    access_delay: Nanos,
+    rtt: Nanos,
+}
+
+fn route(t: &Table, p: &str, topo: &Topology, attach: Attach) -> R<Route> {
+    match attach {
+        Attach::Dumbbell { link, reverse, default_rtt } => {
+            dumbbell_route(t, p, topo, link, reverse, default_rtt)
+        }
+        Attach::Named => named_route(t, p, topo),
+    }
+}
+
+fn dumbbell_route(
+    t: &Table,
+    p: &str,
+    topo: &Topology,
+    link: usize,
+    reverse: usize,
+    default_rtt: Nanos,
+) -> R<Route> {
+    if let Some(k) = ["from", "to", "path", "ack_path"].into_iter().find(|k| t.contains_key(*k)) {
+        return Err(fe(join(p, k), "only used with [[links]] topologies (every flow crosses [bottleneck])"));
+    }
+    let rtt_explicit = t.contains_key("rtt");
+    let rtt = get_positive_duration(t, p, "rtt")?.unwrap_or(default_rtt);
+    let delay = topo.links[link].delay;
+    let two = delay.saturating_mul(2);
+    if two > rtt {
+        let (two, rtt) = (format_duration(two), format_duration(rtt));
+        return Err(if rtt_explicit {
+            fe(join(p, "rtt"), format!("must be at least 2 × bottleneck.delay ({two}), got {rtt}"))
+        } else {
+            fe(
+                "bottleneck.delay",
+                format!("2 × delay ({two}) exceeds the RTT of {p} ({rtt}, from bottleneck.rtt)"),
+            )
+        });
+    }
+    let (from, to) = (topo.links[link].from, topo.links[link].to);
+    Ok(Route { from, to, path: vec![link], ack_path: vec![reverse], access_delay: rtt - two, rtt })
+}
+
+fn named_route(t: &Table, p: &str, topo: &Topology) -> R<Route> {
+    let from = host(t, p, "from", topo)?;
+    let to = host(t, p, "to", topo)?;
+    if from == to {
+        return Err(fe(join(p, "to"), format!("must differ from from (\"{}\")", topo.nodes[from])));
+    }
+    let path = match link_list(t, p, "path", topo)? {
+        Some(path) => {
+            check_path(topo, &path, from, to).map_err(|m| fe(join(p, "path"), m))?;
+            path
+        }
+        None => shortest_path(topo, from, to).ok_or_else(|| {
+            fe(join(p, "to"), format!("no route from \"{}\" to \"{}\"", topo.nodes[from], topo.nodes[to]))
+        })?,
+    };
+    let ack_path = match link_list(t, p, "ack_path", topo)? {
+        Some(back) => {
+            check_path(topo, &back, to, from).map_err(|m| fe(join(p, "ack_path"), m))?;
+            back
+        }
+        None => reverse_path(topo, &path).or_else(|| shortest_path(topo, to, from)).ok_or_else(|| {
+            let (a, b) = (&topo.nodes[to], &topo.nodes[from]);
+            fe(join(p, "ack_path"), format!("no route back from \"{a}\" to \"{b}\" for ACKs; give ack_path"))
+        })?,
+    };
+    let access_delay = get_duration(t, p, "rtt")?.unwrap_or(0);
+    let delays: Nanos = path.iter().chain(&ack_path).map(|&l| topo.links[l].delay).sum();
+    Ok(Route { from, to, path, ack_path, access_delay, rtt: delays + access_delay })
+}
+
+fn host(t: &Table, p: &str, key: &str, topo: &Topology) -> R<usize> {
+    let name = get_str(t, p, key)?.ok_or_else(|| {
+        fe(join(p, key), format!("missing required key (e.g. {key} = \"{}\")", topo.nodes[0]))
+    })?;
+    topo.node_index(name).ok_or_else(|| {
+        fe(join(p, key), format!("unknown node \"{name}\" (known: {})", topo.nodes.join(", ")))
+    })
+}
+
+/// An array of link names (`path = ["l1", "l2"]`) as link indices.
+fn link_list(t: &Table, p: &str, key: &str, topo: &Topology) -> R<Option<Vec<usize>>> {
+    let here = join(p, key);
+    let items = match t.get(key) {
+        None => return Ok(None),
+        Some(Value::Array(items)) if !items.is_empty() => items,
+        Some(v) => {
+            return Err(fe(here, format!("expected a list of link names like [\"l1\", \"l2\"], got {v}")))
+        }
+    };
+    let mut links = Vec::with_capacity(items.len());
+    for (j, item) in items.iter().enumerate() {
+        let Value::String(name) = item else {
+            return Err(fe(format!("{here}[{j}]"), format!("expected a link name, got {item}")));
+        };
+        let l = topo.link_index(name).ok_or_else(|| {
+            let known: Vec<&str> = topo.links.iter().map(|l| l.name.as_str()).collect();
+            fe(format!("{here}[{j}]"), format!("unknown link \"{name}\" (known: {})", known.join(", ")))
+        })?;
+        links.push(l);
+    }
+    Ok(Some(links))
+}
+
+/// One `[[flows]]` entry → (flow with a placeholder name, count, explicit name).
+fn build_flow(
+    t: &Table,
+    p: &str,
+    topo: &Topology,
+    attach: Attach,
+    duration: Nanos,
+) -> R<(Flow, usize, Option<String>)> {
+    let kind = match get_str(t, p, "type")? {
+        None | Some("tcp") => FlowKind::Tcp,
+        Some("cbr") => FlowKind::Cbr,
+        Some(other) => {
+            return Err(fe(join(p, "type"), format!("expected \"tcp\" or \"cbr\", got \"{other}\"")))
+        }
+    };
+    for key in t.keys() {
+        let k = key.as_str();
+        let ok = FLOW_COMMON_KEYS.contains(&k)
+            || (kind == FlowKind::Tcp && FLOW_TCP_KEYS.contains(&k))
+            || (kind == FlowKind::Cbr && FLOW_CBR_KEYS.contains(&k));
+        if ok {
+            continue;
+        }
+        let msg = if FLOW_TCP_KEYS.contains(&k) {
+            "only allowed for TCP flows (this flow has type = \"cbr\")"
+        } else if FLOW_CBR_KEYS.contains(&k) {
+            "only allowed for CBR flows (add type = \"cbr\")"
+        } else {
+            "unknown key"
+        };
+        return Err(fe(join(p, k), msg));
+    }
+
+    let explicit_name = match get_str(t, p, "name")? {
+        Some(n) if n.trim().is_empty() => return Err(fe(join(p, "name"), "must not be empty")),
+        Some(n) => Some(n.to_string()),
+        None => None,
+    };
+    let count = get_int(t, p, "count", 1, 1_000_000)?.unwrap_or(1) as usize;
+    let start = get_duration(t, p, "start")?.unwrap_or(0);
+    if start >= duration {
+        return Err(fe(
+            join(p, "start"),
+            format!(
+                "must be less than duration ({}), got {}",
+                format_duration(duration),
+                format_duration(start)
+            ),
+        ));
+    }
+    let stop = get_duration(t, p, "stop")?;
+    if let Some(stop) = stop {
+        if stop <= start {
+            return Err(fe(
+                join(p, "stop"),
+                format!("must be after start ({}), got {}", format_duration(start), format_duration(stop)),
+            ));
+        }
+    }
+    let r = route(t, p, topo, attach)?;
+
+    let mut flow = Flow {
+        name: String::new(),
+        kind: kind.clone(),
+        cca: String::new(),
+        cc: Params::new(),
+        start,
+        stop,
+        from: r.from,
+        to: r.to,
+        path: r.path,
+        ack_path: r.ack_path,
+        access_delay: r.access_delay,
+        rtt: r.rtt,
+        size: None,
+        tcp: TcpOptions::default(),
+        cbr: CbrOptions::default(),
+    };
+
+    match kind {
+        FlowKind::Tcp => {
+            flow.cca = get_str(t, p, "cca")?.unwrap_or("cubic").to_string();
+            flow.cc = get_params(t, p, "cc")?;
+            ccbench_cc::build_controller(&flow.cca, &flow.cc.clone())
+                .map_err(|e| map_param_error(e, p, "cca", "cc"))?;
+            flow.size = match t.get("size") {
+                None => None,
+                Some(_) => get_unit(
+                    t,
+                    p,
+                    "size",
+                    "expected a size like \"1MB\" or \"inf\"",
+                    units::parse_size_or_inf,
+                )?
+                .flatten(),
+            };
+            flow.tcp = build_tcp(t, p)?;
+        }
+        FlowKind::Cbr => {
+            let c = &mut flow.cbr;
+            if let Some(v) = get_int(t, p, "packet_size", 1, 65_507)? {
+                c.packet_size = v as u32;
+            }
+            if let Some(v) = get_positive_duration(t, p, "interval")? {
+                c.interval = v;
+            }
+            if let Some(v) = get_int(t, p, "header_bytes", 0, 65_535)? {
+                c.header_bytes = v as u32;
+            }
+        }
+    }
+    Ok((flow, count, explicit_name))
+}
+
+fn build_tcp(t: &Table, p: &str) -> R<TcpOptions> {
+    let mut o = TcpOptions::default();
+    if let Some(v) = get_int(t, p, "mss", 64, 65_000)? {
+        o.mss = v as u32;
+    }
+    if let Some(v) = get_int(t, p, "header_bytes", 0, 65_535)? {
+        o.header_bytes = v as u32;
+    }
+    if let Some(v) = get_int(t, p, "initial_window", 1, 1_000_000)? {
+        o.initial_window = v as u32;
+    }
+    if let Some(v) = get_bool(t, p, "sack")? {
+        o.sack = v;
+    }
+    if let Some(v) = get_bool(t, p, "delayed_ack")? {
+        o.delayed_ack = v;
+    }
+    if let Some(v) = get_positive_duration(t, p, "delayed_ack_timeout")? {
+        o.delayed_ack_timeout = v;
+    }
+    if let Some(v) = get_int(t, p, "quickack_segments", 0, 1_000_000)? {
+        o.quickack_segments = v as u32;
+    }
+    if let Some(v) = get_bool(t, p, "timestamps")? {
+        o.timestamps = v;
+    }
+    if let Some(v) = get_positive_duration(t, p, "ts_granularity")? {
+        o.ts_granularity = v;
+    }
+    if let Some(v) = get_size(t, p, "rcv_buf")? {
+        o.rcv_buf = v;
+    }
+    if let Some(v) = get_int(t, p, "wscale", 0, 14)? {
+        o.wscale = Some(v as u8);
+    }
+    if let Some(v) = get_bool(t, p, "handshake")? {
+        o.handshake = v;
+    }
+    if let Some(v) = get_bool(t, p, "ecn")? {
+        o.ecn = v;
+    }
+    if let Some(v) = get_positive_duration(t, p, "rto_min")? {
+        o.rto_min = v;
+    }
+    if let Some(v) = get_positive_duration(t, p, "rto_initial")? {
+        o.rto_initial = v;
+    }
+    if let Some(v) = get_positive_duration(t, p, "rto_max")? {
+        o.rto_max = v;
+    }
+    if o.rto_max < o.rto_min {
+        return Err(fe(
+            join(p, "rto_max"),
+            format!(
+                "must be at least rto_min ({}), got {}",
+                format_duration(o.rto_min),
+                format_duration(o.rto_max)
+            ),
+        ));
+    }
+    if o.rto_initial < o.rto_min || o.rto_initial > o.rto_max {
+        return Err(fe(
+            join(p, "rto_initial"),
+            format!(
+                "must lie between rto_min ({}) and rto_max ({}), got {}",
+                format_duration(o.rto_min),
+                format_duration(o.rto_max),
+                format_duration(o.rto_initial)
+            ),
+        ));
+    }
+    o.ca_counting = match get_str(t, p, "ca_counting")? {
+        None | Some("segments") => CaCounting::Segments,
+        Some("acks") => CaCounting::Acks,
+        Some(other) => {
+            return Err(fe(
+                join(p, "ca_counting"),
+                format!("expected \"segments\" or \"acks\", got \"{other}\""),
+            ))
+        }
+    };
+    o.receiver_cca = get_str(t, p, "receiver_cca")?.map(str::to_string);
+    o.receiver_cc = get_params(t, p, "receiver_cc")?;
+    match &o.receiver_cca {
+        Some(name) => {
+            ccbench_cc::build_receiver_control(name, &o.receiver_cc.clone())
+                .map_err(|e| map_param_error(e, p, "receiver_cca", "receiver_cc"))?;
+        }
+        None if !o.receiver_cc.is_empty() => {
+            return Err(fe(join(p, "receiver_cc"), "given without receiver_cca"));
+        }
+        None => {}
+    }
+    Ok(o)
+}

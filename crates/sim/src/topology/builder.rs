@@ -1,0 +1,222 @@
+//! What every topology generator shares: reading a link's properties from a table, and a
+//! builder that names, checks and stores directional links.
+
+use std::collections::HashMap;
+
+use ccbench_aqm::{build_queue, Limit, QueueConfig};
+use toml::{Table, Value};
+
+use crate::packet::Packet;
+use crate::scenario::fields::{
+    check_keys, fe, get_bool, get_duration, get_params, get_positive_duration, get_probability, get_rate,
+    get_str, get_unit, join, map_param_error, required, R,
+};
+use crate::scenario::units::{self, format_duration};
+use crate::scenario::{BufferSize, LinkChange, LinkSpec, Nanos, Params, Topology};
+
+/// The RTT `bdp` buffers refer to when a link gives none.
+pub const DEFAULT_RTT: Nanos = 100_000_000;
+
+/// Keys of a link's properties, accepted by every link-like table.
+pub const PROP_KEYS: &[&str] =
+    &["rate", "delay", "rtt", "buffer", "aqm", "aqm_params", "ecn", "jitter", "loss"];
+/// Keys of a `reverse` table: what the other direction may set differently (it shares `delay`).
+pub const REVERSE_KEYS: &[&str] = &["rate", "buffer", "aqm", "aqm_params", "ecn", "jitter", "loss"];
+const CHANGE_KEYS: &[&str] = &["at", "rate", "delay"];
+
+/// One direction's properties as written, before the link is placed between nodes.
+#[derive(Clone, Debug)]
+pub struct LinkProps {
+    pub rate: f64,
+    pub delay: Nanos,
+    pub rtt: Nanos,
+    pub buffer: BufferSize,
+    pub aqm: String,
+    pub aqm_params: Params,
+    pub ecn: bool,
+    pub jitter: Nanos,
+    pub loss: f64,
+    /// Where errors about this direction's queue land (`links[0]`, `bottleneck`, …).
+    pub field: String,
+}
+
+/// Read a link's properties from table `t` at `p` (`rate` is required).
+pub fn parse_props(t: &Table, p: &str) -> R<LinkProps> {
+    let rate = required(get_rate(t, p, "rate")?, join(p, "rate"), "rate = \"10Mbps\"")?;
+    Ok(LinkProps {
+        rate,
+        delay: get_duration(t, p, "delay")?.unwrap_or(0),
+        rtt: get_positive_duration(t, p, "rtt")?.unwrap_or(DEFAULT_RTT),
+        buffer: get_buffer(t, p)?.unwrap_or(BufferSize::Bdp(1.0)),
+        aqm: get_str(t, p, "aqm")?.unwrap_or("droptail").to_ascii_lowercase(),
+        aqm_params: get_params(t, p, "aqm_params")?,
+        ecn: get_bool(t, p, "ecn")?.unwrap_or(false),
+        jitter: get_duration(t, p, "jitter")?.unwrap_or(0),
+        loss: get_probability(t, p, "loss")?.unwrap_or(0.0),
+        field: p.to_string(),
+    })
+}
+
+/// The other direction of a bidirectional link: the forward direction's rate, buffer and queue
+/// unless `reverse` (at `p`) says otherwise; no loss and no jitter unless given.
+pub fn parse_reverse(t: Option<&Table>, p: &str, fwd: &LinkProps) -> R<LinkProps> {
+    let mut r = LinkProps { jitter: 0, loss: 0.0, field: p.to_string(), ..fwd.clone() };
+    let Some(t) = t else {
+        return Ok(r);
+    };
+    check_keys(t, p, REVERSE_KEYS)?;
+    if let Some(rate) = get_rate(t, p, "rate")? {
+        r.rate = rate;
+    }
+    if let Some(b) = get_buffer(t, p)? {
+        r.buffer = b;
+    }
+    if let Some(aqm) = get_str(t, p, "aqm")? {
+        r.aqm = aqm.to_ascii_lowercase();
+        r.aqm_params = Params::new();
+    }
+    if t.contains_key("aqm_params") {
+        r.aqm_params = get_params(t, p, "aqm_params")?;
+    }
+    r.ecn = get_bool(t, p, "ecn")?.unwrap_or(r.ecn);
+    r.jitter = get_duration(t, p, "jitter")?.unwrap_or(0);
+    r.loss = get_probability(t, p, "loss")?.unwrap_or(0.0);
+    Ok(r)
+}
+
+fn get_buffer(t: &Table, p: &str) -> R<Option<BufferSize>> {
+    let hint = "expected a buffer size like \"50p\", \"64KB\", \"30ms\" or \"0.5bdp\"";
+    get_unit(t, p, "buffer", hint, units::parse_buffer)
+}
+
+/// A change as written: `at`, and a new `rate` and/or `delay`.
+#[derive(Clone, Debug)]
+pub struct RawChange {
+    pub at: Nanos,
+    pub rate: Option<f64>,
+    pub delay: Option<Nanos>,
+}
+
+/// `[[<p>.changes]]`, each before the end of the run.
+pub fn parse_changes(t: &Table, p: &str, duration: Nanos) -> R<Vec<RawChange>> {
+    let here = join(p, "changes");
+    let items = match t.get("changes") {
+        None => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(v) => return Err(fe(here, format!("expected an array of tables ([[{p}.changes]]), got {v}"))),
+    };
+    let mut changes = Vec::with_capacity(items.len());
+    for (j, item) in items.iter().enumerate() {
+        let cp = format!("{here}[{j}]");
+        let Value::Table(ct) = item else {
+            return Err(fe(cp, format!("expected a table ([[{p}.changes]]), got {item}")));
+        };
+        check_keys(ct, &cp, CHANGE_KEYS)?;
+        let at = required(get_duration(ct, &cp, "at")?, join(&cp, "at"), "at = \"30s\"")?;
+        if at >= duration {
+            let (d, a) = (format_duration(duration), format_duration(at));
+            return Err(fe(join(&cp, "at"), format!("must be less than duration ({d}), got {a}")));
+        }
+        let rate = get_rate(ct, &cp, "rate")?;
+        let delay = get_duration(ct, &cp, "delay")?;
+        if rate.is_none() && delay.is_none() {
+            return Err(fe(cp, "a change needs rate and/or delay"));
+        }
+        changes.push(RawChange { at, rate, delay });
+    }
+    Ok(changes)
+}
+
+/// Translate a buffer size into a queue limit for a link of `rate` bits/s and reference `rtt`.
+pub fn queue_limit(buffer: &BufferSize, rate: f64, rtt: Nanos) -> Limit {
+    match *buffer {
+        BufferSize::Packets(n) => Limit::Packets(n),
+        BufferSize::Bytes(b) => Limit::Bytes(b),
+        BufferSize::Time(t) => Limit::Bytes((rate * t as f64 / 8e9).round() as u64),
+        BufferSize::Bdp(x) => Limit::Bytes((x * rate * rtt as f64 / 8e9).round() as u64),
+    }
+}
+
+/// Collects nodes and directional links, rejecting duplicate names and bad queues as it goes.
+#[derive(Default)]
+pub struct TopologyBuilder {
+    nodes: Vec<String>,
+    links: Vec<LinkSpec>,
+    changes: Vec<LinkChange>,
+    /// Link name → the field that declared it, for duplicate-name errors.
+    declared: HashMap<String, String>,
+}
+
+impl TopologyBuilder {
+    /// The node called `name`, added if new.
+    pub fn node(&mut self, name: &str) -> usize {
+        match self.nodes.iter().position(|n| n == name) {
+            Some(i) => i,
+            None => {
+                self.nodes.push(name.to_string());
+                self.nodes.len() - 1
+            }
+        }
+    }
+
+    /// Add one direction; `name_field` is where a duplicate name is reported.
+    pub fn link(
+        &mut self,
+        name: &str,
+        name_field: &str,
+        ends: (usize, usize),
+        props: &LinkProps,
+    ) -> R<usize> {
+        if let Some(prev) = self.declared.get(name) {
+            return Err(fe(name_field, format!("duplicate link name \"{name}\" (also used by {prev})")));
+        }
+        let limit = queue_limit(&props.buffer, props.rate, props.rtt);
+        let cfg = QueueConfig { limit, ecn: props.ecn };
+        build_queue::<Packet>(&props.aqm, cfg, &props.aqm_params.clone())
+            .map_err(|e| map_param_error(e, &props.field, "aqm", "aqm_params"))?;
+        self.declared.insert(name.to_string(), name_field.to_string());
+        self.links.push(LinkSpec {
+            name: name.to_string(),
+            from: ends.0,
+            to: ends.1,
+            rate: props.rate,
+            delay: props.delay,
+            jitter: props.jitter,
+            loss: props.loss,
+            buffer: props.buffer.clone(),
+            rtt: props.rtt,
+            limit,
+            aqm: props.aqm.clone(),
+            aqm_params: props.aqm_params.clone(),
+            ecn: props.ecn,
+            reverse_of: None,
+            measure_sojourn: true,
+        });
+        Ok(self.links.len() - 1)
+    }
+
+    /// Add the other direction of link `fwd`, named `<fwd>-rev`.
+    pub fn reverse(&mut self, fwd: usize, name_field: &str, props: &LinkProps) -> R<usize> {
+        let (name, from, to) = {
+            let f = &self.links[fwd];
+            (format!("{}-rev", f.name), f.to, f.from)
+        };
+        let r = self.link(&name, name_field, (from, to), props)?;
+        self.links[r].reverse_of = Some(fwd);
+        // Queueing delay is measured in the declared direction, where the data goes.
+        self.links[r].measure_sojourn = false;
+        Ok(r)
+    }
+
+    pub fn changes(&mut self, link: usize, reverse: Option<usize>, raw: &[RawChange]) {
+        for c in raw {
+            self.changes.push(LinkChange { at: c.at, link, reverse, rate: c.rate, delay: c.delay });
+        }
+    }
+
+    pub fn finish(mut self, generator: &'static str) -> Topology {
+        // Stable: changes at the same instant keep their file order.
+        self.changes.sort_by_key(|c| c.at);
+        Topology { generator, nodes: self.nodes, links: self.links, changes: self.changes }
+    }
+}
