@@ -127,3 +127,129 @@ fn endpoint(t: &Table, p: &str, key: &str, declared: &[String], touched: &mut [b
         None => Err(fe(join(p, key), format!("unknown node \"{name}\" (known: {})", declared.join(", ")))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{parse_str, ScenarioError};
+
+    const TWO: &str = r#"
+duration = "10s"
+[[links]]
+name = "l1"
+from = "a"
+to = "b"
+rate = "10Mbps"
+[[links]]
+name = "l2"
+from = "b"
+to = "c"
+rate = "10Mbps"
+[[flows]]
+from = "a"
+to = "c"
+"#;
+
+    fn err(text: &str, sets: &[&str]) -> ScenarioError {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        match parse_str(text, "t.toml", &sets, None) {
+            Ok(_) => panic!("parsed, expected an error: {sets:?}"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn every_topology_mistake_names_its_field() {
+        for (sets, field, words) in [
+            (&["flows[0].from=x"][..], "flows[0].from", "unknown node \"x\" (known: a, b, c)"),
+            (&["flows[0].to=a"], "flows[0].to", "must differ"),
+            (&["links[1].name=l1"], "links[1].name", "duplicate link name \"l1\""),
+            (&["links[1].name=l1-rev"], "links[1].name", "duplicate link name \"l1-rev\""),
+            (&["links[0].rate=0Mbps"], "links[0].rate", "> 0"),
+            (&["links[0].rate=10"], "links[0].rate", "expected a rate"),
+            (&["links[0].to=a"], "links[0].to", "two different nodes"),
+            (&["links[0].name=\"\""], "links[0].name", "must not be empty"),
+            (&["links[0].colour=red"], "links[0].colour", "unknown key"),
+            (&["links[0].aqm=red"], "links[0].aqm", "unknown AQM \"red\" (known: droptail)"),
+            (&["links[0].aqm_params={target=\"5ms\"}"], "links[0].aqm_params.target", "unknown parameter"),
+            (&["links[0].reverse={aqm_params={x=1}}"], "links[0].reverse.aqm_params.x", "unknown parameter"),
+            (&["links[0].reverse={delay=\"1ms\"}"], "links[0].reverse.delay", "unknown key"),
+            (
+                &["links[0].bidirectional=false", "links[0].reverse={rate=\"1Mbps\"}"],
+                "links[0].reverse",
+                "bidirectional",
+            ),
+            (
+                &["links[1].bidirectional=false", "links[0].bidirectional=false"],
+                "flows[0].ack_path",
+                "no route back",
+            ),
+            (&["links[1].from=d", "links[1].to=c"], "flows[0].to", "no route from \"a\" to \"c\""),
+            (&["flows[0].path=[\"l1\", \"l3\"]"], "flows[0].path[1]", "unknown link \"l3\""),
+            (&["flows[0].path=[\"l2\"]"], "flows[0].path", "starts at \"b\""),
+            (&["flows[0].path=[\"l1\"]"], "flows[0].path", "ends at \"b\""),
+            (&["flows[0].path=\"l1\""], "flows[0].path", "list of link names"),
+            (&["flows[0].ack_path=[\"l1\"]"], "flows[0].ack_path", "starts at \"a\""),
+            (&["flows[0].rtt=\"-1ms\""], "flows[0].rtt", ""),
+            (
+                &["links[0].changes=[{at=\"20s\", rate=\"1Mbps\"}]"],
+                "links[0].changes[0].at",
+                "less than duration",
+            ),
+            (&["bottleneck.rate=1Mbps"], "links", "cannot be combined with bottleneck"),
+            (&["links=[]"], "links", "at least one"),
+            (&["links=3"], "links", "array of tables"),
+        ] {
+            let e = err(TWO, sets);
+            assert_eq!(e.field, field, "{sets:?}: {e}");
+            assert!(e.message.contains(words), "{sets:?}: {e}");
+            assert!(!e.to_string().contains('\n'));
+        }
+    }
+
+    #[test]
+    fn declared_nodes_are_checked() {
+        let nodes = "[[nodes]]\nname = \"a\"\n[[nodes]]\nname = \"b\"\n[[nodes]]\nname = \"c\"\n";
+        let text = format!("{TWO}{nodes}");
+        parse_str(&text, "t", &[], None).unwrap();
+        let e = err(&format!("{TWO}{nodes}[[nodes]]\nname = \"z\"\n"), &[]);
+        assert_eq!((e.field.as_str(), e.message.contains("not connected")), ("nodes[3]", true));
+        let e = err(&format!("{TWO}{nodes}[[nodes]]\nname = \"a\"\n"), &[]);
+        assert_eq!(e.field, "nodes[3].name");
+        let e = err(&text, &["links[1].to=x"]);
+        assert_eq!(
+            (e.field.as_str(), e.message.as_str()),
+            ("links[1].to", "unknown node \"x\" (known: a, b, c)")
+        );
+        let dumbbell =
+            "duration = \"1s\"\n[[nodes]]\nname = \"a\"\n[bottleneck]\nrate = \"1Mbps\"\n[[flows]]\n";
+        assert_eq!(err(dumbbell, &[]).field, "nodes");
+    }
+
+    #[test]
+    fn dumbbell_flows_do_not_name_hosts() {
+        let text = "duration = \"1s\"\n[bottleneck]\nrate = \"1Mbps\"\n[[flows]]\nfrom = \"r1\"\n";
+        let e = err(text, &[]);
+        assert_eq!(e.field, "flows[0].from");
+        let e = err("duration = \"1s\"\n[[flows]]\n", &[]);
+        assert_eq!(e.field, "bottleneck");
+        assert!(e.message.contains("[links]"), "{}", e.message);
+        let e = err("duration = \"1s\"\n[bottleneck]\nrate = \"1Mbps\"\n[bottleneck.aqm_params]\ntarget = \"5ms\"\n[[flows]]\n", &[]);
+        assert_eq!(e.field, "bottleneck.aqm_params.target");
+    }
+
+    #[test]
+    fn the_general_form_resolves_routes_and_rtts() {
+        let sets = ["links[0].delay=10ms", "links[1].delay=5ms", "flows[0].rtt=4ms"].map(String::from);
+        let s = parse_str(TWO, "t", &sets, None).unwrap();
+        let t = &s.topology;
+        let names = |p: &[usize]| p.iter().map(|&l| t.links[l].name.as_str()).collect::<Vec<_>>();
+        let f = &s.flows[0];
+        assert_eq!((names(&f.path), names(&f.ack_path)), (vec!["l1", "l2"], vec!["l2-rev", "l1-rev"]));
+        assert_eq!((f.access_delay, f.rtt), (4_000_000, 34_000_000));
+        assert_eq!(t.generator, "links");
+        assert_eq!(t.nodes, ["a", "b", "c"]);
+        assert_eq!(t.links.len(), 4);
+        assert_eq!(t.links[1].reverse_of, Some(0));
+        assert!(t.links[0].measure_sojourn && !t.links[1].measure_sojourn);
+    }
+}
