@@ -82,8 +82,14 @@ pub fn parse_table(
     Ok(scenario)
 }
 
+/// A TOML parser message on one line; never empty (a lone `\r` once gave an empty one).
 fn one_line(s: &str) -> String {
-    s.split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
+    let line = s.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
+    if line.is_empty() {
+        "invalid TOML syntax".to_string()
+    } else {
+        line
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
