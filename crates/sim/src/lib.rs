@@ -15,6 +15,7 @@ pub mod engine;
 pub mod metrics;
 pub mod net;
 pub mod packet;
+pub mod registry;
 pub mod rng;
 pub mod scenario;
 pub mod tcp;
