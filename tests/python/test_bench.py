@@ -168,6 +168,10 @@ def test_translate_finds_the_bottleneck_by_name():
         translate(sc)
 
 
+def _link(sc, name):
+    return next(link for link in sc["links"] if link["name"] == name)
+
+
 def _with(change):
     sc = validated_dumbbell()
     change(sc)
@@ -175,9 +179,9 @@ def _with(change):
 
 
 @pytest.mark.parametrize("scenario, message", [
-    (_with(lambda s: s["links"][0].update(aqm="codel")), "droptail"),
-    (_with(lambda s: s["links"][0].update(loss=0.01)), "loss"),
-    (_with(lambda s: s["links"][1].update(rate_bps=1e6)), "rate_bps"),
+    (_with(lambda s: _link(s, "bottleneck").update(aqm="codel")), "droptail"),
+    (_with(lambda s: _link(s, "bottleneck").update(loss=0.01)), "loss"),
+    (_with(lambda s: _link(s, "bottleneck-rev").update(rate_bps=1e6)), "rate_bps"),
     (_with(lambda s: s["topology"].update(generator="links")), "dumbbell"),
     (_with(lambda s: s["flows"][0].update(cca="bbr")), "bbr"),
     (_with(lambda s: s["flows"][0].update(start_ns=1_000_000_000)), "from time 0"),

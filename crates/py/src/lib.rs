@@ -113,7 +113,11 @@ fn series_tables(r: SimResult) -> Vec<(&'static str, Table)> {
         ),
         (
             "owd",
-            table(vec![("t_s", Column::F64(o.t_s)), ("flow", flow(o.flow)), ("owd_ms", Column::F64(o.owd_ms))]),
+            table(vec![
+                ("t_s", Column::F64(o.t_s)),
+                ("flow", flow(o.flow)),
+                ("owd_ms", Column::F64(o.owd_ms)),
+            ]),
         ),
     ]
 }
@@ -190,7 +194,12 @@ fn os_err(path: &Path, e: impl std::fmt::Display) -> PyErr {
 /// Write a run directory (which must exist): `<name>.parquet` for each entry of `series`
 /// (`{name: Table | {column: (kind, values)}}`) and `summary.json` from the `summary` dict.
 #[pyfunction]
-fn write_run(py: Python<'_>, dir: PathBuf, summary: &Bound<'_, PyAny>, series: &Bound<'_, PyDict>) -> PyResult<()> {
+fn write_run(
+    py: Python<'_>,
+    dir: PathBuf,
+    summary: &Bound<'_, PyAny>,
+    series: &Bound<'_, PyDict>,
+) -> PyResult<()> {
     // Serialise first, so an unwritable summary leaves no half-written directory behind.
     let json = serde_json::to_string_pretty(&PyJson(summary))
         .map_err(|e| PyValueError::new_err(format!("summary: {e}")))?;

@@ -14,14 +14,17 @@ use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::types::Type;
+use parquet::schema::types::{ColumnPath, Type};
 
 /// One column's values.
 pub enum Column {
     F64(Vec<f64>),
     I64(Vec<i64>),
     /// Strings kept as indices into a name list: flow and link names repeat on every row.
-    Names { idx: Vec<u32>, names: Arc<[String]> },
+    Names {
+        idx: Vec<u32>,
+        names: Arc<[String]>,
+    },
     Str(Vec<String>),
 }
 
@@ -72,16 +75,28 @@ impl Table {
     pub fn check(&self, table: &str) -> Result<(), String> {
         let rows = self.rows();
         match self.columns.iter().find(|(_, c)| c.len() != rows) {
-            Some((name, c)) => Err(format!(
-                "{table}: column {name} has {} rows, the first column {rows}",
-                c.len()
-            )),
+            Some((name, c)) => {
+                Err(format!("{table}: column {name} has {} rows, the first column {rows}", c.len()))
+            }
             None => Ok(()),
         }
     }
 }
 
-/// Write `table` to `path` as one Snappy-compressed row group.
+/// Snappy everywhere; dictionary encoding only for the name columns. On the float columns a
+/// dictionary never pays (values rarely repeat) but costs a hash per value until it overflows.
+fn properties(table: &Table) -> WriterProperties {
+    let mut builder =
+        WriterProperties::builder().set_compression(Compression::SNAPPY).set_dictionary_enabled(false);
+    for (name, col) in &table.columns {
+        if col.kind() == "str" {
+            builder = builder.set_column_dictionary_enabled(ColumnPath::from(name.as_str()), true);
+        }
+    }
+    builder.build()
+}
+
+/// Write `table` to `path` as one row group.
 pub fn write_parquet(path: &Path, table: &Table) -> Result<(), ParquetError> {
     let fields = table
         .columns
@@ -89,7 +104,7 @@ pub fn write_parquet(path: &Path, table: &Table) -> Result<(), ParquetError> {
         .map(|(name, col)| col.parquet_type(name).map(Arc::new))
         .collect::<Result<Vec<_>, _>>()?;
     let schema = Arc::new(Type::group_type_builder("schema").with_fields(fields).build()?);
-    let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
+    let props = Arc::new(properties(table));
     let file = BufWriter::new(File::create(path)?);
     let mut writer = SerializedFileWriter::new(file, schema, props)?;
     let mut group = writer.next_row_group()?;
