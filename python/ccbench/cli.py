@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from ccbench.errors import CoreFeatureMissing, UsageError
-from ccbench.listing import FAMILIES
+from ccbench.listing import FAMILIES, listing
 
 
 class _Parser(argparse.ArgumentParser):
@@ -66,8 +66,6 @@ def _cmd_experiment(args) -> int:
 
 
 def _cmd_list(args) -> int:
-    from ccbench.listing import listing
-
     print(listing(args.family))
     return 0
 

@@ -144,6 +144,10 @@ class Result:
         self.summary = summary
         self._series = dict(series)
 
+    def __getstate__(self) -> dict:
+        # Core tables live in Rust memory and do not pickle; their DataFrames do.
+        return {"summary": self.summary, "_series": {name: getattr(self, name) for name in SERIES}}
+
     def link(self, name: str) -> dict:
         """The summary entry of the link called ``name`` (e.g. ``"bottleneck"``)."""
         return _named(self.summary.get("links", []), name, "link")

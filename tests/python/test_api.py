@@ -132,6 +132,15 @@ def test_save_of_loaded_or_edited_result_goes_through_the_core_writer(small, tmp
     assert (tmp_path / "b" / "summary.json").read_text() == (tmp_path / "a" / "summary.json").read_text()
 
 
+def test_result_pickles_with_its_frames(small):
+    import pickle
+
+    r = ccbench.run(small)
+    again = pickle.loads(pickle.dumps(r))
+    assert again.summary == r.summary
+    pd.testing.assert_frame_equal(again.sojourn, r.sojourn)
+
+
 def test_plain_text_table_without_dataframes(small):
     r = ccbench.run(small)
     text = r.table()
