@@ -135,3 +135,55 @@ pub fn write_parquet(path: &Path, table: &Table) -> Result<(), ParquetError> {
     file.flush()?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::RowAccessor;
+
+    #[test]
+    fn columns_round_trip_with_their_types() {
+        let names: Arc<[String]> = vec!["a".to_string(), "b".to_string()].into();
+        let table = Table {
+            columns: vec![
+                ("t_s".into(), Column::F64(vec![0.1, 0.2, f64::NAN])),
+                ("flow".into(), Column::Names { idx: vec![1, 0, 1], names }),
+                ("drops".into(), Column::I64(vec![0, 7, 3])),
+                ("note".into(), Column::Str(vec!["x".into(), "".into(), "µ".into()])),
+            ],
+        };
+        table.check("t").unwrap();
+        let path = std::env::temp_dir().join(format!("ccbench-output-{}.parquet", std::process::id()));
+        write_parquet(&path, &table).unwrap();
+        let reader = SerializedFileReader::try_from(File::open(&path).unwrap()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let schema = reader.metadata().file_metadata().schema_descr();
+        let cols: Vec<_> =
+            schema.columns().iter().map(|c| (c.name().to_string(), c.physical_type())).collect();
+        assert_eq!(
+            cols,
+            vec![
+                ("t_s".to_string(), PhysicalType::DOUBLE),
+                ("flow".to_string(), PhysicalType::BYTE_ARRAY),
+                ("drops".to_string(), PhysicalType::INT64),
+                ("note".to_string(), PhysicalType::BYTE_ARRAY),
+            ]
+        );
+        let rows: Vec<_> = reader.get_row_iter(None).unwrap().map(|r| r.unwrap()).collect();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0].get_double(0).unwrap(), 0.1);
+        assert!(rows[2].get_double(0).unwrap().is_nan());
+        let flows: Vec<_> = rows.iter().map(|r| r.get_string(1).unwrap().clone()).collect();
+        assert_eq!(flows, ["b", "a", "b"]);
+        assert_eq!(rows[1].get_long(2).unwrap(), 7);
+        assert_eq!(rows[2].get_string(3).unwrap(), "µ");
+    }
+
+    #[test]
+    fn ragged_tables_are_refused() {
+        let table =
+            Table { columns: vec![("a".into(), Column::F64(vec![1.0])), ("b".into(), Column::I64(vec![]))] };
+        assert_eq!(table.check("t").unwrap_err(), "t: column b has 0 rows, the first column 1");
+    }
+}
