@@ -1,13 +1,14 @@
 """ccbench: a congestion-control laboratory.
 
 The simulator is the Rust extension ``ccbench._core``; this package is the thin Python front end
-around it (scenario loading, results as DataFrames, CLI, plots, experiment sweeps).
+around it (scenario loading, results as DataFrames, CLI, plots, experiment sweeps). Importing it
+loads no heavy library: pandas comes in only when a DataFrame is asked for.
 
 >>> import ccbench
->>> r = ccbench.run("examples/cubic.toml", seed=2)
+>>> r = ccbench.run("examples/dumbbell-cubic.toml", seed=2)
 >>> r.flow_summary[["name", "goodput_mbps"]]
 """
 
-from ccbench.api import Result, ScenarioError, controllers, run, version
+from ccbench.api import Result, ScenarioError, controllers, registry, run, validate, version
 
-__all__ = ["Result", "ScenarioError", "controllers", "run", "version"]
+__all__ = ["Result", "ScenarioError", "controllers", "registry", "run", "validate", "version"]

@@ -1,17 +1,14 @@
-"""The Python API: :func:`run` a scenario and get a :class:`Result`.
+"""The Python API: :func:`run` a scenario and get a :class:`Result`; :func:`validate` one.
 
-Everything numeric comes from the Rust core; this module only moves it into pandas and onto disk.
+Everything numeric comes from the Rust core, and so does every reading of a scenario (units,
+defaults, overrides): this module only hands the scenario over and wraps what comes back.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import os
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional, Union
-
-import pandas as pd
+from typing import Any, Iterable, List, Mapping, Optional, Tuple, Union
 
 try:
     from ccbench import _core
@@ -20,27 +17,15 @@ except ImportError as exc:  # pragma: no cover - only when the extension was nev
         "ccbench._core (the Rust simulator) is not built; run `make build` in the repository"
     ) from exc
 
+from ccbench.errors import CoreFeatureMissing
+from ccbench.result import SERIES, SERIES_COLUMNS, Result
+
+__all__ = ["Result", "SERIES", "SERIES_COLUMNS", "ScenarioError", "controllers", "registry", "run",
+           "validate", "version"]
+
 ScenarioError = _core.ScenarioError
 
 Scenario = Union[str, "os.PathLike[str]", Mapping[str, Any]]
-
-#: Names of the time-series tables, in the order they are saved.
-SERIES = ("flows", "links", "sojourn", "owd")
-
-#: Documented columns of each series (the core returns them; used for empty tables too).
-SERIES_COLUMNS = {
-    "flows": ["t_s", "flow", "goodput_mbps", "throughput_mbps", "cwnd_bytes", "ssthresh_bytes",
-              "srtt_ms", "inflight_bytes", "retransmits"],
-    "links": ["t_s", "link", "queue_bytes", "queue_packets", "utilization", "throughput_mbps",
-              "drops", "ecn_marks"],
-    "sojourn": ["t_s", "link", "flow", "sojourn_ms"],
-    "owd": ["t_s", "flow", "owd_ms"],
-}
-
-# Summary entries that are {"mean","p50","p90","p99"} dicts (or null); flattened to
-# `<key>_<stat>` columns so the summary tables stay rectangular.
-_STAT_KEYS = ("owd_ms", "queue_delay_ms")
-_STATS = ("mean", "p50", "p90", "p99")
 
 
 def controllers() -> list:
@@ -53,13 +38,50 @@ def version() -> str:
     return _core.version()
 
 
+def _core_function(name: str):
+    function = getattr(_core, name, None)
+    if function is None:
+        raise CoreFeatureMissing(f"this build of ccbench._core has no {name}(); "
+                                 "rebuild the core (make build)")
+    return function
+
+
+def registry() -> dict:
+    """What the core can build, by family: ``controllers``, ``receivers``, ``queues``,
+    ``topologies``; each entry has ``name``, ``aliases``, ``summary`` and ``params``."""
+    return _core_function("registry")()
+
+
 def _looks_like_path(text: str) -> bool:
     # A TOML document always has a newline or an `=`; a file name never needs either.
     return text.endswith(".toml") or ("\n" not in text and "=" not in text)
 
 
+def _read(scenario: Scenario) -> Tuple[str, Any, str]:
+    """``(kind, payload, source)``: kind ``"dict"`` or ``"toml"``; source names it in errors."""
+    if isinstance(scenario, Mapping):
+        return "dict", dict(scenario), "<dict>"
+    if isinstance(scenario, os.PathLike) or (
+            isinstance(scenario, str) and (os.path.isfile(scenario) or _looks_like_path(scenario))):
+        source = os.fspath(scenario)
+        try:
+            return "toml", Path(source).read_text(encoding="utf-8"), source
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise ScenarioError(f"{source}: cannot read file: {reason}") from None
+    if isinstance(scenario, str):
+        return "toml", scenario, "<string>"
+    raise TypeError(f"scenario must be a path, a TOML string or a dict, not {type(scenario).__name__}")
+
+
+def _overrides(overrides: Iterable[str]) -> List[str]:
+    if isinstance(overrides, str):
+        raise TypeError("overrides must be a list of 'key=value' strings, not one string")
+    return [str(o) for o in overrides]
+
+
 def run(scenario: Scenario, *, seed: Optional[int] = None, overrides: Iterable[str] = (),
-        out: Union[str, "os.PathLike[str]", None] = None) -> "Result":
+        out: Union[str, "os.PathLike[str]", None] = None) -> Result:
     """Run one scenario and return its :class:`Result`.
 
     ``scenario`` is a path to a TOML file (a ``PathLike``, or a ``str`` naming an existing file or
@@ -68,134 +90,22 @@ def run(scenario: Scenario, *, seed: Optional[int] = None, overrides: Iterable[s
     ``seed`` replaces the scenario's seed. With ``out`` the result is also saved there.
     Invalid scenarios raise :class:`ScenarioError` whose message names the source and field.
     """
-    overrides = [str(o) for o in overrides]
-    if isinstance(scenario, Mapping):
-        raw = _core.run_dict(dict(scenario), "<dict>", overrides, seed)
-    elif isinstance(scenario, os.PathLike) or (
-            isinstance(scenario, str) and (os.path.isfile(scenario) or _looks_like_path(scenario))):
-        source = os.fspath(scenario)
-        try:
-            text = Path(source).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = getattr(exc, "strerror", None) or str(exc)
-            raise ScenarioError(f"{source}: cannot read file: {reason}") from None
-        raw = _core.run_toml(text, source, overrides, seed)
-    elif isinstance(scenario, str):
-        raw = _core.run_toml(scenario, "<string>", overrides, seed)
-    else:
-        raise TypeError(f"scenario must be a path, a TOML string or a dict, not {type(scenario).__name__}")
-    result = Result(raw["summary"], {name: _frame(name, raw["series"].get(name)) for name in SERIES})
+    kind, payload, source = _read(scenario)
+    function = _core.run_dict if kind == "dict" else _core.run_toml
+    raw = function(payload, source, _overrides(overrides), seed)
+    result = Result(raw["summary"], raw["series"])
     if out is not None:
         result.save(out)
     return result
 
 
-def _frame(name: str, columns: Optional[Mapping[str, list]]) -> pd.DataFrame:
-    columns = dict(columns or {})
-    if not columns or all(len(v) == 0 for v in columns.values()):
-        # Keep the documented columns even when there are no rows, so callers can always select.
-        names = list(columns) or SERIES_COLUMNS[name]
-        return pd.DataFrame({c: pd.Series([], dtype=float) for c in names})
-    return pd.DataFrame(columns)
+def validate(scenario: Scenario, *, seed: Optional[int] = None,
+             overrides: Iterable[str] = ()) -> dict:
+    """The scenario as the core validated it: unit-free (``duration_ns``, ``rate_bps``, …),
+    defaults filled in, overrides applied, topology expanded to ``links`` and ``flows``.
 
-
-def _flatten(entry: Mapping[str, Any]) -> dict:
-    row = {}
-    for key, value in entry.items():
-        if key in _STAT_KEYS:
-            value = value or {}
-            for stat in _STATS:
-                row[f"{key}_{stat}"] = value.get(stat, math.nan)
-        else:
-            row[key] = value
-    return row
-
-
-def _json_safe(value: Any) -> Any:
-    """NaN/inf are not JSON; store them as null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, Mapping):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    return value
-
-
-class Result:
-    """Outcome of one simulation run.
-
-    ``summary`` is the core's summary dict; ``flows``, ``links``, ``sojourn`` and ``owd`` are the
-    time series as DataFrames; ``flow_summary`` and ``link_summary`` are the summary's per-flow and
-    per-link entries as DataFrames (percentile dicts flattened to ``owd_ms_p99`` etc.).
+    Takes the same scenario forms as :func:`run`; raises :class:`ScenarioError` likewise.
     """
-
-    def __init__(self, summary: dict, series: Mapping[str, pd.DataFrame]):
-        self.summary = summary
-        self.flows = series["flows"]
-        self.links = series["links"]
-        self.sojourn = series["sojourn"]
-        self.owd = series["owd"]
-
-    @property
-    def flow_summary(self) -> pd.DataFrame:
-        return pd.DataFrame([_flatten(f) for f in self.summary.get("flows", [])])
-
-    @property
-    def link_summary(self) -> pd.DataFrame:
-        return pd.DataFrame([_flatten(link) for link in self.summary.get("links", [])])
-
-    def save(self, directory: Union[str, "os.PathLike[str]"]) -> Path:
-        """Write ``summary.json`` and one Parquet file per series into ``directory``."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        path = Path(directory)
-        path.mkdir(parents=True, exist_ok=True)
-        (path / "summary.json").write_text(json.dumps(_json_safe(self.summary), indent=2) + "\n")
-        for name in SERIES:
-            table = pa.Table.from_pandas(getattr(self, name), preserve_index=False)
-            pq.write_table(table, path / f"{name}.parquet")
-        return path
-
-    @classmethod
-    def load(cls, directory: Union[str, "os.PathLike[str]"]) -> "Result":
-        """Read back a directory written by :meth:`save`."""
-        path = Path(directory)
-        summary = json.loads((path / "summary.json").read_text())
-        series = {name: pd.read_parquet(path / f"{name}.parquet") for name in SERIES}
-        return cls(summary, series)
-
-    def table(self) -> str:
-        """A short plain-text table of the per-flow and per-link results (used by the CLI)."""
-        lines = []
-        flows = self.flow_summary
-        if not flows.empty:
-            cols = [c for c in ("name", "cca", "rtt_ms", "goodput_mbps", "retransmits", "fct_s")
-                    if c in flows]
-            lines.append(flows[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-        links = self.link_summary
-        if not links.empty:
-            cols = [c for c in ("name", "rate_mbps", "utilization", "drops", "ecn_marks",
-                                "queue_delay_ms_mean", "queue_delay_ms_p99") if c in links]
-            lines.append(links[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-        jain = self.summary.get("jain_index")
-        if jain is not None:
-            lines.append(f"Jain index {jain:.4f}   "
-                         f"{self.summary.get('sim_s', 0):.1f} s simulated in "
-                         f"{self.summary.get('wall_s', 0):.2f} s wall")
-        return "\n\n".join(lines)
-
-    def __repr__(self) -> str:
-        scen = self.summary.get("scenario", {})
-        flows = ", ".join(f"{f.get('name')} {f.get('goodput_mbps', math.nan):.2f} Mbps"
-                          for f in self.summary.get("flows", [])[:4])
-        more = len(self.summary.get("flows", [])) - 4
-        if more > 0:
-            flows += f", … (+{more})"
-        links = ", ".join(f"{link.get('name')} util {link.get('utilization', math.nan):.3f}"
-                          for link in self.summary.get("links", []))
-        jain = self.summary.get("jain_index")
-        jain_text = f", jain {jain:.3f}" if isinstance(jain, (int, float)) else ""
-        return (f"<ccbench.Result {scen.get('duration_s')} s (seed {scen.get('seed')}): "
-                f"{flows}; {links}{jain_text}>")
+    kind, payload, source = _read(scenario)
+    function = _core_function("validate_dict" if kind == "dict" else "validate_toml")
+    return function(payload, source, _overrides(overrides), seed)

@@ -11,9 +11,8 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-
-class UsageError(Exception):
-    """Bad input from the user: reported as one line with exit status 2."""
+from ccbench.errors import CoreFeatureMissing, UsageError
+from ccbench.listing import FAMILIES, listing
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,16 +42,19 @@ def _cmd_plot(args) -> int:
 
 
 def _cmd_experiment(args) -> int:
-    from ccbench.experiments import EXPERIMENTS, run_experiment
+    from ccbench.experiments.registry import experiments
 
+    known = experiments()
     if args.list or args.name is None:
         if args.name is None and not args.list:
             raise UsageError("experiment: give an experiment NAME or --list")
-        for name, exp in EXPERIMENTS.items():
+        for name, exp in known.items():
             print(f"{name:<18} {exp.description}")
         return 0
-    if args.name not in EXPERIMENTS:
-        raise UsageError(f"unknown experiment {args.name!r} (known: {', '.join(EXPERIMENTS)})")
+    if args.name not in known:
+        raise UsageError(f"unknown experiment {args.name!r} (known: {', '.join(known)})")
+    from ccbench.experiments.runner import run_experiment
+
     out = Path(args.out) if args.out else Path("out") / "experiments" / args.name
     results = run_experiment(args.name, quick=args.quick, jobs=args.jobs, out=out, progress=print)
     failed = int((results["error"] != "").sum())
@@ -60,6 +62,11 @@ def _cmd_experiment(args) -> int:
     if failed:
         print(f"error: {failed} of {len(results)} runs failed (see results.csv)", file=sys.stderr)
         return 1
+    return 0
+
+
+def _cmd_list(args) -> int:
+    print(listing(args.family))
     return 0
 
 
@@ -124,6 +131,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="output directory (default out/experiments/NAME)")
     p.set_defaults(func=_cmd_experiment)
 
+    p = sub.add_parser("list", help="list what scenarios can name: controllers, receivers, queues, "
+                                    "topologies; and the experiments")
+    p.add_argument("family", nargs="?", choices=FAMILIES, metavar="FAMILY",
+                   help=f"one of {', '.join(FAMILIES)} (default: all)")
+    p.set_defaults(func=_cmd_list)
+
     p = sub.add_parser("bench", help="measure simulator speed on fixed scenarios")
     p.add_argument("--repeat", type=_positive, default=3, help="runs per scenario (median taken)")
     p.add_argument("--out", metavar="DIR", help="also write DIR/bench.json")
@@ -147,7 +160,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return args.func(args)
-    except (UsageError, ScenarioError, OSError) as exc:
+    except (UsageError, ScenarioError, CoreFeatureMissing, OSError) as exc:
         # ScenarioError messages already read "<file>: <field>: <message>"; OSError covers an
         # output directory that cannot be written.
         message = " ".join(str(exc).split("\n"))

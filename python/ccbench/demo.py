@@ -7,9 +7,6 @@ from pathlib import Path
 from typing import Optional
 
 from ccbench.api import ScenarioError, run
-from ccbench.experiments import EXPERIMENTS, run_experiment
-from ccbench.plot import plot_run
-from ccbench.report import write_report
 
 
 def examples_dir() -> Path:
@@ -21,6 +18,10 @@ def examples_dir() -> Path:
 
 def demo(out="out", jobs: Optional[int] = None) -> int:
     """Returns the number of failed steps (0 = all good); the report is written regardless."""
+    from ccbench.experiments import experiments, run_experiment
+    from ccbench.plot import plot_run
+    from ccbench.report import write_report
+
     root = Path(out)
     failures = 0
     for scenario in sorted(examples_dir().glob("*.toml")):
@@ -32,7 +33,7 @@ def demo(out="out", jobs: Optional[int] = None) -> int:
         except ScenarioError as exc:
             failures += 1
             print(f"warning: {exc}", file=sys.stderr)
-    for name in EXPERIMENTS:
+    for name in experiments():
         exp_dir = root / "experiments" / name
         results = run_experiment(name, quick=True, jobs=jobs, out=exp_dir, progress=print)
         failures += int((results["error"] != "").sum())

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 
 def aimd_utilization(beta, buffer_over_bdp, delta: float = 1.0):
     """Bottleneck utilization of one AIMD flow (ABE paper, §II, eq. 6).
@@ -14,6 +12,8 @@ def aimd_utilization(beta, buffer_over_bdp, delta: float = 1.0):
     ``1 - (delta - beta (b + delta))**2 / (2 delta (1 - beta) (b + delta))``.
     Accepts scalars or arrays (broadcast); returns a float for scalar input.
     """
+    import numpy as np
+
     beta = np.asarray(beta, dtype=float)
     b = np.asarray(buffer_over_bdp, dtype=float)
     if np.any((beta <= 0) | (beta > 1)):

@@ -5,11 +5,12 @@ bindings through cppyy) and returns its wall time and goodputs. ns-3 runs in a c
 that its import (cppyy loads and JIT-compiles the ns-3 headers: ~10 s), any crash, and its memory
 stay out of ccbench's process; the child prints one JSON object.
 
-Only the subset ``ccbench bench`` uses is translated: one bottleneck (``rate``, ``rtt``,
-``delay``, ``buffer`` in bdp, packets or bytes, ``aqm = "droptail"``), greedy TCP flows of
-``cubic`` or ``newreno`` that all start at 0 and share the bottleneck's RTT, ``duration``,
-``warmup = 0``. Anything else raises ``ValueError`` rather than silently measuring something
-else.
+It takes the scenario as the core validated it (:func:`ccbench.validate`: unit-free, defaults
+filled in), so no unit or default is read twice. Only the subset ``ccbench bench`` uses is
+translated: a dumbbell whose link named ``bottleneck`` (and its reverse) is a plain drop-tail link,
+greedy TCP flows of ``cubic`` or ``newreno`` with the default TCP options, all starting at 0 with
+the same RTT, and ``warmup = 0``. Anything else raises ``ValueError`` rather than silently
+measuring something else.
 
 How the ns-3 model is configured (chosen to match docs/model.md):
 
@@ -19,8 +20,8 @@ How the ns-3 model is configured (chosen to match docs/model.md):
   ``2·(access_s + bottleneck.delay + access_d)`` is the flow's RTT.
 * Bottleneck queue: ns-3 has two queues in series, the traffic-control queue disc and the
   device's transmit queue. The device queue is set to 1 packet and the root queue disc on the
-  bottleneck device is a ``FifoQueueDisc`` (drop-tail) of ``buffer`` bytes, so the queue that
-  fills and drops is the one sized like ccbench's. A queue disc sees IP packets (1448 payload +
+  bottleneck device is a ``FifoQueueDisc`` (drop-tail) with the link's resolved ``limit`` (bytes
+  or packets), so the queue that fills and drops is the one sized like ccbench's. A queue disc sees IP packets (1448 payload +
   32 TCP with timestamps + 20 IP = 1500 bytes, ccbench's wire size); the point-to-point header
   (2 bytes) is added after it. The reverse (ACK) direction gets a 10 000-packet FIFO, as in
   ccbench.
@@ -43,12 +44,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import time
-from typing import Optional
+from typing import Optional, Tuple
 
 NS3_MISSING = "ns-3 is not installed: pip install ns3==3.44.post0"
 
@@ -66,67 +66,100 @@ _MIN_RTO_S = 1.0  # ns-3's default; see _simulate for why not Linux's 200 ms
 # Scenario translation (parent process, no ns-3 needed)
 # --------------------------------------------------------------------------------------------
 
-_UNITS_RATE = {"bps": 1.0, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9}
-_UNITS_TIME = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+#: The TCP options the ns-3 model below is configured with; a flow asking for others is refused.
+_TCP_MODEL = {"mss": _MSS, "header_bytes": _HEADER_BYTES, "initial_window": 10, "sack": True,
+              "delayed_ack": True, "timestamps": True, "ecn": False}
+
+BOTTLENECK = "bottleneck"
 
 
-def _parse(text, units: dict, what: str) -> float:
-    if isinstance(text, (int, float)):
-        return float(text)
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]+)\s*", str(text))
-    if not m or m.group(2).lower() not in units:
-        raise ValueError(f"ns-3 reference: cannot read {what} {text!r}")
-    return float(m.group(1)) * units[m.group(2).lower()]
+def _unsupported(what: str) -> ValueError:
+    return ValueError(f"ns-3 reference: {what}")
 
 
-def _buffer_bytes(text, rate_bps: float, rtt_s: float) -> int:
-    bdp = rate_bps * rtt_s / 8
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(bdp|p|b|kb|mb)\s*", str(text).lower())
-    if not m:
-        raise ValueError(f"ns-3 reference: cannot read bottleneck.buffer {text!r}")
-    value, unit = float(m.group(1)), m.group(2)
-    factor = {"bdp": bdp, "p": _MSS + _HEADER_BYTES, "b": 1, "kb": 1e3, "mb": 1e6}[unit]
-    return max(1, int(round(value * factor)))
+def _dumbbell_links(sc: dict) -> Tuple[dict, dict]:
+    """The ``bottleneck`` link and its reverse, found by name, never by position."""
+    generator = sc.get("topology", {}).get("generator")
+    if generator != "dumbbell":
+        raise _unsupported(f"only the dumbbell topology is supported, got {generator!r}")
+    links = {link["name"]: link for link in sc.get("links", [])}
+    if BOTTLENECK not in links:
+        raise _unsupported(f"no link named {BOTTLENECK!r} (links: {', '.join(links) or 'none'})")
+    reverse = [link for link in links.values() if link.get("reverse_of") == BOTTLENECK]
+    if len(reverse) != 1:
+        raise _unsupported(f"expected one reverse link of {BOTTLENECK!r}, got {len(reverse)}")
+    return links[BOTTLENECK], reverse[0]
+
+
+def _check_link(fwd: dict, rev: dict) -> None:
+    if fwd.get("aqm") != "droptail":
+        raise _unsupported(f"only aqm = \"droptail\" is supported, got {fwd.get('aqm')!r}")
+    for key in ("jitter_ns", "loss", "changes", "ecn"):
+        if fwd.get(key):
+            raise _unsupported(f"{BOTTLENECK}.{key} is not supported")
+    # ns-3's point-to-point link is symmetric: one rate and one delay for both directions.
+    for key in ("rate_bps", "delay_ns"):
+        if rev.get(key) != fwd.get(key):
+            raise _unsupported(f"{rev['name']}.{key} must equal {BOTTLENECK}.{key}")
+
+
+def _queue_limit(fwd: dict) -> Tuple[str, int]:
+    """ns-3's queue size string and the limit in bytes (packets count as full-size segments)."""
+    limit = fwd.get("limit", {})
+    if "bytes" in limit:
+        return f"{int(limit['bytes'])}B", int(limit["bytes"])
+    if "packets" in limit:
+        return f"{int(limit['packets'])}p", int(limit["packets"]) * (_MSS + _HEADER_BYTES)
+    raise _unsupported(f"{BOTTLENECK}.limit {limit!r} is neither packets nor bytes")
+
+
+def _check_flow(i: int, f: dict) -> str:
+    where = f"flows[{i}] ({f.get('name')})"
+    if f.get("type") != "tcp":
+        raise _unsupported(f"{where}: only TCP flows are supported, got {f.get('type')!r}")
+    cca = str(f.get("cca", "")).lower()
+    if cca not in _CCAS:
+        raise _unsupported(f"{where}: cca {cca!r} not in {sorted(_CCAS)}")
+    if f.get("start_ns") or f.get("stop_ns") is not None or f.get("size_bytes") is not None:
+        raise _unsupported(f"{where}: only greedy flows from time 0 are supported")
+    if f.get("cc"):
+        raise _unsupported(f"{where}: controller parameters {sorted(f['cc'])} are not translated")
+    if BOTTLENECK not in f.get("path", []):
+        raise _unsupported(f"{where}: the flow does not cross {BOTTLENECK!r}")
+    tcp = f.get("tcp", {})
+    for key, value in _TCP_MODEL.items():
+        if key in tcp and tcp[key] != value:
+            raise _unsupported(f"{where}: tcp.{key} = {tcp[key]!r}, the ns-3 model uses {value!r}")
+    return cca
 
 
 def translate(scenario: dict) -> dict:
-    """Reduce a ccbench scenario dict to the parameters the ns-3 child needs.
+    """Reduce a validated scenario (:func:`ccbench.validate`) to what the ns-3 child needs.
 
     Raises ``ValueError`` for anything outside the supported subset.
     """
-    b = scenario.get("bottleneck", {})
-    aqm = str(b.get("aqm", "droptail")).lower()
-    if aqm != "droptail":
-        raise ValueError(f"ns-3 reference: only aqm = \"droptail\" is supported, got {aqm!r}")
-    for key in ("jitter", "loss", "changes", "ecn", "reverse_rate"):
-        if b.get(key):
-            raise ValueError(f"ns-3 reference: bottleneck.{key} is not supported")
-    if str(scenario.get("warmup", "0s")) not in ("0", "0s", "0.0s") and \
-            _parse(scenario.get("warmup", "0s"), _UNITS_TIME, "warmup") != 0:
-        raise ValueError("ns-3 reference: warmup must be 0")
-    rate = _parse(b["rate"], _UNITS_RATE, "bottleneck.rate")
-    rtt = _parse(b.get("rtt", "100ms"), _UNITS_TIME, "bottleneck.rtt")
-    delay = _parse(b.get("delay", "0s"), _UNITS_TIME, "bottleneck.delay")
-    if 2 * delay > rtt:
-        raise ValueError("ns-3 reference: 2 × bottleneck.delay exceeds the RTT")
-    ccas = []
-    for i, f in enumerate(scenario.get("flows", [])):
-        extra = set(f) - {"cca", "name", "count"}
-        if extra or f.get("type", "tcp") != "tcp":
-            raise ValueError(f"ns-3 reference: flows[{i}]: only greedy TCP flows with a cca "
-                             f"are supported (got keys {sorted(f)})")
-        cca = str(f.get("cca", "cubic")).lower()
-        if cca not in _CCAS:
-            raise ValueError(f"ns-3 reference: flows[{i}]: cca {cca!r} not in {sorted(_CCAS)}")
-        ccas += [cca] * int(f.get("count", 1))
-    if not ccas:
-        raise ValueError("ns-3 reference: the scenario has no flows")
+    fwd, rev = _dumbbell_links(scenario)
+    _check_link(fwd, rev)
+    if scenario.get("warmup_ns"):
+        raise _unsupported("warmup must be 0")
+    flows = scenario.get("flows", [])
+    if not flows:
+        raise _unsupported("the scenario has no flows")
+    ccas = [_check_flow(i, f) for i, f in enumerate(flows)]
+    rtts = {f["rtt_ns"] for f in flows}
+    if len(rtts) != 1:
+        raise _unsupported(f"all flows must have the same RTT, got {sorted(rtts)} ns")
+    rtt_ns = rtts.pop()
+    if 2 * fwd["delay_ns"] > rtt_ns:
+        raise _unsupported(f"2 × {BOTTLENECK}.delay exceeds the flows' RTT")
+    queue, buffer_bytes = _queue_limit(fwd)
     return {
-        "rate_bps": rate,
-        "rtt_s": rtt,
-        "bottleneck_delay_s": delay,
-        "buffer_bytes": _buffer_bytes(b.get("buffer", "1bdp"), rate, rtt),
-        "duration_s": _parse(scenario["duration"], _UNITS_TIME, "duration"),
+        "rate_bps": float(fwd["rate_bps"]),
+        "rtt_s": rtt_ns / 1e9,
+        "bottleneck_delay_s": fwd["delay_ns"] / 1e9,
+        "queue_limit": queue,
+        "buffer_bytes": buffer_bytes,
+        "duration_s": scenario["duration_ns"] / 1e9,
         "ccas": ccas,
         "seed": int(scenario.get("seed", 1)),
     }
@@ -164,7 +197,8 @@ def require_ns3(python: Optional[str] = None) -> None:
 
 def run_ns3(scenario: dict, timeout: Optional[float] = None,
             python: Optional[str] = None) -> dict:
-    """Run ``scenario`` in ns-3 in a child process and return its measurements.
+    """Run a validated ``scenario`` (:func:`ccbench.validate`) in ns-3 in a child process and
+    return its measurements.
 
     Returns a dict with ``wall_s`` (``Simulator::Run()`` only), ``import_s``, ``setup_s``,
     ``destroy_s``, ``process_s`` (the whole child, seen from here), ``sim_s``, ``events``,
@@ -300,7 +334,7 @@ def _simulate(ns, cppyy, p: dict) -> dict:
 
     tch = ns.TrafficControlHelper()
     tch.SetRootQueueDisc("ns3::FifoQueueDisc")
-    cfg.SetDefault("ns3::FifoQueueDisc::MaxSize", sval(f"{p['buffer_bytes']}B"))
+    cfg.SetDefault("ns3::FifoQueueDisc::MaxSize", sval(p["queue_limit"]))
     forward_qd = tch.Install(core.Get(0)).Get(0)
     cfg.SetDefault("ns3::FifoQueueDisc::MaxSize", sval("10000p"))
     tch.Install(core.Get(1))
@@ -365,7 +399,8 @@ def _simulate(ns, cppyy, p: dict) -> dict:
         "utilization": (sent_bytes + 2 * sent_packets) * 8 / (rate_bps * duration),
         "drops": drops,
         "config": {**p, "snd_buf_bytes": snd_buf, "min_rto_s": _MIN_RTO_S, "access_rate": _ACCESS_RATE,
-                   "access_delay_s": access_delay, "queue": "FifoQueueDisc (bytes) + 1p device"},
+                   "access_delay_s": access_delay,
+                   "queue": f"FifoQueueDisc {p['queue_limit']} + 1p device"},
     }
 
 

@@ -6,22 +6,29 @@ import os
 from pathlib import Path
 from typing import List, Union
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only; never needs a display
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from ccbench.api import Result  # noqa: E402
+from ccbench.result import Result
 
 #: Scatter plots of per-packet sojourn times are thinned to at most this many points.
 MAX_POINTS = 20_000
+
+#: The link whose rate the goodput plot marks (a dumbbell's data-direction bottleneck).
+BOTTLENECK = "bottleneck"
+
+
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend (files only; never needs a display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def _save(fig, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
+    pyplot().close(fig)
     return path
 
 
@@ -33,7 +40,7 @@ def _per(df, key):
 
 
 def plot_cwnd(result: Result, path: Path) -> Path:
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig, ax = pyplot().subplots(figsize=(8, 4))
     for name, df in _per(result.flows, "flow"):
         ax.plot(df["t_s"], df["cwnd_bytes"] / 1000, label=str(name), lw=1)
     ax.set_xlabel("time (s)")
@@ -45,11 +52,12 @@ def plot_cwnd(result: Result, path: Path) -> Path:
 
 
 def plot_rate(result: Result, path: Path) -> Path:
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig, ax = pyplot().subplots(figsize=(8, 4))
     for name, df in _per(result.flows, "flow"):
         ax.plot(df["t_s"], df["goodput_mbps"], label=str(name), lw=1)
-    for link in result.summary.get("links", [])[:1]:
-        ax.axhline(link["rate_mbps"], color="grey", ls=":", lw=1, label=f"{link['name']} rate")
+    for link in result.summary.get("links", []):
+        if link.get("name") == BOTTLENECK:
+            ax.axhline(link["rate_mbps"], color="grey", ls=":", lw=1, label=f"{BOTTLENECK} rate")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("goodput (Mbps)")
     ax.set_title("Goodput per flow")
@@ -59,7 +67,9 @@ def plot_rate(result: Result, path: Path) -> Path:
 
 
 def plot_queue(result: Result, path: Path) -> Path:
-    fig, (occ, delay, cdf) = plt.subplots(3, 1, figsize=(8, 9))
+    import numpy as np
+
+    fig, (occ, delay, cdf) = pyplot().subplots(3, 1, figsize=(8, 9))
     for name, df in _per(result.links, "link"):
         occ.plot(df["t_s"], df["queue_packets"], label=str(name), lw=1)
     occ.set_xlabel("time (s)")

@@ -12,9 +12,8 @@ import json
 from pathlib import Path
 from typing import List
 
-import pandas as pd
-
-from ccbench.api import Result, version
+from ccbench.api import version
+from ccbench.result import Result
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1300px; color: #222; }
@@ -29,7 +28,7 @@ th { background: #eee; }
 """
 
 
-def _table(df: pd.DataFrame) -> str:
+def _table(df) -> str:
     return df.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="–", border=0)
 
 
@@ -52,11 +51,14 @@ def _runs(root: Path) -> List[str]:
 
 
 def _experiments(root: Path) -> List[str]:
-    from ccbench.experiments import EXPERIMENTS
+    import pandas as pd
 
+    from ccbench.experiments.registry import experiments
+
+    known = experiments()
     parts = []
     for exp_dir in sorted(p.parent for p in root.glob("experiments/*/summary.csv")):
-        exp = EXPERIMENTS.get(exp_dir.name)
+        exp = known.get(exp_dir.name)
         parts.append(f"<h3>{html.escape(exp_dir.name)}</h3>")
         if exp is not None and exp.description:
             parts.append(f'<p class="muted">{html.escape(exp.description)}</p>')
@@ -76,6 +78,8 @@ def _bench(root: Path) -> List[str]:
     path = root / "bench.json"
     if not path.exists():
         return []
+    import pandas as pd
+
     data = json.loads(path.read_text())
     return [_table(pd.DataFrame(data["results"]))]
 

@@ -2,10 +2,33 @@
 failure of the whole suite rather than silently skipped tests."""
 
 import copy
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 import ccbench  # noqa: F401  - fails loudly when the extension is not built
+from ccbench import _core
+
+#: For tests that need the core's validate_*/registry (enabled once the core provides them).
+needs_core_validate = pytest.mark.skipif(not hasattr(_core, "validate_toml"),
+                                         reason="ccbench._core has no validate_toml yet")
+needs_core_registry = pytest.mark.skipif(not hasattr(_core, "registry"),
+                                         reason="ccbench._core has no registry() yet")
+
+#: The directory holding the ccbench package the tests import; subprocesses must use it too.
+PYTHON_DIR = Path(ccbench.__file__).resolve().parents[1]
+
+
+def python_code(code: str, *args: str, cwd=None) -> subprocess.CompletedProcess:
+    """Run ``python -c code`` in a fresh interpreter that imports this ccbench."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PYTHON_DIR), env.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=300)
+
 
 #: A short two-flow scenario, as a dict; TOML_SCENARIO is the same scenario as TOML text.
 SMALL = {
@@ -48,3 +71,30 @@ def scenario_file(tmp_path):
     path = tmp_path / "small.toml"
     path.write_text(TOML_SCENARIO)
     return path
+
+
+def validated_dumbbell(ccas=("cubic",), rate_bps=20e6, rtt_ns=100_000_000, limit=None,
+                       duration_ns=100_000_000_000):
+    """A scenario as ``ccbench.validate`` returns it (the documented shape), for a ``[bottleneck]``
+    dumbbell with greedy TCP flows. Written out literally so tests do not depend on the core's
+    validate_* being built."""
+    limit = limit or {"bytes": int(rate_bps * rtt_ns / 1e9 / 8)}
+    link = {"from": "r1", "to": "r2", "rate_bps": rate_bps, "delay_ns": 0, "jitter_ns": 0,
+            "loss": 0.0, "buffer": {"bdp": 1.0}, "limit": limit, "rtt_ns": rtt_ns,
+            "aqm": "droptail", "aqm_params": {}, "ecn": False, "changes": []}
+    tcp = {"mss": 1448, "header_bytes": 52, "initial_window": 10, "sack": True,
+           "delayed_ack": True, "timestamps": True, "ecn": False}
+    flows = [{"name": f"{cca}-{i}", "type": "tcp", "cca": cca, "cc": {}, "from": f"s{i}",
+              "to": f"d{i}", "path": ["bottleneck"], "ack_path": ["bottleneck-rev"],
+              "access_delay_ns": rtt_ns // 2, "rtt_ns": rtt_ns, "start_ns": 0, "stop_ns": None,
+              "size_bytes": None, "tcp": dict(tcp), "cbr": None}
+             for i, cca in enumerate(ccas)]
+    return {
+        "name": None, "duration_ns": duration_ns, "warmup_ns": 0, "seed": 1,
+        "output": {"bin_ns": 100_000_000, "sojourn_samples": False},
+        "topology": {"generator": "dumbbell", "nodes": ["r1", "r2"]},
+        "links": [{"name": "bottleneck", "reverse_of": None, **link},
+                  {"name": "bottleneck-rev", "reverse_of": "bottleneck",
+                   **{**link, "from": "r2", "to": "r1", "limit": {"packets": 10000}}}],
+        "flows": flows,
+    }

@@ -7,6 +7,9 @@ from pathlib import Path
 import pytest
 
 import ccbench
+from ccbench.listing import FAMILIES
+
+from conftest import needs_core_registry
 
 PYTHON_DIR = Path(ccbench.__file__).resolve().parents[1]
 
@@ -35,7 +38,8 @@ def test_run_writes_outputs(scenario_file, tmp_path):
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["scenario"]["seed"] == 5
-    assert summary["links"][0]["rate_mbps"] == pytest.approx(20.0)
+    rates = {link["name"]: link["rate_mbps"] for link in summary["links"]}
+    assert rates["bottleneck"] == pytest.approx(20.0)
     for name in ("flows", "links", "sojourn", "owd"):
         assert (out / f"{name}.parquet").is_file()
     assert "goodput_mbps" in proc.stdout
@@ -112,3 +116,43 @@ def test_plot_creates_pngs(scenario_file, tmp_path):
     for name in ("cwnd.png", "rate.png", "queue.png"):
         data = (out / name).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+
+
+def test_list_experiments_and_controllers():
+    proc = ccbench_cli("list", "experiments")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == "experiments:"
+    assert "abe-fig2" in proc.stdout and "rledbat-table1" in proc.stdout
+    proc = ccbench_cli("list", "controllers")
+    assert proc.returncode == 0, proc.stderr
+    assert "cubic" in proc.stdout and "newreno" in proc.stdout
+
+
+def test_list_all_families():
+    proc = ccbench_cli("list")
+    assert proc.returncode == 0, proc.stderr
+    for family in FAMILIES:
+        assert f"\n{family}:" in "\n" + proc.stdout, family
+
+
+def test_list_unknown_family_is_one_line_error():
+    assert "colours" in _one_error_line(ccbench_cli("list", "colours"))
+
+
+@pytest.mark.skipif(hasattr(ccbench._core, "registry"), reason="the core has registry()")
+def test_list_core_family_without_registry_is_one_line_error():
+    assert "registry" in _one_error_line(ccbench_cli("list", "queues"))
+
+
+@needs_core_registry
+def test_list_core_families_from_the_registry():
+    """Enabled once the core has registry(): every family lists names (with aliases, params)."""
+    registry = ccbench.registry()
+    for family in ("controllers", "receivers", "queues", "topologies"):
+        proc = ccbench_cli("list", family)
+        assert proc.returncode == 0, proc.stderr
+        for entry in registry[family]:
+            assert entry["name"] in proc.stdout
+            for param in entry["params"]:
+                assert param["key"] in proc.stdout
+    assert "dumbbell" in ccbench_cli("list", "topologies").stdout

@@ -7,18 +7,18 @@ import pytest
 
 import ccbench
 from ccbench.experiments import Experiment, expand_grid, run_experiment, summarize
-from ccbench.experiments.abe import FIG2
-from ccbench.experiments.rledbat import PAPER_FCT_S, RTTS_MS, TABLE1
+from ccbench.experiments.abe.fig2 import EXPERIMENT as FIG2
+from ccbench.experiments.rledbat.table1 import EXPERIMENT as TABLE1, PAPER_FCT_S, RTTS_MS
 from ccbench.models import aimd_utilization
 
 
 def test_aimd_model_newreno_utilization():
     """ABE eq. (6): one NewReno flow (beta 0.5, no delayed ACKs), 10 Mbps, RTT 100 ms, DropTail."""
     exp = dataclasses.replace(FIG2, grid={"beta": [0.5], "buffer_bdp": [0.25, 0.5, 1.0]}, seeds=(1,))
-    scenario = exp.scenario({"beta": 0.5, "buffer_bdp": 0.25})
-    assert scenario["duration"] == "300s" and scenario["warmup"] == "50s"
-    assert scenario["flows"][0]["delayed_ack"] is False
-    assert scenario["bottleneck"]["buffer"] == "0.25bdp"
+    assert exp.base["duration"] == "300s" and exp.base["warmup"] == "50s"
+    assert exp.base["flows"][0]["delayed_ack"] is False
+    assert exp.overrides({"beta": 0.5, "buffer_bdp": 0.25}) == [
+        'bottleneck.buffer="0.25bdp"', "flows[0].cc.beta=0.5"]
 
     results = run_experiment(exp, jobs=2)
     assert list(results["error"]) == ["", "", ""]
@@ -52,7 +52,7 @@ def test_two_cubic_flows_share_fairly():
 
 
 def _link_metric(result, point):
-    return {"rate_mbps": result.summary["links"][0]["rate_mbps"],
+    return {"rate_mbps": result.link("bottleneck")["rate_mbps"],
             "seed_seen": result.summary["scenario"]["seed"]}
 
 
@@ -64,12 +64,12 @@ def test_runner_orders_rows_by_grid_and_seed(tmp_path):
         "flows": [{"cca": "cubic"}],
         "output": {"sojourn_samples": False},
     }
-    grid = {"bottleneck.rate": ["5Mbps", "-3", "20Mbps"], "flows.0.cca": ["cubic", "newreno"]}
+    grid = {"bottleneck.rate": ["5Mbps", "-3", "20Mbps"], "flows[0].cca": ["cubic", "newreno"]}
     exp = Experiment(name="tiny", base=base, grid=grid, seeds=(2, 1), metric=_link_metric)
     results = run_experiment(exp, jobs=2, out=tmp_path)
 
-    expected = [(p["bottleneck.rate"], p["flows.0.cca"], s) for p in expand_grid(grid) for s in (2, 1)]
-    assert list(zip(results["bottleneck.rate"], results["flows.0.cca"], results["seed"])) == expected
+    expected = [(p["bottleneck.rate"], p["flows[0].cca"], s) for p in expand_grid(grid) for s in (2, 1)]
+    assert list(zip(results["bottleneck.rate"], results["flows[0].cca"], results["seed"])) == expected
     assert list(results["run"]) == list(range(12))
 
     bad = results["bottleneck.rate"] == "-3"

@@ -1,12 +1,22 @@
 //! Python bindings: `ccbench._core`. Thin by design — parsing, simulation and every metric stay
 //! in Rust; Python receives the summary (as JSON-compatible dicts) and columnar time series.
 
+mod output;
+mod pyjson;
+mod table;
+
+use std::path::{Path, PathBuf};
+
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use ccbench_sim::{parse_str, parse_table, run, ScenarioError as RsScenarioError, SimResult};
+
+use output::{write_parquet, Column, Table};
+use pyjson::PyJson;
+use table::{table_from_py, PyTable};
 
 create_exception!(_core, ScenarioError, PyValueError, "Invalid scenario: `<source>: <field>: <message>`.");
 
@@ -53,74 +63,72 @@ fn dict_to_table(d: &Bound<'_, PyDict>, prefix: &str, source: &str) -> PyResult<
     Ok(t)
 }
 
-fn columns<'py>(py: Python<'py>, cols: Vec<(&str, PyObject)>) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (k, v) in cols {
-        d.set_item(k, v)?;
-    }
-    Ok(d)
-}
-
-fn names(idx: &[u32], names: &[String]) -> Vec<String> {
-    idx.iter().map(|&i| names[i as usize].clone()).collect()
+/// The run's time series as tables; flow/link columns are names, as documented.
+fn series_tables(r: SimResult) -> Vec<(&'static str, Table)> {
+    let flow_names = table::names(&r.flow_names);
+    let link_names = table::names(&r.link_names);
+    let flow = |idx: Vec<u32>| Column::Names { idx, names: flow_names.clone() };
+    let link = |idx: Vec<u32>| Column::Names { idx, names: link_names.clone() };
+    let ints = |v: Vec<u64>| Column::I64(v.into_iter().map(|x| x as i64).collect());
+    let table = |cols: Vec<(&str, Column)>| Table {
+        columns: cols.into_iter().map(|(n, c)| (n.to_string(), c)).collect(),
+    };
+    let (f, l, s, o) = (r.flows, r.links, r.sojourn, r.owd);
+    vec![
+        (
+            "flows",
+            table(vec![
+                ("t_s", Column::F64(f.t_s)),
+                ("flow", flow(f.flow)),
+                ("goodput_mbps", Column::F64(f.goodput_mbps)),
+                ("throughput_mbps", Column::F64(f.throughput_mbps)),
+                ("cwnd_bytes", Column::F64(f.cwnd_bytes)),
+                ("ssthresh_bytes", Column::F64(f.ssthresh_bytes)),
+                ("srtt_ms", Column::F64(f.srtt_ms)),
+                ("inflight_bytes", Column::F64(f.inflight_bytes)),
+                ("retransmits", ints(f.retransmits)),
+            ]),
+        ),
+        (
+            "links",
+            table(vec![
+                ("t_s", Column::F64(l.t_s)),
+                ("link", link(l.link)),
+                ("queue_bytes", Column::F64(l.queue_bytes)),
+                ("queue_packets", Column::F64(l.queue_packets)),
+                ("utilization", Column::F64(l.utilization)),
+                ("throughput_mbps", Column::F64(l.throughput_mbps)),
+                ("drops", ints(l.drops)),
+                ("ecn_marks", ints(l.ecn_marks)),
+            ]),
+        ),
+        (
+            "sojourn",
+            table(vec![
+                ("t_s", Column::F64(s.t_s)),
+                ("link", link(s.link)),
+                ("flow", flow(s.flow)),
+                ("sojourn_ms", Column::F64(s.sojourn_ms)),
+            ]),
+        ),
+        (
+            "owd",
+            table(vec![
+                ("t_s", Column::F64(o.t_s)),
+                ("flow", flow(o.flow)),
+                ("owd_ms", Column::F64(o.owd_ms)),
+            ]),
+        ),
+    ]
 }
 
 fn result_to_py(py: Python<'_>, r: SimResult) -> PyResult<PyObject> {
     let json = serde_json::to_string(&r.summary).expect("summary serialises");
     let summary = py.import("json")?.call_method1("loads", (json,))?;
-    let f = r.flows;
-    let flows = columns(
-        py,
-        vec![
-            ("t_s", f.t_s.into_pyobject(py)?.into_any().unbind()),
-            ("flow", names(&f.flow, &r.flow_names).into_pyobject(py)?.into_any().unbind()),
-            ("goodput_mbps", f.goodput_mbps.into_pyobject(py)?.into_any().unbind()),
-            ("throughput_mbps", f.throughput_mbps.into_pyobject(py)?.into_any().unbind()),
-            ("cwnd_bytes", f.cwnd_bytes.into_pyobject(py)?.into_any().unbind()),
-            ("ssthresh_bytes", f.ssthresh_bytes.into_pyobject(py)?.into_any().unbind()),
-            ("srtt_ms", f.srtt_ms.into_pyobject(py)?.into_any().unbind()),
-            ("inflight_bytes", f.inflight_bytes.into_pyobject(py)?.into_any().unbind()),
-            ("retransmits", f.retransmits.into_pyobject(py)?.into_any().unbind()),
-        ],
-    )?;
-    let l = r.links;
-    let links = columns(
-        py,
-        vec![
-            ("t_s", l.t_s.into_pyobject(py)?.into_any().unbind()),
-            ("link", names(&l.link, &r.link_names).into_pyobject(py)?.into_any().unbind()),
-            ("queue_bytes", l.queue_bytes.into_pyobject(py)?.into_any().unbind()),
-            ("queue_packets", l.queue_packets.into_pyobject(py)?.into_any().unbind()),
-            ("utilization", l.utilization.into_pyobject(py)?.into_any().unbind()),
-            ("throughput_mbps", l.throughput_mbps.into_pyobject(py)?.into_any().unbind()),
-            ("drops", l.drops.into_pyobject(py)?.into_any().unbind()),
-            ("ecn_marks", l.ecn_marks.into_pyobject(py)?.into_any().unbind()),
-        ],
-    )?;
-    let s = r.sojourn;
-    let sojourn = columns(
-        py,
-        vec![
-            ("t_s", s.t_s.into_pyobject(py)?.into_any().unbind()),
-            ("link", names(&s.link, &r.link_names).into_pyobject(py)?.into_any().unbind()),
-            ("flow", names(&s.flow, &r.flow_names).into_pyobject(py)?.into_any().unbind()),
-            ("sojourn_ms", s.sojourn_ms.into_pyobject(py)?.into_any().unbind()),
-        ],
-    )?;
-    let o = r.owd;
-    let owd = columns(
-        py,
-        vec![
-            ("t_s", o.t_s.into_pyobject(py)?.into_any().unbind()),
-            ("flow", names(&o.flow, &r.flow_names).into_pyobject(py)?.into_any().unbind()),
-            ("owd_ms", o.owd_ms.into_pyobject(py)?.into_any().unbind()),
-        ],
-    )?;
     let series = PyDict::new(py);
-    series.set_item("flows", flows)?;
-    series.set_item("links", links)?;
-    series.set_item("sojourn", sojourn)?;
-    series.set_item("owd", owd)?;
+    for (name, t) in series_tables(r) {
+        series.set_item(name, Bound::new(py, PyTable(t))?)?;
+    }
     let out = PyDict::new(py);
     out.set_item("summary", summary)?;
     out.set_item("series", series)?;
@@ -179,6 +187,108 @@ fn run_dict(
     simulate(py, sc, source)
 }
 
+fn os_err(path: &Path, e: impl std::fmt::Display) -> PyErr {
+    PyOSError::new_err(format!("{}: {e}", path.display()))
+}
+
+/// Write a run directory (which must exist): `<name>.parquet` for each entry of `series`
+/// (`{name: Table | {column: (kind, values)}}`) and `summary.json` from the `summary` dict.
+#[pyfunction]
+fn write_run(
+    py: Python<'_>,
+    dir: PathBuf,
+    summary: &Bound<'_, PyAny>,
+    series: &Bound<'_, PyDict>,
+) -> PyResult<()> {
+    // Serialise first, so an unwritable summary leaves no half-written directory behind.
+    let json = serde_json::to_string_pretty(&PyJson(summary))
+        .map_err(|e| PyValueError::new_err(format!("summary: {e}")))?;
+    for (name, value) in series.iter() {
+        let name: String = name.extract()?;
+        if name.is_empty() || name.starts_with('.') || name.contains(['/', '\\']) {
+            return Err(PyValueError::new_err(format!("bad table name {name:?}")));
+        }
+        let path = dir.join(format!("{name}.parquet"));
+        let written = match value.downcast::<PyTable>() {
+            Ok(t) => {
+                let t = t.get();
+                py.allow_threads(|| write_parquet(&path, &t.0))
+            }
+            Err(_) => {
+                let t = table_from_py(&name, &value)?;
+                py.allow_threads(|| write_parquet(&path, &t))
+            }
+        };
+        written.map_err(|e| os_err(&path, e))?;
+    }
+    let path = dir.join("summary.json");
+    std::fs::write(&path, json + "\n").map_err(|e| os_err(&path, e))
+}
+
+/// The validated, unit-free scenario of TOML text, as a dict (`ccbench.validate`).
+#[pyfunction]
+#[pyo3(signature = (text, source = "<string>", overrides = Vec::new(), seed = None))]
+fn validate_toml(
+    py: Python<'_>,
+    text: &str,
+    source: &str,
+    overrides: Vec<String>,
+    seed: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyObject> {
+    let seed = seed_arg(seed, source)?;
+    let sc = parse_str(text, source, &overrides, seed).map_err(scenario_err)?;
+    json_to_py(py, &ccbench_sim::scenario::describe(&sc))
+}
+
+/// The validated, unit-free scenario of a dict with the TOML file's structure.
+#[pyfunction]
+#[pyo3(signature = (scenario, source = "<dict>", overrides = Vec::new(), seed = None))]
+fn validate_dict(
+    py: Python<'_>,
+    scenario: &Bound<'_, PyDict>,
+    source: &str,
+    overrides: Vec<String>,
+    seed: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyObject> {
+    let seed = seed_arg(seed, source)?;
+    let table = dict_to_table(scenario, "", source)?;
+    let sc = parse_table(table, source, &overrides, seed).map_err(scenario_err)?;
+    json_to_py(py, &ccbench_sim::scenario::describe(&sc))
+}
+
+/// Every registry family: `{"controllers": [{"name", "aliases", "summary", "params": [...]}], ...}`.
+#[pyfunction]
+fn registry(py: Python<'_>) -> PyResult<PyObject> {
+    let mut out = serde_json::Map::new();
+    for f in ccbench_sim::registry::families() {
+        let rows: Vec<serde_json::Value> = f
+            .rows
+            .iter()
+            .map(|r| {
+                let params: Vec<serde_json::Value> = r
+                    .params
+                    .iter()
+                    .map(|p| serde_json::json!({"key": p.key, "type": p.kind, "default": p.default}))
+                    .collect();
+                serde_json::json!({"name": r.name, "aliases": r.aliases, "summary": r.summary, "params": params})
+            })
+            .collect();
+        out.insert(f.name.to_string(), serde_json::Value::Array(rows));
+    }
+    json_to_py(py, &serde_json::Value::Object(out))
+}
+
+/// The registries as the Markdown block of `docs/scenarios.md`.
+#[pyfunction]
+fn registry_markdown() -> String {
+    ccbench_sim::registry::markdown()
+}
+
+fn json_to_py(py: Python<'_>, v: &serde_json::Value) -> PyResult<PyObject> {
+    let text = serde_json::to_string(v).expect("JSON values serialise");
+    Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
+}
+
 /// Sender-side congestion controllers a scenario may name.
 #[pyfunction]
 fn controllers() -> Vec<&'static str> {
@@ -195,7 +305,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(run_toml, m)?)?;
     m.add_function(wrap_pyfunction!(run_dict, m)?)?;
+    m.add_class::<PyTable>()?;
+    m.add_function(wrap_pyfunction!(write_run, m)?)?;
     m.add_function(wrap_pyfunction!(controllers, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_dict, m)?)?;
+    m.add_function(wrap_pyfunction!(registry, m)?)?;
+    m.add_function(wrap_pyfunction!(registry_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

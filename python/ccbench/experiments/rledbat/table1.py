@@ -7,34 +7,33 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
-from ccbench.experiments import Experiment, register
+from ccbench.experiments.base import Experiment
 
 RTTS_MS = [20, 100, 200, 300]
 #: Table 1, "Cubic alone" row (seconds).
 PAPER_FCT_S = [0.16, 0.62, 1.22, 1.82]
 
 
-def _apply(scenario: dict, point: dict) -> dict:
-    scenario["bottleneck"]["rtt"] = f"{point['rtt_ms']}ms"
-    return scenario
+def _apply(point: dict) -> dict:
+    return {"bottleneck.rtt": f"{point['rtt_ms']}ms"}
 
 
 def _metric(result, point: dict) -> dict:
-    return {"fct_s": result.summary["flows"][0]["fct_s"]}
+    return {"fct_s": result.flow("download")["fct_s"]}
 
 
-def _compare(summary: pd.DataFrame) -> pd.DataFrame:
+def _compare(summary):
     summary = summary.copy()
     summary["relative_error"] = (summary["fct_s"] - summary["paper_fct_s"]) / summary["paper_fct_s"]
     return summary
 
 
-def _figure(summary: pd.DataFrame, out_dir: Path) -> Path:
-    from ccbench.plot import plt
+def _figure(summary, out_dir: Path) -> Path:
+    import numpy as np
 
+    from ccbench.plot import pyplot
+
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     x = np.arange(len(summary))
     ax.bar(x - 0.2, summary["paper_fct_s"], 0.4, label="paper (Table 1)", color="C7")
@@ -53,7 +52,7 @@ def _figure(summary: pd.DataFrame, out_dir: Path) -> Path:
     return path
 
 
-TABLE1 = register(Experiment(
+EXPERIMENT = Experiment(
     name="rledbat-table1",
     description="rLEDBAT Table 1, first row: FCT of a lone 262 KB CUBIC flow (with handshake) "
                 "at 20 Mbps for RTT 20/100/200/300 ms",
@@ -62,14 +61,14 @@ TABLE1 = register(Experiment(
         "warmup": "0s",
         "seed": 1,
         "bottleneck": {"rate": "20Mbps", "rtt": "100ms", "buffer": "500ms", "aqm": "droptail"},
-        "flows": [{"cca": "cubic", "size": "262KB", "handshake": True}],
+        "flows": [{"name": "download", "cca": "cubic", "size": "262KB", "handshake": True}],
         "output": {"sojourn_samples": False},
     },
     grid={"rtt_ms": RTTS_MS},
     seeds=(1,),
     apply=_apply,
     metric=_metric,
-    reference=pd.DataFrame({"rtt_ms": RTTS_MS, "paper_fct_s": PAPER_FCT_S}),
+    reference={"rtt_ms": RTTS_MS, "paper_fct_s": PAPER_FCT_S},
     compare=_compare,
     figure=_figure,
-))
+)

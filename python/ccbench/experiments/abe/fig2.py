@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
-from ccbench.experiments import Experiment, register
+from ccbench.experiments.base import Experiment
 from ccbench.models import aimd_utilization
 
 BETAS = [0.5, 0.7, 0.9]
@@ -23,26 +20,27 @@ def buffer_spec(buffer_over_bdp: float) -> str:
     return "1p" if buffer_over_bdp == 0 else f"{buffer_over_bdp:g}bdp"
 
 
-def _apply(scenario: dict, point: dict) -> dict:
-    scenario["bottleneck"]["buffer"] = buffer_spec(point["buffer_bdp"])
-    scenario["flows"][0]["cc"] = {"beta": point["beta"]}
-    return scenario
+def _apply(point: dict) -> dict:
+    return {"bottleneck.buffer": buffer_spec(point["buffer_bdp"]), "flows[0].cc.beta": point["beta"]}
 
 
 def _metric(result, point: dict) -> dict:
-    return {"utilization": result.summary["links"][0]["utilization"]}
+    return {"utilization": result.link("bottleneck")["utilization"]}
 
 
-def _compare(summary: pd.DataFrame) -> pd.DataFrame:
+def _compare(summary):
     summary = summary.copy()
     summary["model"] = aimd_utilization(summary["beta"].to_numpy(), summary["buffer_bdp"].to_numpy())
     summary["difference"] = summary["utilization"] - summary["model"]
     return summary
 
 
-def _figure(summary: pd.DataFrame, out_dir: Path) -> Path:
-    from ccbench.plot import plt
+def _figure(summary, out_dir: Path) -> Path:
+    import numpy as np
 
+    from ccbench.plot import pyplot
+
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     x = np.linspace(0, max(1.6, float(summary["buffer_bdp"].max())), 300)
     for i, (beta, df) in enumerate(summary.groupby("beta", sort=True)):
@@ -62,7 +60,7 @@ def _figure(summary: pd.DataFrame, out_dir: Path) -> Path:
     return path
 
 
-FIG2 = register(Experiment(
+EXPERIMENT = Experiment(
     name="abe-fig2",
     description="ABE §II Fig. 2: utilization of one NewReno flow vs. buffer (fraction of BDP) "
                 "for beta 0.5/0.7/0.9, against the AIMD model of eq. (6)",
@@ -82,4 +80,4 @@ FIG2 = register(Experiment(
     metric=_metric,
     compare=_compare,
     figure=_figure,
-))
+)

@@ -1,0 +1,1 @@
+"""ABE (Alternative Backoff with ECN) paper: one module per reproduced figure."""

@@ -1,0 +1,99 @@
+"""What an experiment is: a base scenario, a grid of parameters, and how to score one run.
+
+A grid point becomes ``--set``-style overrides (``"flows[0].cc.beta=0.7"``) that the core
+applies to the base scenario, exactly as ``ccbench run --set`` does: Python only formats the
+values as TOML literals, all parsing stays in the core.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
+
+
+def _toml_string(text: str) -> str:
+    # TOML basic strings forbid raw control characters and DEL; escape those, keep the rest.
+    return '"' + "".join(
+        _ESCAPES.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c)
+        for c in text) + '"'
+
+
+def toml_literal(value: Any) -> str:
+    """``value`` as a TOML literal: ``"0.5bdp"`` (quoted), ``0.7``, ``true``, ``[1, 2]``, ``{a = 1}``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{value!r} has no override form (the core reads inf/nan as text)")
+        return repr(value)
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_literal(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_toml_string(str(k))} = {toml_literal(v)}"
+                               for k, v in value.items()) + "}"
+    raise TypeError(f"cannot write a {type(value).__name__} as a TOML value")
+
+
+def override(key: str, value: Any) -> str:
+    """One ``--set`` string: ``override("bottleneck.buffer", "0.5bdp")`` → ``bottleneck.buffer="0.5bdp"``."""
+    return f"{key}={toml_literal(value)}"
+
+
+def expand_grid(grid: Mapping[str, Sequence[Any]]) -> List[dict]:
+    """All combinations of a grid, the first key varying slowest (so results group naturally)."""
+    keys = list(grid)
+    return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+
+
+@dataclass
+class Experiment:
+    """One sweep. Only ``name``, ``base``, ``grid`` and ``metric`` are required.
+
+    ``apply(point)`` maps a grid point to ``{override key: value}``; by default every point key
+    is itself an override key (``{"bottleneck.rate": "5Mbps"}``). ``quick_overrides`` are applied
+    first in quick mode. ``metric(result, point)`` returns the dict of numbers recorded for a run
+    (it runs in a worker process, so it must be a module-level function). ``reference`` holds the
+    paper's values as ``{column: values}`` keyed by grid columns and is joined into the summary;
+    ``compare(summary)`` may add derived columns (model values, differences);
+    ``figure(summary, out_dir)`` draws the PNG and returns its path.
+    """
+
+    name: str
+    base: Mapping[str, Any]
+    grid: Mapping[str, Sequence[Any]]
+    metric: Callable[[Any, dict], dict]
+    description: str = ""
+    quick_grid: Optional[Mapping[str, Sequence[Any]]] = None
+    seeds: Sequence[int] = (1,)
+    quick_seeds: Optional[Sequence[int]] = None
+    quick_overrides: Mapping[str, Any] = field(default_factory=dict)
+    apply: Optional[Callable[[dict], Mapping[str, Any]]] = None
+    reference: Optional[Mapping[str, Sequence[Any]]] = None
+    compare: Optional[Callable[[Any], Any]] = None
+    figure: Optional[Callable[[Any, Path], Path]] = None
+
+    def params(self, quick: bool = False) -> List[dict]:
+        grid = self.quick_grid if quick and self.quick_grid is not None else self.grid
+        return expand_grid(grid)
+
+    def run_seeds(self, quick: bool = False) -> List[int]:
+        return list(self.quick_seeds if quick and self.quick_seeds is not None else self.seeds)
+
+    def overrides(self, point: Mapping[str, Any], quick: bool = False) -> List[str]:
+        """The ``--set`` strings that turn ``base`` into the scenario of ``point``."""
+        changes = dict(self.quick_overrides) if quick else {}
+        changes.update(self.apply(dict(point)) if self.apply else point)
+        return [override(key, value) for key, value in changes.items()]
+
+    def runs(self, quick: bool = False) -> List[Tuple[dict, int]]:
+        """The (point, seed) pairs of a sweep in their fixed order."""
+        return [(point, seed) for point in self.params(quick) for seed in self.run_seeds(quick)]

@@ -1,0 +1,1 @@
+"""rLEDBAT paper: one module per reproduced table or figure."""

@@ -1,0 +1,224 @@
+""":class:`Result`: the outcome of one run, as the core returned it.
+
+The time series stay in the core's columns (``ccbench._core.Table``) until first asked for as a
+DataFrame, so a caller that only prints the summary or saves the run never imports pandas.
+Saving goes through the core's writer (``_core.write_run``): one writer for ``ccbench run --out``
+and :meth:`Result.save`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any, Iterable, List, Mapping, Union
+
+from ccbench import _core
+
+#: Names of the time-series tables, in the order they are saved.
+SERIES = ("flows", "links", "sojourn", "owd")
+
+#: Documented columns of each series (the core returns them; used for empty tables too).
+SERIES_COLUMNS = {
+    "flows": ["t_s", "flow", "goodput_mbps", "throughput_mbps", "cwnd_bytes", "ssthresh_bytes",
+              "srtt_ms", "inflight_bytes", "retransmits"],
+    "links": ["t_s", "link", "queue_bytes", "queue_packets", "utilization", "throughput_mbps",
+              "drops", "ecn_marks"],
+    "sojourn": ["t_s", "link", "flow", "sojourn_ms"],
+    "owd": ["t_s", "flow", "owd_ms"],
+}
+
+# Summary entries that are {"mean","p50","p90","p99"} dicts (or null); flattened to
+# `<key>_<stat>` columns so the summary tables stay rectangular.
+_STAT_KEYS = ("owd_ms", "queue_delay_ms")
+_STATS = ("mean", "p50", "p90", "p99")
+
+# Columns of the CLI's plain-text tables.
+_FLOW_TEXT = ("name", "cca", "rtt_ms", "goodput_mbps", "retransmits", "fct_s")
+_LINK_TEXT = ("name", "rate_mbps", "utilization", "drops", "ecn_marks", "queue_delay_ms_mean",
+              "queue_delay_ms_p99")
+
+# Core column kinds → pandas dtypes (str: pandas' own string dtype, as read_parquet gives).
+_DTYPES = {"f64": "float64", "i64": "int64", "str": str}
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _is_raw(value: Any) -> bool:
+    """Core table or ``{column: list}``: not yet a DataFrame (which is not a Mapping)."""
+    return isinstance(value, (_core.Table, Mapping))
+
+
+def _frame(name: str, raw: Any):
+    import pandas as pd
+
+    if isinstance(raw, _core.Table):
+        data = raw.to_dict()
+        return pd.DataFrame({c: pd.Series(data[c], dtype=_DTYPES[kind]) for c, kind in raw.schema()})
+    columns = dict(raw)
+    if not columns or all(len(v) == 0 for v in columns.values()):
+        # Keep the documented columns even when there are no rows, so callers can always select.
+        names = list(columns) or SERIES_COLUMNS[name]
+        return pd.DataFrame({c: pd.Series([], dtype=float) for c in names})
+    return pd.DataFrame(columns)
+
+
+def _writable(frame) -> dict:
+    """A DataFrame as ``{column: (kind, values)}`` for the core's writer."""
+    out = {}
+    for column in frame.columns:
+        series = frame[column]
+        kind = {"f": "f64", "i": "i64", "u": "i64", "b": "i64"}.get(series.dtype.kind, "str")
+        values = series.astype(str).tolist() if kind == "str" else series.tolist()
+        out[str(column)] = (kind, values)
+    return out
+
+
+def _flatten(entry: Mapping[str, Any]) -> dict:
+    row = {}
+    for key, value in entry.items():
+        if key in _STAT_KEYS:
+            value = value or {}
+            for stat in _STATS:
+                row[f"{key}_{stat}"] = value.get(stat, math.nan)
+        else:
+            row[key] = value
+    return row
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return "NaN" if math.isnan(value) else f"{value:.3f}"
+    return "NaN" if value is None else str(value)
+
+
+def text_table(rows: List[Mapping[str, Any]], wanted: Iterable[str]) -> str:
+    """Right-aligned plain-text table of ``rows`` over the ``wanted`` columns that occur."""
+    columns = [c for c in wanted if any(c in r for r in rows)]
+    cells = [list(columns)] + [[_cell(r.get(c)) for c in columns] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    return "\n".join(" ".join(v.rjust(w) for v, w in zip(row, widths)) for row in cells)
+
+
+def _named(entries: List[Mapping[str, Any]], name: str, what: str) -> dict:
+    for entry in entries:
+        if entry.get("name") == name:
+            return dict(entry)
+    known = ", ".join(str(e.get("name")) for e in entries) or "none"
+    raise KeyError(f"no {what} named {name!r} (known: {known})")
+
+
+class _Series:
+    """A time series attribute: a DataFrame built from the core's columns on first access."""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, result, owner=None):
+        if result is None:
+            return self
+        value = result._series.get(self.name, {})
+        if _is_raw(value):
+            value = result._series[self.name] = _frame(self.name, value)
+        return value
+
+    def __set__(self, result, frame):
+        result._series[self.name] = frame
+
+
+class Result:
+    """Outcome of one simulation run.
+
+    ``summary`` is the core's summary dict; ``flows``, ``links``, ``sojourn`` and ``owd`` are the
+    time series as DataFrames; ``flow_summary`` and ``link_summary`` are the summary's per-flow and
+    per-link entries as DataFrames (percentile dicts flattened to ``owd_ms_p99`` etc.).
+    ``series`` maps each series name to a DataFrame, a core table or ``{column: list}``.
+    """
+
+    flows = _Series()
+    links = _Series()
+    sojourn = _Series()
+    owd = _Series()
+
+    def __init__(self, summary: dict, series: Mapping[str, Any]):
+        self.summary = summary
+        self._series = dict(series)
+
+    def __getstate__(self) -> dict:
+        # Core tables live in Rust memory and do not pickle; their DataFrames do.
+        return {"summary": self.summary, "_series": {name: getattr(self, name) for name in SERIES}}
+
+    def link(self, name: str) -> dict:
+        """The summary entry of the link called ``name`` (e.g. ``"bottleneck"``)."""
+        return _named(self.summary.get("links", []), name, "link")
+
+    def flow(self, name: str) -> dict:
+        """The summary entry of the flow called ``name``."""
+        return _named(self.summary.get("flows", []), name, "flow")
+
+    @property
+    def flow_summary(self):
+        import pandas as pd
+
+        return pd.DataFrame([_flatten(f) for f in self.summary.get("flows", [])])
+
+    @property
+    def link_summary(self):
+        import pandas as pd
+
+        return pd.DataFrame([_flatten(link) for link in self.summary.get("links", [])])
+
+    def save(self, directory: PathLike) -> Path:
+        """Write ``summary.json`` (NaN/inf as null) and one Parquet file per series."""
+        path = Path(directory)
+        path.mkdir(parents=True, exist_ok=True)
+        tables = {}
+        for name in SERIES:
+            value = self._series.get(name, {})
+            # An untouched core table is written as it is; anything else via its DataFrame.
+            tables[name] = value if isinstance(value, _core.Table) else _writable(getattr(self, name))
+        _core.write_run(os.fspath(path), self.summary, tables)
+        return path
+
+    @classmethod
+    def load(cls, directory: PathLike) -> "Result":
+        """Read back a directory written by :meth:`save`."""
+        import json
+
+        import pandas as pd
+
+        path = Path(directory)
+        summary = json.loads((path / "summary.json").read_text())
+        return cls(summary, {name: pd.read_parquet(path / f"{name}.parquet") for name in SERIES})
+
+    def table(self) -> str:
+        """A short plain-text table of the per-flow and per-link results (used by the CLI)."""
+        parts = []
+        for entries, wanted in (("flows", _FLOW_TEXT), ("links", _LINK_TEXT)):
+            rows = [_flatten(e) for e in self.summary.get(entries, [])]
+            if rows:
+                parts.append(text_table(rows, wanted))
+        jain = self.summary.get("jain_index")
+        if jain is not None:
+            parts.append(f"Jain index {jain:.4f}   "
+                         f"{self.summary.get('sim_s', 0):.1f} s simulated in "
+                         f"{self.summary.get('wall_s', 0):.2f} s wall")
+        return "\n\n".join(parts)
+
+    def __repr__(self) -> str:
+        scen = self.summary.get("scenario", {})
+        flows = ", ".join(f"{f.get('name')} {_num(f.get('goodput_mbps')):.2f} Mbps"
+                          for f in self.summary.get("flows", [])[:4])
+        more = len(self.summary.get("flows", [])) - 4
+        if more > 0:
+            flows += f", … (+{more})"
+        links = ", ".join(f"{link.get('name')} util {_num(link.get('utilization')):.3f}"
+                          for link in self.summary.get("links", []))
+        jain = self.summary.get("jain_index")
+        jain_text = f", jain {jain:.3f}" if isinstance(jain, (int, float)) else ""
+        return (f"<ccbench.Result {scen.get('duration_s')} s (seed {scen.get('seed')}): "
+                f"{flows}; {links}{jain_text}>")
+
+
+def _num(value: Any) -> float:
+    return value if isinstance(value, (int, float)) else math.nan
