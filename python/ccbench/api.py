@@ -17,7 +17,6 @@ except ImportError as exc:  # pragma: no cover - only when the extension was nev
         "ccbench._core (the Rust simulator) is not built; run `make build` in the repository"
     ) from exc
 
-from ccbench.errors import CoreFeatureMissing
 from ccbench.result import SERIES, SERIES_COLUMNS, Result
 
 __all__ = ["Result", "SERIES", "SERIES_COLUMNS", "ScenarioError", "controllers", "registry", "run",
@@ -38,18 +37,10 @@ def version() -> str:
     return _core.version()
 
 
-def _core_function(name: str):
-    function = getattr(_core, name, None)
-    if function is None:
-        raise CoreFeatureMissing(f"this build of ccbench._core has no {name}(); "
-                                 "rebuild the core (make build)")
-    return function
-
-
 def registry() -> dict:
     """What the core can build, by family: ``controllers``, ``receivers``, ``queues``,
     ``topologies``; each entry has ``name``, ``aliases``, ``summary`` and ``params``."""
-    return _core_function("registry")()
+    return _core.registry()
 
 
 def _looks_like_path(text: str) -> bool:
@@ -107,5 +98,5 @@ def validate(scenario: Scenario, *, seed: Optional[int] = None,
     Takes the same scenario forms as :func:`run`; raises :class:`ScenarioError` likewise.
     """
     kind, payload, source = _read(scenario)
-    function = _core_function("validate_dict" if kind == "dict" else "validate_toml")
+    function = _core.validate_dict if kind == "dict" else _core.validate_toml
     return function(payload, source, _overrides(overrides), seed)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-from ccbench.errors import CoreFeatureMissing, UsageError
+from ccbench.errors import UsageError
 from ccbench.listing import FAMILIES, listing
 
 
@@ -160,7 +160,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return args.func(args)
-    except (UsageError, ScenarioError, CoreFeatureMissing, OSError) as exc:
+    except (UsageError, ScenarioError, OSError) as exc:
         # ScenarioError messages already read "<file>: <field>: <message>"; OSError covers an
         # output directory that cannot be written.
         message = " ".join(str(exc).split("\n"))

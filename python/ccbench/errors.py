@@ -4,6 +4,3 @@
 class UsageError(Exception):
     """Bad input from the user: the CLI reports it as one line with exit status 2."""
 
-
-class CoreFeatureMissing(RuntimeError):
-    """The built ``ccbench._core`` predates a function the front end asks for; rebuild it."""

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from ccbench.errors import CoreFeatureMissing
-
 CORE_FAMILIES = ("controllers", "receivers", "queues", "topologies")
 FAMILIES = CORE_FAMILIES + ("experiments",)
 
@@ -14,13 +12,7 @@ FAMILIES = CORE_FAMILIES + ("experiments",)
 def _core_entries(family: str) -> List[dict]:
     from ccbench import api
 
-    try:
-        return list(api.registry().get(family, []))
-    except CoreFeatureMissing:
-        if family != "controllers":
-            raise
-        # A core built before registry() still names its controllers.
-        return [{"name": name} for name in api.controllers()]
+    return list(api.registry().get(family, []))
 
 
 def _experiment_entries() -> List[dict]:
@@ -49,17 +41,12 @@ def format_family(family: str) -> str:
     lines = [f"{family}:"]
     for entry in entries(family):
         lines.extend(format_entry(entry))
+    if len(lines) == 1:
+        lines.append("  (none yet)")
     return "\n".join(lines)
 
 
 def listing(family: Optional[str] = None) -> str:
-    """One family, or all of them; without a core registry the core families it lacks say so."""
-    if family is not None:
-        return format_family(family)
-    parts = []
-    for name in FAMILIES:
-        try:
-            parts.append(format_family(name))
-        except CoreFeatureMissing as exc:
-            parts.append(f"{name}: not listed ({exc})")
-    return "\n\n".join(parts)
+    """One family, or all of them."""
+    names = FAMILIES if family is None else (family,)
+    return "\n\n".join(format_family(name) for name in names)

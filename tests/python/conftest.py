@@ -10,13 +10,6 @@ from pathlib import Path
 import pytest
 
 import ccbench  # noqa: F401  - fails loudly when the extension is not built
-from ccbench import _core
-
-#: For tests that need the core's validate_*/registry (enabled once the core provides them).
-needs_core_validate = pytest.mark.skipif(not hasattr(_core, "validate_toml"),
-                                         reason="ccbench._core has no validate_toml yet")
-needs_core_registry = pytest.mark.skipif(not hasattr(_core, "registry"),
-                                         reason="ccbench._core has no registry() yet")
 
 #: The directory holding the ccbench package the tests import; subprocesses must use it too.
 PYTHON_DIR = Path(ccbench.__file__).resolve().parents[1]

@@ -6,9 +6,8 @@ import pytest
 import ccbench
 from ccbench import _core
 from ccbench.api import SERIES_COLUMNS
-from ccbench.errors import CoreFeatureMissing
 
-from conftest import TOML_SCENARIO, needs_core_validate, validated_dumbbell
+from conftest import TOML_SCENARIO, validated_dumbbell
 
 
 def _comparable(summary):
@@ -200,15 +199,8 @@ def test_validate_hands_each_form_to_the_core(small, scenario_file, monkeypatch)
     assert calls[2] == ("toml", TOML_SCENARIO, str(scenario_file), ["flows[0].cca=newreno"], None)
 
 
-def test_validate_without_core_support_says_so(small, monkeypatch):
-    monkeypatch.delattr(_core, "validate_dict", raising=False)
-    with pytest.raises(CoreFeatureMissing, match="validate_dict"):
-        ccbench.validate(small)
-
-
-@needs_core_validate
 def test_validate_returns_the_documented_shape(small):
-    """Enabled once the core has validate_*: the unit-free scenario of a dumbbell."""
+    """The unit-free scenario of a dumbbell."""
     sc = ccbench.validate(small, seed=4, overrides=["bottleneck.rate=5Mbps"])
     assert sc["duration_ns"] == 5_000_000_000 and sc["warmup_ns"] == 1_000_000_000
     assert sc["seed"] == 4 and sc["topology"]["generator"] == "dumbbell"

@@ -16,7 +16,7 @@ import ccbench
 from ccbench import bench, cli, ns3_reference
 from ccbench.ns3_reference import NS3_MISSING, run_ns3, translate
 
-from conftest import needs_core_validate, validated_dumbbell
+from conftest import validated_dumbbell
 
 TINY = bench._scenario("10Mbps", "2s", "cubic", 2)
 ROW_FIELDS = {"scenario", "sim_s", "wall_s", "sim_per_wall", "packets_per_s", "events_per_s",
@@ -194,7 +194,6 @@ def test_translate_rejects_what_it_cannot_model(scenario, message):
         translate(copy.deepcopy(scenario))
 
 
-@needs_core_validate
 def test_translate_of_the_core_validated_bench_scenarios():
     """Enabled once the core has validate_toml: the bench scenarios as the core resolves them."""
     p = translate(ccbench.validate(bench.SCENARIOS["cubic-1x20Mbps-100s"]))

@@ -9,7 +9,6 @@ import pytest
 import ccbench
 from ccbench.listing import FAMILIES
 
-from conftest import needs_core_registry
 
 PYTHON_DIR = Path(ccbench.__file__).resolve().parents[1]
 
@@ -139,14 +138,8 @@ def test_list_unknown_family_is_one_line_error():
     assert "colours" in _one_error_line(ccbench_cli("list", "colours"))
 
 
-@pytest.mark.skipif(hasattr(ccbench._core, "registry"), reason="the core has registry()")
-def test_list_core_family_without_registry_is_one_line_error():
-    assert "registry" in _one_error_line(ccbench_cli("list", "queues"))
-
-
-@needs_core_registry
 def test_list_core_families_from_the_registry():
-    """Enabled once the core has registry(): every family lists names (with aliases, params)."""
+    """Every family lists names (with aliases, params)."""
     registry = ccbench.registry()
     for family in ("controllers", "receivers", "queues", "topologies"):
         proc = ccbench_cli("list", family)

@@ -9,7 +9,7 @@ import ccbench
 import ccbench.experiments as experiments_pkg
 from ccbench.experiments import Experiment, override, registry, toml_literal
 
-from conftest import needs_core_validate, python_code
+from conftest import python_code
 
 
 @pytest.mark.parametrize("value, literal", [
@@ -61,7 +61,6 @@ def test_overrides_are_applied_by_the_core():
     assert result.link("bottleneck")["rate_mbps"] == pytest.approx(5.0)
 
 
-@needs_core_validate
 def test_figure_overrides_validate_in_the_core():
     """Enabled once the core has validate_*: each figure's overrides reach the right fields."""
     fig2 = registry.get("abe-fig2")
