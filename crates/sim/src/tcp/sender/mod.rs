@@ -18,15 +18,18 @@ use std::collections::VecDeque;
 use ccbench_aqm::Ecn;
 use ccbench_cc::{
     AckSample, CaCounting, CaState, Cause, CcState, CongestionControl, CongestionEvent, LossInfo, PathInfo,
-    RateSample, Reaction, SentInfo,
+    Reaction, SentInfo,
 };
 
+use self::rate::{Deliveries, RateSampler, TxStamp};
 use super::rtt::{RttEstimator, WindowedMin};
 use crate::engine::Timer;
 use crate::packet::{Kind, Packet};
 use crate::scenario::TcpOptions;
 
 pub type Nanos = u64;
+
+mod rate;
 
 /// RFC 5681 / RFC 6675 duplicate-ACK threshold.
 const DUP_THRESH: u64 = 3;
@@ -48,20 +51,13 @@ pub enum Phase {
 struct Seg {
     seq: u64,
     len: u32,
-    sent_time: Nanos,
     sacked: bool,
     /// Marked lost (by SACK, duplicate ACKs or RTO) and not yet delivered.
     lost: bool,
     /// A retransmission of this segment is in flight.
     retrans: bool,
     ever_retransmitted: bool,
-    // Delivery-rate snapshot at (re)transmission.
-    tx_delivered: u64,
-    tx_delivered_time: Nanos,
-    tx_first_sent: Nanos,
-    tx_app_limited: bool,
-    tx_lost: u64,
-    tx_inflight: u64,
+    tx: TxStamp,
 }
 
 impl Seg {
@@ -145,14 +141,8 @@ pub struct TcpSender {
     snd_wnd: u64,
     ecn_ok: bool,
     cwr_pending: bool,
-    // Delivery-rate estimation state.
-    delivered: u64,
-    delivered_time: Nanos,
-    first_sent_time: Nanos,
-    app_limited_until: u64,
+    rate: RateSampler,
     lost_total: u64,
-    round_count: u64,
-    next_round_delivered: u64,
     cwnd_limited: bool,
     next_send_time: Nanos,
     last_send_time: Option<Nanos>,
@@ -203,13 +193,8 @@ impl TcpSender {
             snd_wnd: opt.rcv_buf,
             ecn_ok: false,
             cwr_pending: false,
-            delivered: 0,
-            delivered_time: 0,
-            first_sent_time: 0,
-            app_limited_until: 0,
+            rate: RateSampler::default(),
             lost_total: 0,
-            round_count: 0,
-            next_round_delivered: 0,
             cwnd_limited: false,
             next_send_time: 0,
             last_send_time: None,
@@ -261,7 +246,7 @@ impl TcpSender {
             rttvar: self.rtt.rttvar(),
             min_rtt: self.min_rtt.get(),
             inflight: self.inflight(),
-            delivered: self.delivered,
+            delivered: self.rate.delivered(),
             state: self.ca_state,
             is_cwnd_limited: self.cwnd_limited,
             rwnd: self.snd_wnd,
@@ -357,15 +342,13 @@ impl TcpSender {
         self.ts_recent = p.tsval;
         let prior_inflight = self.inflight();
         let prior_una = self.snd_una;
-        let prior_delivered = self.delivered;
         let mut acked = 0u64;
         let mut sacked_new = 0u64;
         // RTT candidates from newly cumulatively ACKed and from newly SACKed segments.
         let mut cum_rtt = RttSamples::default();
         let mut sack_rtt = RttSamples::default();
         let mut retransmitted_acked = false;
-        let mut rate_ref: Option<Seg> = None;
-        let mut round_start = false;
+        let mut deliveries = self.rate.begin_ack();
 
         // Cumulative acknowledgment.
         let reno_sacked_before = self.reno_sacked;
@@ -386,11 +369,11 @@ impl TcpSender {
                     // Its RTT was (or could have been) taken when it was SACKed, long ago.
                     self.sacked_bytes -= seg.len as u64;
                 } else {
-                    self.deliver(&seg, now, &mut rate_ref, &mut round_start);
+                    self.rate.on_delivered(&mut deliveries, seg.len, &seg.tx, now);
                     if seg.ever_retransmitted {
                         retransmitted_acked = true;
                     } else {
-                        cum_rtt.add(now - seg.sent_time);
+                        cum_rtt.add(now - seg.tx.sent_time);
                     }
                 }
             }
@@ -407,8 +390,7 @@ impl TcpSender {
         if self.opt.sack && p.sack_count > 0 {
             for i in 0..p.sack_count as usize {
                 let (start, end) = p.sack[i];
-                sacked_new +=
-                    self.mark_sacked(start, end, now, &mut rate_ref, &mut round_start, &mut sack_rtt);
+                sacked_new += self.mark_sacked(start, end, now, &mut deliveries, &mut sack_rtt);
             }
         }
 
@@ -480,7 +462,7 @@ impl TcpSender {
         }
 
         // Rate sample.
-        let delivered_now = self.delivered - prior_delivered;
+        let delivered_now = self.rate.delivered() - deliveries.prior_delivered;
         // RFC 6937 DeliveredData; without SACK a duplicate ACK stands for one delivered segment,
         // and a cumulative ACK counts only what the duplicates did not already account for.
         let prr_delivered = if self.opt.sack {
@@ -491,10 +473,7 @@ impl TcpSender {
             let consumed = reno_sacked_before - self.reno_sacked.min(reno_sacked_before);
             acked.saturating_sub(consumed * mss)
         };
-        let rate = rate_ref.map(|r| self.rate_sample(&r, now));
-        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
-            self.app_limited_until = 0;
-        }
+        let rate = self.rate.finish_ack(&deliveries, now, self.lost_total);
 
         let segments_acked = match self.opt.ca_counting {
             CaCounting::Segments => delivered_now.div_ceil(mss) as u32,
@@ -510,8 +489,8 @@ impl TcpSender {
             ce_delta: 0,
             rate,
             newly_lost,
-            round_start,
-            round_count: self.round_count,
+            round_start: deliveries.round_start,
+            round_count: self.rate.round_count(),
             prior_inflight,
             is_dupack,
         };
@@ -543,39 +522,6 @@ impl TcpSender {
         self.episode.map_or(0, |e| e.recovery_point)
     }
 
-    /// A segment is delivered for the first time: advance the delivery-rate state.
-    fn deliver(&mut self, seg: &Seg, now: Nanos, rate_ref: &mut Option<Seg>, round_start: &mut bool) {
-        self.delivered += seg.len as u64;
-        self.delivered_time = now;
-        if seg.tx_delivered >= self.next_round_delivered {
-            self.next_round_delivered = self.delivered;
-            self.round_count += 1;
-            *round_start = true;
-        }
-        // The most recently sent delivered packet is the rate sample's reference.
-        if rate_ref.is_none_or(|r| seg.sent_time >= r.sent_time) {
-            *rate_ref = Some(*seg);
-            self.first_sent_time = seg.sent_time;
-        }
-    }
-
-    fn rate_sample(&self, r: &Seg, now: Nanos) -> RateSample {
-        let send_elapsed = r.sent_time.saturating_sub(r.tx_first_sent);
-        let ack_elapsed = now.saturating_sub(r.tx_delivered_time);
-        let interval = send_elapsed.max(ack_elapsed);
-        let delivered = self.delivered - r.tx_delivered;
-        let delivery_rate = if interval > 0 { delivered as f64 * 1e9 / interval as f64 } else { 0.0 };
-        RateSample {
-            delivered,
-            interval,
-            delivery_rate,
-            prior_delivered: r.tx_delivered,
-            tx_in_flight: r.tx_inflight,
-            lost: self.lost_total - r.tx_lost,
-            is_app_limited: r.tx_app_limited,
-        }
-    }
-
     fn seg_index(&self, seq: u64) -> Option<usize> {
         let front = self.segs.front()?;
         if seq < front.seq {
@@ -590,8 +536,7 @@ impl TcpSender {
         start: u64,
         end: u64,
         now: Nanos,
-        rate_ref: &mut Option<Seg>,
-        round_start: &mut bool,
+        deliveries: &mut Deliveries,
         rtt: &mut RttSamples,
     ) -> u64 {
         let mut newly = 0;
@@ -613,9 +558,9 @@ impl TcpSender {
                 s.retrans = false;
                 self.sacked_bytes += seg.len as u64;
                 newly += seg.len as u64;
-                self.deliver(&seg, now, rate_ref, round_start);
+                self.rate.on_delivered(deliveries, seg.len, &seg.tx, now);
                 if !seg.ever_retransmitted {
-                    rtt.add(now - seg.sent_time);
+                    rtt.add(now - seg.tx.sent_time);
                 }
             }
             i += 1;
@@ -861,9 +806,7 @@ impl TcpSender {
                 None if self.snd_nxt < self.app_end => (self.app_end - self.snd_nxt).min(self.mss()),
                 None => {
                     // Application-limited: mark rate samples until this data is delivered.
-                    if self.inflight() < self.st.cwnd {
-                        self.app_limited_until = (self.delivered + self.inflight()).max(1);
-                    }
+                    self.rate.on_app_limited(self.inflight(), self.st.cwnd);
                     self.cwnd_limited = self.st.in_slow_start() && 2 * self.inflight() > self.st.cwnd;
                     break;
                 }
@@ -921,12 +864,7 @@ impl TcpSender {
     }
 
     fn send_segment(&mut self, i: usize, is_retx: bool, now: Nanos, out: &mut Vec<Packet>) {
-        if self.inflight() == 0 {
-            self.first_sent_time = now;
-            self.delivered_time = now;
-        }
-        let inflight_before = self.inflight();
-        let app_limited = self.app_limited_until != 0;
+        let tx = self.rate.on_send(now, self.inflight(), self.segs[i].len, self.lost_total);
         // A new segment is not in the pipe yet; a retransmitted one may be (if not marked lost).
         let old_contribution = if is_retx { self.segs[i].in_flight() } else { 0 };
         let s = &mut self.segs[i];
@@ -934,13 +872,7 @@ impl TcpSender {
             s.retrans = true;
             s.ever_retransmitted = true;
         }
-        s.sent_time = now;
-        s.tx_delivered = self.delivered;
-        s.tx_delivered_time = self.delivered_time;
-        s.tx_first_sent = self.first_sent_time;
-        s.tx_app_limited = app_limited;
-        s.tx_lost = self.lost_total;
-        s.tx_inflight = inflight_before + s.len as u64;
+        s.tx = tx;
         let seg = *s;
         self.pipe = self.pipe - old_contribution + seg.in_flight();
         if is_retx {
