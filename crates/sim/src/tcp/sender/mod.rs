@@ -13,15 +13,14 @@
 //!
 //! Sequence numbers count payload bytes from 0; the SYN is a separate packet kind.
 
-use std::collections::VecDeque;
-
 use ccbench_aqm::Ecn;
 use ccbench_cc::{
     AckSample, CaCounting, CaState, Cause, CcState, CongestionControl, CongestionEvent, LossInfo, PathInfo,
     Reaction, SentInfo,
 };
 
-use self::rate::{Deliveries, RateSampler, TxStamp};
+use self::rate::RateSampler;
+use self::scoreboard::Scoreboard;
 use super::rtt::{RttEstimator, WindowedMin};
 use crate::engine::Timer;
 use crate::packet::{Kind, Packet};
@@ -30,6 +29,7 @@ use crate::scenario::TcpOptions;
 pub type Nanos = u64;
 
 mod rate;
+mod scoreboard;
 
 /// RFC 5681 / RFC 6675 duplicate-ACK threshold.
 const DUP_THRESH: u64 = 3;
@@ -44,31 +44,6 @@ pub enum Phase {
     Established,
     /// Everything sent was acknowledged and the application has no more data.
     Finished,
-}
-
-/// One transmitted, not yet cumulatively acknowledged segment.
-#[derive(Clone, Copy, Debug, Default)]
-struct Seg {
-    seq: u64,
-    len: u32,
-    sacked: bool,
-    /// Marked lost (by SACK, duplicate ACKs or RTO) and not yet delivered.
-    lost: bool,
-    /// A retransmission of this segment is in flight.
-    retrans: bool,
-    ever_retransmitted: bool,
-    tx: TxStamp,
-}
-
-impl Seg {
-    /// Bytes this segment contributes to the pipe (Linux: packets_out − sacked − lost + retrans).
-    fn in_flight(&self) -> u64 {
-        if self.sacked || (self.lost && !self.retrans) {
-            0
-        } else {
-            self.len as u64
-        }
-    }
 }
 
 /// RTT samples of one ACK: from the oldest and the newest segment it covers (Linux uses the
@@ -113,18 +88,8 @@ pub struct TcpSender {
     size: Option<u64>,
     /// Bytes the application will have written in total (`u64::MAX` = greedy); `stop` lowers it.
     app_end: u64,
-    snd_una: u64,
-    snd_nxt: u64,
-    segs: VecDeque<Seg>,
-    /// Sum of `Seg::in_flight` over the scoreboard.
-    pipe: u64,
-    sacked_bytes: u64,
-    /// Segments lost and not yet retransmitted (makes "anything to retransmit?" O(1)).
-    lost_pending: u64,
-    retx_hint: usize,
+    sb: Scoreboard,
     dupacks: u64,
-    /// Without SACK, duplicate ACKs stand for segments that left the network (Linux `sacked_out`).
-    reno_sacked: u64,
     ca_state: CaState,
     episode: Option<Episode>,
     prr_delivered: u64,
@@ -142,7 +107,6 @@ pub struct TcpSender {
     ecn_ok: bool,
     cwr_pending: bool,
     rate: RateSampler,
-    lost_total: u64,
     cwnd_limited: bool,
     next_send_time: Nanos,
     last_send_time: Option<Nanos>,
@@ -169,15 +133,8 @@ impl TcpSender {
             phase: Phase::Idle,
             size,
             app_end: size.unwrap_or(u64::MAX),
-            snd_una: 0,
-            snd_nxt: 0,
-            segs: VecDeque::with_capacity(64),
-            pipe: 0,
-            sacked_bytes: 0,
-            lost_pending: 0,
-            retx_hint: 0,
+            sb: Scoreboard::new(opt.mss),
             dupacks: 0,
-            reno_sacked: 0,
             ca_state: CaState::Open,
             episode: None,
             prr_delivered: 0,
@@ -194,7 +151,6 @@ impl TcpSender {
             ecn_ok: false,
             cwr_pending: false,
             rate: RateSampler::default(),
-            lost_total: 0,
             cwnd_limited: false,
             next_send_time: 0,
             last_send_time: None,
@@ -216,13 +172,13 @@ impl TcpSender {
         self.rtt.srtt()
     }
     pub fn inflight(&self) -> u64 {
-        self.pipe.saturating_sub(self.reno_sacked * self.opt.mss as u64)
+        self.sb.inflight()
     }
     pub fn snd_una(&self) -> u64 {
-        self.snd_una
+        self.sb.snd_una()
     }
     pub fn snd_nxt(&self) -> u64 {
-        self.snd_nxt
+        self.sb.snd_nxt()
     }
     pub fn ca_state(&self) -> CaState {
         self.ca_state
@@ -301,16 +257,17 @@ impl TcpSender {
 
     /// The application stops writing: nothing beyond what was already sent.
     pub fn stop(&mut self, now: Nanos) {
-        self.app_end = self.app_end.min(self.snd_nxt);
+        self.app_end = self.app_end.min(self.sb.snd_nxt());
         self.check_finished(now);
     }
 
     fn check_finished(&mut self, now: Nanos) {
-        if self.phase == Phase::Established && self.snd_una >= self.app_end {
+        let snd_una = self.sb.snd_una();
+        if self.phase == Phase::Established && snd_una >= self.app_end {
             self.phase = Phase::Finished;
             self.rto_timer.cancel();
             self.send_timer.cancel();
-            if self.size.is_some_and(|size| self.snd_una >= size) && self.fct.is_none() {
+            if self.size.is_some_and(|size| snd_una >= size) && self.fct.is_none() {
                 self.fct = Some(now - self.start_time);
             }
         }
@@ -341,8 +298,7 @@ impl TcpSender {
         self.snd_wnd = p.window;
         self.ts_recent = p.tsval;
         let prior_inflight = self.inflight();
-        let prior_una = self.snd_una;
-        let mut acked = 0u64;
+        let prior_una = self.sb.snd_una();
         let mut sacked_new = 0u64;
         // RTT candidates from newly cumulatively ACKed and from newly SACKed segments.
         let mut cum_rtt = RttSamples::default();
@@ -350,39 +306,17 @@ impl TcpSender {
         let mut retransmitted_acked = false;
         let mut deliveries = self.rate.begin_ack();
 
-        // Cumulative acknowledgment.
-        let reno_sacked_before = self.reno_sacked;
-        let ack = p.ack.min(self.snd_nxt);
-        if ack > self.snd_una {
-            let mut popped = 0usize;
-            while let Some(seg) = self.segs.front().copied() {
-                if seg.seq + seg.len as u64 > ack {
-                    break;
-                }
-                self.segs.pop_front();
-                popped += 1;
-                self.pipe -= seg.in_flight();
-                if seg.lost && !seg.retrans && !seg.sacked {
-                    self.lost_pending -= 1;
-                }
-                if seg.sacked {
-                    // Its RTT was (or could have been) taken when it was SACKed, long ago.
-                    self.sacked_bytes -= seg.len as u64;
-                } else {
-                    self.rate.on_delivered(&mut deliveries, seg.len, &seg.tx, now);
-                    if seg.ever_retransmitted {
-                        retransmitted_acked = true;
-                    } else {
-                        cum_rtt.add(now - seg.tx.sent_time);
-                    }
-                }
+        // Cumulative acknowledgment. A segment SACKed before had its RTT taken then.
+        let acked = self.sb.ack_cumulative(p.ack, |seg| {
+            self.rate.on_delivered(&mut deliveries, seg.len, &seg.tx, now);
+            if seg.ever_retransmitted {
+                retransmitted_acked = true;
+            } else {
+                cum_rtt.add(now - seg.tx.sent_time);
             }
-            acked = ack - self.snd_una;
-            self.snd_una = ack;
-            self.retx_hint = self.retx_hint.saturating_sub(popped);
-            // Linux tcp_remove_reno_sacks: a cumulative ACK consumes emulated SACKs.
-            let acked_segs = acked.div_ceil(mss);
-            self.reno_sacked = self.reno_sacked.saturating_sub(acked_segs.saturating_sub(1));
+        });
+        let reno_consumed = self.sb.remove_reno_sacks(acked);
+        if acked > 0 {
             self.dupacks = 0;
         }
 
@@ -390,21 +324,25 @@ impl TcpSender {
         if self.opt.sack && p.sack_count > 0 {
             for i in 0..p.sack_count as usize {
                 let (start, end) = p.sack[i];
-                sacked_new += self.mark_sacked(start, end, now, &mut deliveries, &mut sack_rtt);
+                sacked_new += self.sb.mark_sacked(start, end, |seg| {
+                    self.rate.on_delivered(&mut deliveries, seg.len, &seg.tx, now);
+                    if !seg.ever_retransmitted {
+                        sack_rtt.add(now - seg.tx.sent_time);
+                    }
+                });
             }
         }
 
-        let is_dupack = acked == 0 && p.ack == prior_una && self.snd_nxt > self.snd_una;
+        let is_dupack = acked == 0 && p.ack == prior_una && self.sb.snd_nxt() > self.sb.snd_una();
         if is_dupack {
             self.dupacks += 1;
             if !self.opt.sack {
-                let outstanding = self.segs.len() as u64;
-                self.reno_sacked = (self.reno_sacked + 1).min(outstanding.saturating_sub(1));
+                self.sb.add_reno_sack();
             }
         }
 
         // Loss detection.
-        let lost_before = self.lost_total;
+        let lost_before = self.sb.lost_total();
         if self.opt.sack {
             if sacked_new > 0 {
                 self.detect_losses_sack(now);
@@ -412,14 +350,16 @@ impl TcpSender {
         } else {
             let in_episode = matches!(self.ca_state, CaState::Recovery | CaState::Loss);
             if (self.dupacks >= DUP_THRESH && !in_episode)
-                || (self.ca_state == CaState::Recovery && acked > 0 && self.snd_una < self.recovery_point())
+                || (self.ca_state == CaState::Recovery
+                    && acked > 0
+                    && self.sb.snd_una() < self.recovery_point())
             {
                 // RFC 6582: the third duplicate ACK, or a partial ACK during recovery, means
                 // the first unacknowledged segment is lost.
                 self.mark_lost(0, now);
             }
         }
-        let newly_lost = self.lost_total - lost_before;
+        let newly_lost = self.sb.lost_total() - lost_before;
 
         // RTT (Linux tcp_ack_update_rtt): sequence sample of never-retransmitted, newly ACKed
         // data (Karn), else of newly SACKed data, else the timestamp echo.
@@ -452,13 +392,16 @@ impl TcpSender {
             self.begin_episode(Cause::Ecn, None, now);
         }
         if let Some(ep) = self.episode {
-            if self.snd_una >= ep.recovery_point {
+            if self.sb.snd_una() >= ep.recovery_point {
                 self.end_episode(ep, now);
             }
         }
         if self.episode.is_none() {
-            self.ca_state =
-                if self.sacked_bytes > 0 || self.dupacks > 0 { CaState::Disorder } else { CaState::Open };
+            self.ca_state = if self.sb.sacked_bytes() > 0 || self.dupacks > 0 {
+                CaState::Disorder
+            } else {
+                CaState::Open
+            };
         }
 
         // Rate sample.
@@ -470,10 +413,9 @@ impl TcpSender {
         } else if is_dupack {
             mss
         } else {
-            let consumed = reno_sacked_before - self.reno_sacked.min(reno_sacked_before);
-            acked.saturating_sub(consumed * mss)
+            acked.saturating_sub(reno_consumed * mss)
         };
-        let rate = self.rate.finish_ack(&deliveries, now, self.lost_total);
+        let rate = self.rate.finish_ack(&deliveries, now, self.sb.lost_total());
 
         let segments_acked = match self.opt.ca_counting {
             CaCounting::Segments => delivered_now.div_ceil(mss) as u32,
@@ -505,7 +447,7 @@ impl TcpSender {
         self.clamp_cwnd();
 
         // RFC 6298 §5.2–5.3.
-        if self.snd_una == self.snd_nxt {
+        if self.sb.flight_size() == 0 {
             // Nothing outstanding (e.g. a window probe was answered): no back-off to keep.
             self.backoffs = 0;
             self.rto_timer.cancel();
@@ -522,61 +464,15 @@ impl TcpSender {
         self.episode.map_or(0, |e| e.recovery_point)
     }
 
-    fn seg_index(&self, seq: u64) -> Option<usize> {
-        let front = self.segs.front()?;
-        if seq < front.seq {
-            return None;
-        }
-        let i = ((seq - front.seq) / self.mss()) as usize;
-        (i < self.segs.len()).then_some(i)
-    }
-
-    fn mark_sacked(
-        &mut self,
-        start: u64,
-        end: u64,
-        now: Nanos,
-        deliveries: &mut Deliveries,
-        rtt: &mut RttSamples,
-    ) -> u64 {
-        let mut newly = 0;
-        let Some(mut i) = self.seg_index(start.max(self.snd_una)) else {
-            return 0;
-        };
-        while i < self.segs.len() {
-            let seg = self.segs[i];
-            if seg.seq + seg.len as u64 > end {
-                break;
-            }
-            if seg.seq >= start && !seg.sacked {
-                self.pipe -= seg.in_flight();
-                if seg.lost && !seg.retrans {
-                    self.lost_pending -= 1;
-                }
-                let s = &mut self.segs[i];
-                s.sacked = true;
-                s.retrans = false;
-                self.sacked_bytes += seg.len as u64;
-                newly += seg.len as u64;
-                self.rate.on_delivered(deliveries, seg.len, &seg.tx, now);
-                if !seg.ever_retransmitted {
-                    rtt.add(now - seg.tx.sent_time);
-                }
-            }
-            i += 1;
-        }
-        newly
-    }
-
     /// RFC 6675 `IsLost`: an un-SACKed segment with more than (DupThresh−1)·MSS SACKed bytes
     /// above it is lost. Walk down from the top; segments below one already marked were done.
     fn detect_losses_sack(&mut self, now: Nanos) {
         let threshold = (DUP_THRESH - 1) * self.mss();
         let mut sacked_above = 0u64;
-        let mut i = self.segs.len();
+        let mut i = self.sb.len();
         while i > 0 {
             i -= 1;
-            let seg = self.segs[i];
+            let seg = *self.sb.seg(i);
             if seg.sacked {
                 sacked_above += seg.len as u64;
             } else if sacked_above > threshold {
@@ -589,20 +485,10 @@ impl TcpSender {
     }
 
     fn mark_lost(&mut self, i: usize, now: Nanos) {
-        let seg = self.segs[i];
-        if seg.lost || seg.sacked {
-            return;
+        if let Some(seg) = self.sb.mark_lost(i) {
+            let path = self.path(now);
+            self.cc.on_packet_lost(&mut self.st, &path, &LossInfo { seq: seg.seq, bytes: seg.len });
         }
-        self.pipe -= seg.in_flight();
-        let s = &mut self.segs[i];
-        s.lost = true;
-        s.retrans = false;
-        self.pipe += self.segs[i].in_flight();
-        self.lost_pending += 1;
-        self.lost_total += seg.len as u64;
-        self.retx_hint = self.retx_hint.min(i);
-        let path = self.path(now);
-        self.cc.on_packet_lost(&mut self.st, &path, &LossInfo { seq: seg.seq, bytes: seg.len });
     }
 
     // ----- reductions -----------------------------------------------------------------------
@@ -611,17 +497,17 @@ impl TcpSender {
         let ev = CongestionEvent {
             cause,
             open_episode,
-            flight_size: self.snd_nxt - self.snd_una,
+            flight_size: self.sb.flight_size(),
             in_slow_start: self.st.in_slow_start(),
         };
         let path = self.path(now);
         let reaction = self.cc.on_congestion(&mut self.st, &path, &ev);
         let prr = self.apply_reaction(reaction);
         self.ca_state = if cause == Cause::Ecn { CaState::Cwr } else { CaState::Recovery };
-        self.episode = Some(Episode { cause, recovery_point: self.snd_nxt, prr });
+        self.episode = Some(Episode { cause, recovery_point: self.sb.snd_nxt(), prr });
         self.prr_delivered = 0;
         self.prr_out = 0;
-        self.recover_fs = (self.snd_nxt - self.snd_una).max(1);
+        self.recover_fs = self.sb.flight_size().max(1);
         self.fast_rexmit = cause == Cause::Loss;
         if cause == Cause::Ecn {
             self.cwr_pending = true;
@@ -651,7 +537,7 @@ impl TcpSender {
         }
         if !self.opt.sack {
             // Linux tcp_reset_reno_sack: the duplicate ACKs of this episode are all accounted for.
-            self.reno_sacked = 0;
+            self.sb.reset_reno_sacks();
         }
         self.episode = None;
         self.ca_state = CaState::Open;
@@ -695,8 +581,8 @@ impl TcpSender {
                 self.send_syn(now, out);
                 return;
             }
-            Phase::Established if self.snd_una < self.snd_nxt => {}
-            Phase::Established if self.snd_nxt < self.app_end => {
+            Phase::Established if self.sb.flight_size() > 0 => {}
+            Phase::Established if self.sb.snd_nxt() < self.app_end => {
                 self.send_window_probe(now, out);
                 return;
             }
@@ -705,7 +591,7 @@ impl TcpSender {
         let ev = CongestionEvent {
             cause: Cause::Rto { backoffs: self.backoffs },
             open_episode: self.episode.map(|e| e.cause),
-            flight_size: self.snd_nxt - self.snd_una,
+            flight_size: self.sb.flight_size(),
             in_slow_start: self.st.in_slow_start(),
         };
         let path = self.path(now);
@@ -721,25 +607,10 @@ impl TcpSender {
             Reaction::SelfManaged | Reaction::Ignore => {}
         }
         self.clamp_cwnd();
-        // Linux tcp_enter_loss: everything not SACKed is presumed lost; go back N.
-        self.pipe = 0;
-        self.lost_pending = 0;
-        for i in 0..self.segs.len() {
-            let s = &mut self.segs[i];
-            if !s.sacked {
-                if !s.lost {
-                    self.lost_total += s.len as u64;
-                }
-                s.lost = true;
-                s.retrans = false;
-                self.lost_pending += 1;
-            }
-        }
-        self.retx_hint = 0;
-        self.reno_sacked = 0;
+        self.sb.enter_loss();
         self.dupacks = 0;
         self.ca_state = CaState::Loss;
-        self.episode = Some(Episode { cause: ev.cause, recovery_point: self.snd_nxt, prr: false });
+        self.episode = Some(Episode { cause: ev.cause, recovery_point: self.sb.snd_nxt(), prr: false });
         self.backoffs += 1;
         self.stats.timeouts += 1;
         self.rto_timer.set(now + self.backed_off_rto());
@@ -751,7 +622,7 @@ impl TcpSender {
     /// elicits an ACK with the current window; back off like the RTO until it opens.
     fn send_window_probe(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         let mut p = Packet::new(self.flow, 0, Kind::Data, self.opt.header_bytes, now);
-        p.seq = self.snd_una;
+        p.seq = self.sb.snd_una();
         p.tsval = ticks(now, self.opt.ts_granularity);
         p.tsecr = self.ts_recent;
         out.push(p);
@@ -780,30 +651,17 @@ impl TcpSender {
 
     // ----- transmission ---------------------------------------------------------------------
 
-    fn next_retransmission(&mut self) -> Option<usize> {
-        if self.lost_pending == 0 {
-            return None;
-        }
-        while self.retx_hint < self.segs.len() {
-            let s = &self.segs[self.retx_hint];
-            if s.lost && !s.retrans && !s.sacked {
-                return Some(self.retx_hint);
-            }
-            self.retx_hint += 1;
-        }
-        None
-    }
-
     /// Send whatever the windows, pacing and the application allow.
     pub fn transmit(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         if self.phase != Phase::Established {
             return;
         }
         loop {
-            let retx = self.next_retransmission();
+            let retx = self.sb.next_retransmission();
+            let snd_nxt = self.sb.snd_nxt();
             let len = match retx {
-                Some(i) => self.segs[i].len as u64,
-                None if self.snd_nxt < self.app_end => (self.app_end - self.snd_nxt).min(self.mss()),
+                Some(i) => self.sb.seg(i).len as u64,
+                None if snd_nxt < self.app_end => (self.app_end - snd_nxt).min(self.mss()),
                 None => {
                     // Application-limited: mark rate samples until this data is delivered.
                     self.rate.on_app_limited(self.inflight(), self.st.cwnd);
@@ -815,9 +673,9 @@ impl TcpSender {
                 self.cwnd_limited = true;
                 break;
             }
-            if retx.is_none() && self.snd_nxt + len > self.snd_una + self.snd_wnd {
+            if retx.is_none() && snd_nxt + len > self.sb.snd_una() + self.snd_wnd {
                 self.cwnd_limited = false;
-                if self.snd_una == self.snd_nxt && !self.rto_timer.is_set() {
+                if self.sb.flight_size() == 0 && !self.rto_timer.is_set() {
                     // Nothing in flight will bring a window update: persist timer (RFC 9293 §3.8.6.1).
                     self.rto_timer.set(now + self.backed_off_rto());
                 }
@@ -839,10 +697,8 @@ impl TcpSender {
                     if self.inflight() == 0 {
                         self.idle_restart(now);
                     }
-                    // send_segment fills in the send time and the delivery-rate snapshot.
-                    self.segs.push_back(Seg { seq: self.snd_nxt, len: len as u32, ..Seg::default() });
-                    self.snd_nxt += len;
-                    self.send_segment(self.segs.len() - 1, false, now, out);
+                    let i = self.sb.push(len);
+                    self.send_segment(i, false, now, out);
                 }
             }
         }
@@ -864,19 +720,9 @@ impl TcpSender {
     }
 
     fn send_segment(&mut self, i: usize, is_retx: bool, now: Nanos, out: &mut Vec<Packet>) {
-        let tx = self.rate.on_send(now, self.inflight(), self.segs[i].len, self.lost_total);
-        // A new segment is not in the pipe yet; a retransmitted one may be (if not marked lost).
-        let old_contribution = if is_retx { self.segs[i].in_flight() } else { 0 };
-        let s = &mut self.segs[i];
+        let tx = self.rate.on_send(now, self.inflight(), self.sb.seg(i).len, self.sb.lost_total());
+        let seg = self.sb.on_transmit(i, is_retx, tx);
         if is_retx {
-            s.retrans = true;
-            s.ever_retransmitted = true;
-        }
-        s.tx = tx;
-        let seg = *s;
-        self.pipe = self.pipe - old_contribution + seg.in_flight();
-        if is_retx {
-            self.lost_pending -= 1;
             self.stats.retransmits += 1;
         }
         if self.episode.is_some() {
@@ -915,24 +761,7 @@ impl TcpSender {
 
     /// Consistency of the incremental counters with the scoreboard (tests and debug checks).
     pub fn check_invariants(&self) -> Result<(), String> {
-        let pipe: u64 = self.segs.iter().map(|s| s.in_flight()).sum();
-        let sacked: u64 = self.segs.iter().filter(|s| s.sacked).map(|s| s.len as u64).sum();
-        let lost = self.segs.iter().filter(|s| s.lost && !s.retrans && !s.sacked).count() as u64;
-        let outstanding: u64 = self.segs.iter().map(|s| s.len as u64).sum();
-        if pipe != self.pipe || sacked != self.sacked_bytes || lost != self.lost_pending {
-            return Err(format!(
-                "flow {}: pipe {}/{} sacked {}/{} lost {}/{}",
-                self.flow, pipe, self.pipe, sacked, self.sacked_bytes, lost, self.lost_pending
-            ));
-        }
-        if outstanding != self.snd_nxt - self.snd_una {
-            return Err(format!(
-                "flow {}: scoreboard holds {} bytes, snd_nxt-snd_una = {}",
-                self.flow,
-                outstanding,
-                self.snd_nxt - self.snd_una
-            ));
-        }
+        self.sb.check().map_err(|e| format!("flow {}: {e}", self.flow))?;
         if self.st.cwnd < self.mss() {
             return Err(format!("flow {}: cwnd {} below one MSS", self.flow, self.st.cwnd));
         }
