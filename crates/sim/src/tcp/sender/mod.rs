@@ -21,7 +21,8 @@ use ccbench_cc::{
 
 use self::rate::RateSampler;
 use self::scoreboard::Scoreboard;
-use super::rtt::{RttEstimator, WindowedMin};
+use self::timers::Timers;
+use super::rtt::WindowedMin;
 use crate::engine::Timer;
 use crate::packet::{Kind, Packet};
 use crate::scenario::TcpOptions;
@@ -30,6 +31,7 @@ pub type Nanos = u64;
 
 mod rate;
 mod scoreboard;
+mod timers;
 
 /// RFC 5681 / RFC 6675 duplicate-ACK threshold.
 const DUP_THRESH: u64 = 3;
@@ -96,9 +98,8 @@ pub struct TcpSender {
     prr_out: u64,
     recover_fs: u64,
     fast_rexmit: bool,
-    rtt: RttEstimator,
+    timers: Timers,
     min_rtt: WindowedMin,
-    backoffs: u32,
     pub rto_timer: Timer,
     /// Pacing release and controller-owned wake-ups.
     pub send_timer: Timer,
@@ -125,7 +126,6 @@ fn ticks(now: Nanos, granularity: Nanos) -> u32 {
 impl TcpSender {
     pub fn new(opt: TcpOptions, flow: u32, cc: Box<dyn CongestionControl>, size: Option<u64>) -> Self {
         let iw = opt.initial_window as u64 * opt.mss as u64;
-        let rtt = RttEstimator::new(opt.rto_initial, opt.rto_min, opt.rto_max, opt.ts_granularity);
         TcpSender {
             flow,
             cc,
@@ -141,9 +141,8 @@ impl TcpSender {
             prr_out: 0,
             recover_fs: 0,
             fast_rexmit: false,
-            rtt,
+            timers: Timers::new(&opt),
             min_rtt: WindowedMin::new(MIN_RTT_WINDOW),
-            backoffs: 0,
             rto_timer: Timer::default(),
             send_timer: Timer::default(),
             ts_recent: 0,
@@ -169,7 +168,7 @@ impl TcpSender {
         self.st
     }
     pub fn srtt(&self) -> Option<Nanos> {
-        self.rtt.srtt()
+        self.timers.rtt().srtt()
     }
     pub fn inflight(&self) -> u64 {
         self.sb.inflight()
@@ -198,8 +197,8 @@ impl TcpSender {
         PathInfo {
             now,
             mss: self.opt.mss,
-            srtt: self.rtt.srtt(),
-            rttvar: self.rtt.rttvar(),
+            srtt: self.timers.rtt().srtt(),
+            rttvar: self.timers.rtt().rttvar(),
             min_rtt: self.min_rtt.get(),
             inflight: self.inflight(),
             delivered: self.rate.delivered(),
@@ -208,11 +207,6 @@ impl TcpSender {
             rwnd: self.snd_wnd,
             initial_window: self.opt.initial_window as u64 * self.mss(),
         }
-    }
-
-    fn backed_off_rto(&self) -> Nanos {
-        let rto = self.rtt.rto().saturating_mul(1u64 << self.backoffs.min(30));
-        rto.min(self.opt.rto_max)
     }
 
     // ----- connection set-up ------------------------------------------------------------------
@@ -236,18 +230,17 @@ impl TcpSender {
         p.cwr = self.opt.ecn;
         self.syn_sent_at = now;
         out.push(p);
-        self.rto_timer.set(now + self.backed_off_rto());
+        self.timers.restart(&mut self.rto_timer, now);
     }
 
     fn establish(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         self.phase = Phase::Established;
-        self.backoffs = 0;
-        self.rto_timer.cancel();
+        self.timers.on_established(&mut self.rto_timer);
         if self.syn_retransmitted {
             // RFC 5681 §3.1: a lost SYN or SYN-ACK leaves one segment of IW; RFC 6298 §5.7: and
             // without an RTT sample the RTO restarts from 3 s.
             self.st.cwnd = self.mss();
-            self.rtt.fall_back_after_syn_timeout();
+            self.timers.after_syn_timeout();
         }
         let path = self.path(now);
         self.cc.init(&mut self.st, &path);
@@ -280,7 +273,7 @@ impl TcpSender {
             Kind::SynAck if self.phase == Phase::SynSent => {
                 if !self.syn_retransmitted {
                     let r = now - self.syn_sent_at;
-                    self.rtt.update(r);
+                    self.timers.on_rtt_sample(r);
                     self.min_rtt.update(now, r);
                 }
                 self.ecn_ok = self.opt.ecn && p.ece;
@@ -376,8 +369,7 @@ impl TcpSender {
             _ => (None, None),
         };
         if let Some(r) = srtt_sample {
-            self.rtt.update(r);
-            self.backoffs = 0;
+            self.timers.on_rtt_sample(r);
         }
         if let Some(r) = cc_rtt {
             self.min_rtt.update(now, r);
@@ -446,15 +438,7 @@ impl TcpSender {
         }
         self.clamp_cwnd();
 
-        // RFC 6298 §5.2–5.3.
-        if self.sb.flight_size() == 0 {
-            // Nothing outstanding (e.g. a window probe was answered): no back-off to keep.
-            self.backoffs = 0;
-            self.rto_timer.cancel();
-        } else if acked > 0 {
-            self.rto_timer.set(now + self.backed_off_rto());
-        }
-
+        self.timers.on_ack(&mut self.rto_timer, now, acked > 0, self.sb.flight_size() == 0);
         self.check_finished(now);
         self.transmit(now, out);
         self.sync_cc_timer();
@@ -576,7 +560,7 @@ impl TcpSender {
         match self.phase {
             Phase::SynSent => {
                 self.syn_retransmitted = true;
-                self.backoffs += 1;
+                self.timers.back_off();
                 self.stats.timeouts += 1;
                 self.send_syn(now, out);
                 return;
@@ -589,7 +573,7 @@ impl TcpSender {
             _ => return,
         }
         let ev = CongestionEvent {
-            cause: Cause::Rto { backoffs: self.backoffs },
+            cause: Cause::Rto { backoffs: self.timers.backoffs() },
             open_episode: self.episode.map(|e| e.cause),
             flight_size: self.sb.flight_size(),
             in_slow_start: self.st.in_slow_start(),
@@ -611,9 +595,9 @@ impl TcpSender {
         self.dupacks = 0;
         self.ca_state = CaState::Loss;
         self.episode = Some(Episode { cause: ev.cause, recovery_point: self.sb.snd_nxt(), prr: false });
-        self.backoffs += 1;
+        self.timers.back_off();
         self.stats.timeouts += 1;
-        self.rto_timer.set(now + self.backed_off_rto());
+        self.timers.restart(&mut self.rto_timer, now);
         self.transmit(now, out);
         self.sync_cc_timer();
     }
@@ -626,8 +610,8 @@ impl TcpSender {
         p.tsval = ticks(now, self.opt.ts_granularity);
         p.tsecr = self.ts_recent;
         out.push(p);
-        self.backoffs += 1;
-        self.rto_timer.set(now + self.backed_off_rto());
+        self.timers.back_off();
+        self.timers.restart(&mut self.rto_timer, now);
     }
 
     /// Pacing release or controller timer.
@@ -642,11 +626,7 @@ impl TcpSender {
     }
 
     fn sync_cc_timer(&mut self) {
-        if let Some(t) = self.cc.next_timer() {
-            if self.send_timer.deadline().is_none_or(|d| t < d) {
-                self.send_timer.set(t);
-            }
-        }
+        Timers::pull_in(&mut self.send_timer, self.cc.next_timer());
     }
 
     // ----- transmission ---------------------------------------------------------------------
@@ -675,9 +655,9 @@ impl TcpSender {
             }
             if retx.is_none() && snd_nxt + len > self.sb.snd_una() + self.snd_wnd {
                 self.cwnd_limited = false;
-                if self.sb.flight_size() == 0 && !self.rto_timer.is_set() {
-                    // Nothing in flight will bring a window update: persist timer (RFC 9293 §3.8.6.1).
-                    self.rto_timer.set(now + self.backed_off_rto());
+                if self.sb.flight_size() == 0 {
+                    // Nothing in flight will bring a window update: persist timer.
+                    self.timers.start_if_idle(&mut self.rto_timer, now);
                 }
                 break;
             }
@@ -710,7 +690,7 @@ impl TcpSender {
             return;
         };
         let idle = now - last;
-        if idle > self.rtt.rto() {
+        if idle > self.timers.rtt().rto() {
             let iw = self.opt.initial_window as u64 * self.mss();
             self.st.cwnd = self.st.cwnd.min(iw);
             let path = self.path(now);
@@ -746,9 +726,7 @@ impl TcpSender {
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += seg.len as u64;
         self.last_send_time = Some(now);
-        if !self.rto_timer.is_set() {
-            self.rto_timer.set(now + self.backed_off_rto());
-        }
+        self.timers.start_if_idle(&mut self.rto_timer, now);
         let path = self.path(now);
         let info = SentInfo {
             seq: seg.seq,
