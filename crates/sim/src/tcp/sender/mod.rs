@@ -16,10 +16,11 @@
 use ccbench_aqm::Ecn;
 use ccbench_cc::{
     AckSample, CaCounting, CaState, Cause, CcState, CongestionControl, CongestionEvent, LossInfo, PathInfo,
-    Reaction, SentInfo,
+    SentInfo,
 };
 
 use self::rate::RateSampler;
+use self::recovery::Recovery;
 use self::scoreboard::Scoreboard;
 use self::timers::Timers;
 use super::rtt::WindowedMin;
@@ -30,11 +31,10 @@ use crate::scenario::TcpOptions;
 pub type Nanos = u64;
 
 mod rate;
+mod recovery;
 mod scoreboard;
 mod timers;
 
-/// RFC 5681 / RFC 6675 duplicate-ACK threshold.
-const DUP_THRESH: u64 = 3;
 /// Linux keeps the minimum RTT over a 10 s window (`tcp_min_rtt_wlen`).
 const MIN_RTT_WINDOW: Nanos = 10_000_000_000;
 
@@ -63,14 +63,6 @@ impl RttSamples {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Episode {
-    cause: Cause,
-    recovery_point: u64,
-    /// PRR governs cwnd until the episode ends.
-    prr: bool,
-}
-
 /// Counters kept for measurements.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SenderStats {
@@ -91,13 +83,7 @@ pub struct TcpSender {
     /// Bytes the application will have written in total (`u64::MAX` = greedy); `stop` lowers it.
     app_end: u64,
     sb: Scoreboard,
-    dupacks: u64,
-    ca_state: CaState,
-    episode: Option<Episode>,
-    prr_delivered: u64,
-    prr_out: u64,
-    recover_fs: u64,
-    fast_rexmit: bool,
+    rec: Recovery,
     timers: Timers,
     min_rtt: WindowedMin,
     pub rto_timer: Timer,
@@ -134,13 +120,7 @@ impl TcpSender {
             size,
             app_end: size.unwrap_or(u64::MAX),
             sb: Scoreboard::new(opt.mss),
-            dupacks: 0,
-            ca_state: CaState::Open,
-            episode: None,
-            prr_delivered: 0,
-            prr_out: 0,
-            recover_fs: 0,
-            fast_rexmit: false,
+            rec: Recovery::new(opt.sack, opt.mss),
             timers: Timers::new(&opt),
             min_rtt: WindowedMin::new(MIN_RTT_WINDOW),
             rto_timer: Timer::default(),
@@ -180,7 +160,7 @@ impl TcpSender {
         self.sb.snd_nxt()
     }
     pub fn ca_state(&self) -> CaState {
-        self.ca_state
+        self.rec.ca_state()
     }
     pub fn ecn_negotiated(&self) -> bool {
         self.ecn_ok
@@ -202,7 +182,7 @@ impl TcpSender {
             min_rtt: self.min_rtt.get(),
             inflight: self.inflight(),
             delivered: self.rate.delivered(),
-            state: self.ca_state,
+            state: self.rec.ca_state(),
             is_cwnd_limited: self.cwnd_limited,
             rwnd: self.snd_wnd,
             initial_window: self.opt.initial_window as u64 * self.mss(),
@@ -309,9 +289,6 @@ impl TcpSender {
             }
         });
         let reno_consumed = self.sb.remove_reno_sacks(acked);
-        if acked > 0 {
-            self.dupacks = 0;
-        }
 
         // Selective acknowledgments.
         if self.opt.sack && p.sack_count > 0 {
@@ -327,30 +304,16 @@ impl TcpSender {
         }
 
         let is_dupack = acked == 0 && p.ack == prior_una && self.sb.snd_nxt() > self.sb.snd_una();
-        if is_dupack {
-            self.dupacks += 1;
-            if !self.opt.sack {
-                self.sb.add_reno_sack();
-            }
+        self.rec.count_dupack(acked > 0, is_dupack);
+        if is_dupack && !self.opt.sack {
+            self.sb.add_reno_sack();
         }
 
         // Loss detection.
         let lost_before = self.sb.lost_total();
-        if self.opt.sack {
-            if sacked_new > 0 {
-                self.detect_losses_sack(now);
-            }
-        } else {
-            let in_episode = matches!(self.ca_state, CaState::Recovery | CaState::Loss);
-            if (self.dupacks >= DUP_THRESH && !in_episode)
-                || (self.ca_state == CaState::Recovery
-                    && acked > 0
-                    && self.sb.snd_una() < self.recovery_point())
-            {
-                // RFC 6582: the third duplicate ACK, or a partial ACK during recovery, means
-                // the first unacknowledged segment is lost.
-                self.mark_lost(0, now);
-            }
+        let mut scan = self.rec.loss_scan(&self.sb, acked, sacked_new);
+        while let Some(i) = scan.next(&self.sb) {
+            self.mark_lost(i, now);
         }
         let newly_lost = self.sb.lost_total() - lost_before;
 
@@ -375,38 +338,18 @@ impl TcpSender {
             self.min_rtt.update(now, r);
         }
 
-        // Congestion signals: a loss opens Recovery unless one is already being handled;
-        // an ECN-Echo opens a CWR episode only when none is open (once per RTT, RFC 3168).
-        if newly_lost > 0 && matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
-            let open = self.episode.map(|e| e.cause);
-            self.begin_episode(Cause::Loss, open, now);
-        } else if self.ecn_ok && p.ece && self.episode.is_none() && acked + sacked_new > 0 {
-            self.begin_episode(Cause::Ecn, None, now);
+        let ece = self.ecn_ok && p.ece;
+        if let Some(cause) = self.rec.signal(newly_lost, ece, acked + sacked_new > 0) {
+            self.congestion(cause, now);
         }
-        if let Some(ep) = self.episode {
-            if self.sb.snd_una() >= ep.recovery_point {
-                self.end_episode(ep, now);
-            }
+        if let Some(cause) = self.rec.finish(self.sb.snd_una(), &mut self.st) {
+            self.end_episode(cause, now);
         }
-        if self.episode.is_none() {
-            self.ca_state = if self.sb.sacked_bytes() > 0 || self.dupacks > 0 {
-                CaState::Disorder
-            } else {
-                CaState::Open
-            };
-        }
+        self.rec.settle(self.sb.sacked_bytes() > 0);
 
         // Rate sample.
         let delivered_now = self.rate.delivered() - deliveries.prior_delivered;
-        // RFC 6937 DeliveredData; without SACK a duplicate ACK stands for one delivered segment,
-        // and a cumulative ACK counts only what the duplicates did not already account for.
-        let prr_delivered = if self.opt.sack {
-            delivered_now
-        } else if is_dupack {
-            mss
-        } else {
-            acked.saturating_sub(reno_consumed * mss)
-        };
+        let prr_delivered = self.rec.delivered_data(delivered_now, is_dupack, acked, reno_consumed);
         let rate = self.rate.finish_ack(&deliveries, now, self.sb.lost_total());
 
         let segments_acked = match self.opt.ca_counting {
@@ -431,10 +374,9 @@ impl TcpSender {
         let path = self.path(now);
         self.cc.on_ack(&mut self.st, &path, &sample);
 
-        if let Some(ep) = self.episode {
-            if ep.prr {
-                self.prr_update(prr_delivered);
-            }
+        if self.rec.in_prr() {
+            let pipe = self.inflight();
+            self.rec.prr_update(&mut self.st, prr_delivered, pipe);
         }
         self.clamp_cwnd();
 
@@ -442,30 +384,6 @@ impl TcpSender {
         self.check_finished(now);
         self.transmit(now, out);
         self.sync_cc_timer();
-    }
-
-    fn recovery_point(&self) -> u64 {
-        self.episode.map_or(0, |e| e.recovery_point)
-    }
-
-    /// RFC 6675 `IsLost`: an un-SACKed segment with more than (DupThresh−1)·MSS SACKed bytes
-    /// above it is lost. Walk down from the top; segments below one already marked were done.
-    fn detect_losses_sack(&mut self, now: Nanos) {
-        let threshold = (DUP_THRESH - 1) * self.mss();
-        let mut sacked_above = 0u64;
-        let mut i = self.sb.len();
-        while i > 0 {
-            i -= 1;
-            let seg = *self.sb.seg(i);
-            if seg.sacked {
-                sacked_above += seg.len as u64;
-            } else if sacked_above > threshold {
-                if seg.lost {
-                    break;
-                }
-                self.mark_lost(i, now);
-            }
-        }
     }
 
     fn mark_lost(&mut self, i: usize, now: Nanos) {
@@ -477,77 +395,32 @@ impl TcpSender {
 
     // ----- reductions -----------------------------------------------------------------------
 
-    fn begin_episode(&mut self, cause: Cause, open_episode: Option<Cause>, now: Nanos) {
+    /// The one path for every congestion signal, from an ACK (loss, ECN-Echo) or from the RTO:
+    /// the controller picks the reaction, the stack carries it out and opens the episode.
+    fn congestion(&mut self, cause: Cause, now: Nanos) {
         let ev = CongestionEvent {
             cause,
-            open_episode,
+            open_episode: self.rec.open_cause(),
             flight_size: self.sb.flight_size(),
             in_slow_start: self.st.in_slow_start(),
         };
         let path = self.path(now);
         let reaction = self.cc.on_congestion(&mut self.st, &path, &ev);
-        let prr = self.apply_reaction(reaction);
-        self.ca_state = if cause == Cause::Ecn { CaState::Cwr } else { CaState::Recovery };
-        self.episode = Some(Episode { cause, recovery_point: self.sb.snd_nxt(), prr });
-        self.prr_delivered = 0;
-        self.prr_out = 0;
-        self.recover_fs = self.sb.flight_size().max(1);
-        self.fast_rexmit = cause == Cause::Loss;
+        let mss = self.mss();
+        let prr = recovery::apply_reaction(&mut self.st, reaction, cause, mss);
+        self.rec.enter(cause, prr, self.sb.snd_una(), self.sb.snd_nxt());
         if cause == Cause::Ecn {
+            // RFC 3168 §6.1.2: CWR on the next new segment tells the receiver to stop echoing.
             self.cwr_pending = true;
         }
     }
 
-    /// Returns whether PRR governs the descent.
-    fn apply_reaction(&mut self, r: Reaction) -> bool {
-        match r {
-            Reaction::Prr { ssthresh } => {
-                self.st.ssthresh = ssthresh;
-                true
-            }
-            Reaction::Immediate { ssthresh, cwnd } => {
-                self.st.ssthresh = ssthresh;
-                self.st.cwnd = cwnd;
-                false
-            }
-            Reaction::SelfManaged | Reaction::Ignore => false,
-        }
-    }
-
-    fn end_episode(&mut self, ep: Episode, now: Nanos) {
-        if ep.prr && self.st.ssthresh != u64::MAX {
-            // RFC 6937 / Linux tcp_end_cwnd_reduction.
-            self.st.cwnd = self.st.ssthresh;
-        }
+    fn end_episode(&mut self, cause: Cause, now: Nanos) {
         if !self.opt.sack {
-            // Linux tcp_reset_reno_sack: the duplicate ACKs of this episode are all accounted for.
             self.sb.reset_reno_sacks();
         }
-        self.episode = None;
-        self.ca_state = CaState::Open;
         let path = self.path(now);
-        self.cc.on_episode_end(&mut self.st, &path, ep.cause);
-    }
-
-    /// RFC 6937 §3: spread the reduction over one RTT; slow-start reduction bound below ssthresh.
-    fn prr_update(&mut self, delivered: u64) {
-        let mss = self.mss();
-        self.prr_delivered += delivered;
-        let pipe = self.inflight();
-        let ssthresh = self.st.ssthresh;
-        let mut sndcnt: i64 = if pipe > ssthresh {
-            let target = (self.prr_delivered as u128 * ssthresh as u128).div_ceil(self.recover_fs as u128);
-            target as i64 - self.prr_out as i64
-        } else {
-            let limit = (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64) + mss as i64;
-            (ssthresh as i64 - pipe as i64).min(limit)
-        };
-        if self.fast_rexmit {
-            // Linux forces the fast retransmission on entering recovery.
-            sndcnt = sndcnt.max(mss as i64);
-            self.fast_rexmit = false;
-        }
-        self.st.cwnd = pipe + sndcnt.max(0) as u64;
+        self.cc.on_episode_end(&mut self.st, &path, cause);
     }
 
     fn clamp_cwnd(&mut self) {
@@ -572,29 +445,9 @@ impl TcpSender {
             }
             _ => return,
         }
-        let ev = CongestionEvent {
-            cause: Cause::Rto { backoffs: self.timers.backoffs() },
-            open_episode: self.episode.map(|e| e.cause),
-            flight_size: self.sb.flight_size(),
-            in_slow_start: self.st.in_slow_start(),
-        };
-        let path = self.path(now);
-        match self.cc.on_congestion(&mut self.st, &path, &ev) {
-            Reaction::Prr { ssthresh } => {
-                self.st.ssthresh = ssthresh;
-                self.st.cwnd = self.mss();
-            }
-            Reaction::Immediate { ssthresh, cwnd } => {
-                self.st.ssthresh = ssthresh;
-                self.st.cwnd = cwnd;
-            }
-            Reaction::SelfManaged | Reaction::Ignore => {}
-        }
+        self.congestion(Cause::Rto { backoffs: self.timers.backoffs() }, now);
         self.clamp_cwnd();
         self.sb.enter_loss();
-        self.dupacks = 0;
-        self.ca_state = CaState::Loss;
-        self.episode = Some(Episode { cause: ev.cause, recovery_point: self.sb.snd_nxt(), prr: false });
         self.timers.back_off();
         self.stats.timeouts += 1;
         self.timers.restart(&mut self.rto_timer, now);
@@ -705,9 +558,7 @@ impl TcpSender {
         if is_retx {
             self.stats.retransmits += 1;
         }
-        if self.episode.is_some() {
-            self.prr_out += seg.len as u64;
-        }
+        self.rec.on_sent(seg.len);
 
         let mut p = Packet::new(self.flow, 0, Kind::Data, seg.len + self.opt.header_bytes, now);
         p.seq = seg.seq;
