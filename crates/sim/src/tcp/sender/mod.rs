@@ -1,35 +1,37 @@
-//! The TCP data sender: handshake, scoreboard, loss detection and recovery, RTO, pacing gate,
-//! delivery-rate sampling. Congestion decisions are delegated to a pure
+//! The TCP data sender. Congestion decisions are delegated to a pure
 //! [`CongestionControl`](ccbench_cc::CongestionControl); everything here is the machinery Linux
-//! keeps in the stack (see `shared/reference/algorithms.md` §1 and §13):
+//! keeps in the stack (see `shared/reference/algorithms.md` §1 and §13), split as Linux splits it:
 //!
-//! * RTT estimation and RTO per RFC 6298 with Linux's floor on the variance term (§1.1), Karn's
-//!   rule with timestamps as the fallback for retransmitted data (RFC 7323 §4.1);
-//! * SACK loss detection per RFC 6675 (`IsLost`: more than `(DupThresh-1)·MSS` SACKed above) and
-//!   NewReno recovery with Linux's duplicate-ACK SACK emulation when SACK is off (RFC 6582);
-//! * Proportional Rate Reduction (RFC 6937) during loss- and ECN-triggered reductions;
-//! * RFC 3168 ECN: ECT on new data, one reduction per RTT on ECE, CWR on the next new segment;
-//! * delivery-rate samples and round counting (draft-cheng-iccrg-delivery-rate-estimation).
+//! * this file: the connection (handshake, phases), the ACK path in `tcp_ack`'s order, and the one
+//!   place where a congestion signal, from an ACK or from the RTO, reaches the controller;
+//! * `scoreboard.rs`: the retransmission queue, cumulative and SACK marking, the RFC 6675 pipe and
+//!   Linux's duplicate-ACK SACK emulation when SACK is off;
+//! * `recovery.rs`: loss detection (RFC 6675 `IsLost`, RFC 6582 NewReno), CA states and reduction
+//!   episodes, Proportional Rate Reduction (RFC 6937);
+//! * `rate.rs`: delivery-rate samples and round counting (draft-cheng-iccrg-delivery-rate-estimation);
+//! * `timers.rs`: RTT and RTO per RFC 6298 with Linux's floor on the variance term, back-off, and
+//!   when the retransmission, SYN and persist timers run;
+//! * `output.rs`: what goes out next, the windows, the pacing gate, RFC 3168 ECT and CWR marking.
 //!
-//! Sequence numbers count payload bytes from 0; the SYN is a separate packet kind.
+//! Which RTT an ACK yields (Karn's rule, the timestamp fallback) is `rtt::ack_rtt`. Sequence
+//! numbers count payload bytes from 0; the SYN is a separate packet kind.
 
-use ccbench_aqm::Ecn;
 use ccbench_cc::{
     AckSample, CaCounting, CaState, Cause, CcState, CongestionControl, CongestionEvent, LossInfo, PathInfo,
-    SentInfo,
 };
 
-use self::rate::RateSampler;
+use self::rate::{Deliveries, RateSampler};
 use self::recovery::Recovery;
-use self::scoreboard::Scoreboard;
+use self::scoreboard::{Scoreboard, Seg};
 use self::timers::Timers;
-use super::rtt::WindowedMin;
+use super::rtt::{self, RttSamples, WindowedMin};
 use crate::engine::Timer;
 use crate::packet::{Kind, Packet};
 use crate::scenario::TcpOptions;
 
 pub type Nanos = u64;
 
+mod output;
 mod rate;
 mod recovery;
 mod scoreboard;
@@ -48,18 +50,61 @@ pub enum Phase {
     Finished,
 }
 
-/// RTT samples of one ACK: from the oldest and the newest segment it covers (Linux uses the
-/// first for SRTT, so the delayed-ACK wait counts, and the last for congestion control).
-#[derive(Clone, Copy, Debug, Default)]
-struct RttSamples {
-    oldest: Option<Nanos>,
-    newest: Option<Nanos>,
+/// What one ACK newly tells, gathered as `on_ack` proceeds (Linux: the flags and samples
+/// `tcp_ack` collects before it acts on them).
+struct Acked {
+    prior_inflight: u64,
+    /// Bytes newly acknowledged cumulatively, and newly SACKed.
+    acked: u64,
+    sacked: u64,
+    /// Bytes delivered for the first time (`acked` less what was SACKed before, plus `sacked`).
+    delivered: u64,
+    is_dupack: bool,
+    /// Without SACK: duplicate-ACK emulated SACKs the cumulative ACK used up.
+    reno_consumed: u64,
+    newly_lost: u64,
+    deliveries: Deliveries,
+    cum_rtt: RttSamples,
+    sack_rtt: RttSamples,
+    /// Linux `FLAG_RETRANS_DATA_ACKED`.
+    retransmitted_acked: bool,
+    /// The controller's RTT sample.
+    rtt: Option<Nanos>,
 }
 
-impl RttSamples {
-    fn add(&mut self, rtt: Nanos) {
-        self.oldest.get_or_insert(rtt);
-        self.newest = Some(rtt);
+impl Acked {
+    fn new(deliveries: Deliveries, prior_inflight: u64) -> Self {
+        Acked {
+            prior_inflight,
+            acked: 0,
+            sacked: 0,
+            delivered: 0,
+            is_dupack: false,
+            reno_consumed: 0,
+            newly_lost: 0,
+            deliveries,
+            cum_rtt: RttSamples::default(),
+            sack_rtt: RttSamples::default(),
+            retransmitted_acked: false,
+            rtt: None,
+        }
+    }
+
+    /// Karn: no sequence RTT sample from a segment that was ever retransmitted.
+    fn on_cumulative(&mut self, rate: &mut RateSampler, seg: &Seg, now: Nanos) {
+        rate.on_delivered(&mut self.deliveries, seg.len, &seg.tx, now);
+        if seg.ever_retransmitted {
+            self.retransmitted_acked = true;
+        } else {
+            self.cum_rtt.add(now - seg.tx.sent_time);
+        }
+    }
+
+    fn on_sacked(&mut self, rate: &mut RateSampler, seg: &Seg, now: Nanos) {
+        rate.on_delivered(&mut self.deliveries, seg.len, &seg.tx, now);
+        if !seg.ever_retransmitted {
+            self.sack_rtt.add(now - seg.tx.sent_time);
+        }
     }
 }
 
@@ -203,16 +248,6 @@ impl TcpSender {
         }
     }
 
-    fn send_syn(&mut self, now: Nanos, out: &mut Vec<Packet>) {
-        let mut p = Packet::new(self.flow, 0, Kind::Syn, self.opt.header_bytes + 8, now);
-        p.tsval = ticks(now, self.opt.ts_granularity);
-        p.ece = self.opt.ecn;
-        p.cwr = self.opt.ecn;
-        self.syn_sent_at = now;
-        out.push(p);
-        self.timers.restart(&mut self.rto_timer, now);
-    }
-
     fn establish(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         self.phase = Phase::Established;
         self.timers.on_established(&mut self.rto_timer);
@@ -266,130 +301,118 @@ impl TcpSender {
         }
     }
 
+    /// Linux `tcp_ack`, in its order: scoreboard, loss detection, RTT, the reduction episode,
+    /// the controller, PRR, the RTO timer; then whatever may be sent.
     fn on_ack(&mut self, p: &Packet, now: Nanos, out: &mut Vec<Packet>) {
-        let mss = self.mss();
         self.snd_wnd = p.window;
         self.ts_recent = p.tsval;
-        let prior_inflight = self.inflight();
-        let prior_una = self.sb.snd_una();
-        let mut sacked_new = 0u64;
-        // RTT candidates from newly cumulatively ACKed and from newly SACKed segments.
-        let mut cum_rtt = RttSamples::default();
-        let mut sack_rtt = RttSamples::default();
-        let mut retransmitted_acked = false;
-        let mut deliveries = self.rate.begin_ack();
-
-        // Cumulative acknowledgment. A segment SACKed before had its RTT taken then.
-        let acked = self.sb.ack_cumulative(p.ack, |seg| {
-            self.rate.on_delivered(&mut deliveries, seg.len, &seg.tx, now);
-            if seg.ever_retransmitted {
-                retransmitted_acked = true;
-            } else {
-                cum_rtt.add(now - seg.tx.sent_time);
-            }
-        });
-        let reno_consumed = self.sb.remove_reno_sacks(acked);
-
-        // Selective acknowledgments.
-        if self.opt.sack && p.sack_count > 0 {
-            for i in 0..p.sack_count as usize {
-                let (start, end) = p.sack[i];
-                sacked_new += self.sb.mark_sacked(start, end, |seg| {
-                    self.rate.on_delivered(&mut deliveries, seg.len, &seg.tx, now);
-                    if !seg.ever_retransmitted {
-                        sack_rtt.add(now - seg.tx.sent_time);
-                    }
-                });
-            }
-        }
-
-        let is_dupack = acked == 0 && p.ack == prior_una && self.sb.snd_nxt() > self.sb.snd_una();
-        self.rec.count_dupack(acked > 0, is_dupack);
-        if is_dupack && !self.opt.sack {
-            self.sb.add_reno_sack();
-        }
-
-        // Loss detection.
-        let lost_before = self.sb.lost_total();
-        let mut scan = self.rec.loss_scan(&self.sb, acked, sacked_new);
-        while let Some(i) = scan.next(&self.sb) {
-            self.mark_lost(i, now);
-        }
-        let newly_lost = self.sb.lost_total() - lost_before;
-
-        // RTT (Linux tcp_ack_update_rtt): sequence sample of never-retransmitted, newly ACKed
-        // data (Karn), else of newly SACKed data, else the timestamp echo.
-        let seq_rtt = if cum_rtt.oldest.is_some() { cum_rtt } else { sack_rtt };
-        let (srtt_sample, cc_rtt) = match (seq_rtt.oldest, seq_rtt.newest) {
-            // Linux FLAG_RETRANS_DATA_ACKED: once a retransmission is covered, original
-            // segments held back behind the hole would overstate the RTT.
-            (Some(o), Some(n)) if !retransmitted_acked => (Some(o), Some(n)),
-            _ if retransmitted_acked && self.opt.timestamps && p.tsecr != 0 => {
-                let now_ticks = ticks(now, self.opt.ts_granularity);
-                let r = now_ticks.wrapping_sub(p.tsecr) as u64 * self.opt.ts_granularity;
-                (Some(r), Some(r))
-            }
-            _ => (None, None),
-        };
-        if let Some(r) = srtt_sample {
-            self.timers.on_rtt_sample(r);
-        }
-        if let Some(r) = cc_rtt {
-            self.min_rtt.update(now, r);
-        }
-
-        let ece = self.ecn_ok && p.ece;
-        if let Some(cause) = self.rec.signal(newly_lost, ece, acked + sacked_new > 0) {
-            self.congestion(cause, now);
-        }
-        if let Some(cause) = self.rec.finish(self.sb.snd_una(), &mut self.st) {
-            self.end_episode(cause, now);
-        }
-        self.rec.settle(self.sb.sacked_bytes() > 0);
-
-        // Rate sample.
-        let delivered_now = self.rate.delivered() - deliveries.prior_delivered;
-        let prr_delivered = self.rec.delivered_data(delivered_now, is_dupack, acked, reno_consumed);
-        let rate = self.rate.finish_ack(&deliveries, now, self.sb.lost_total());
-
-        let segments_acked = match self.opt.ca_counting {
-            CaCounting::Segments => delivered_now.div_ceil(mss) as u32,
-            CaCounting::Acks => (delivered_now > 0) as u32,
-        };
-        let sample = AckSample {
-            acked,
-            sacked: sacked_new,
-            segments_acked,
-            rtt: cc_rtt,
-            owd: (p.echo_owd > 0).then_some(p.echo_owd),
-            ece: p.ece,
-            ce_delta: 0,
-            rate,
-            newly_lost,
-            round_start: deliveries.round_start,
-            round_count: self.rate.round_count(),
-            prior_inflight,
-            is_dupack,
-        };
+        let mut a = self.update_scoreboard(p, now);
+        a.newly_lost = self.detect_losses(&a, now);
+        a.rtt = self.update_rtt(&a, p.tsecr, now);
+        self.update_episode(&a, p.ece, now);
+        let sample = self.ack_sample(p, &a, now);
         let path = self.path(now);
         self.cc.on_ack(&mut self.st, &path, &sample);
-
         if self.rec.in_prr() {
+            let delivered = self.rec.delivered_data(a.delivered, a.is_dupack, a.acked, a.reno_consumed);
             let pipe = self.inflight();
-            self.rec.prr_update(&mut self.st, prr_delivered, pipe);
+            self.rec.prr_update(&mut self.st, delivered, pipe);
         }
         self.clamp_cwnd();
-
-        self.timers.on_ack(&mut self.rto_timer, now, acked > 0, self.sb.flight_size() == 0);
+        self.timers.on_ack(&mut self.rto_timer, now, a.acked > 0, self.sb.flight_size() == 0);
         self.check_finished(now);
         self.transmit(now, out);
         self.sync_cc_timer();
     }
 
-    fn mark_lost(&mut self, i: usize, now: Nanos) {
-        if let Some(seg) = self.sb.mark_lost(i) {
+    /// What the ACK newly covers, cumulatively (Linux `tcp_clean_rtx_queue`) and selectively
+    /// (`tcp_sacktag_write_queue`), and whether it is a duplicate (RFC 5681 §2).
+    fn update_scoreboard(&mut self, p: &Packet, now: Nanos) -> Acked {
+        let prior_una = self.sb.snd_una();
+        let rate = &mut self.rate;
+        let mut a = Acked::new(rate.begin_ack(), self.sb.inflight());
+        let acked = self.sb.ack_cumulative(p.ack, |seg| a.on_cumulative(rate, seg, now));
+        a.acked = acked;
+        a.reno_consumed = self.sb.remove_reno_sacks(acked);
+        if self.opt.sack {
+            for &(start, end) in p.sack_blocks() {
+                let sacked = self.sb.mark_sacked(start, end, |seg| a.on_sacked(rate, seg, now));
+                a.sacked += sacked;
+            }
+        }
+        a.delivered = rate.delivered() - a.deliveries.prior_delivered;
+        a.is_dupack = acked == 0 && p.ack == prior_una && self.sb.flight_size() > 0;
+        self.rec.count_dupack(acked > 0, a.is_dupack);
+        if a.is_dupack && !self.opt.sack {
+            self.sb.add_reno_sack();
+        }
+        a
+    }
+
+    /// Marks what the loss detector finds, telling the controller of each loss as it is found;
+    /// returns the bytes newly marked lost.
+    fn detect_losses(&mut self, a: &Acked, now: Nanos) -> u64 {
+        let lost_before = self.sb.lost_total();
+        let mut scan = self.rec.loss_scan(&self.sb, a.acked, a.sacked);
+        while let Some(i) = scan.next(&self.sb) {
+            if let Some(seg) = self.sb.mark_lost(i) {
+                let path = self.path(now);
+                self.cc.on_packet_lost(&mut self.st, &path, &LossInfo { seq: seg.seq, bytes: seg.len });
+            }
+        }
+        self.sb.lost_total() - lost_before
+    }
+
+    /// Feeds SRTT (and so the RTO) and the minimum RTT; returns the controller's sample.
+    fn update_rtt(&mut self, a: &Acked, tsecr: u32, now: Nanos) -> Option<Nanos> {
+        let (g, timestamps) = (self.opt.ts_granularity, self.opt.timestamps);
+        let echo = || (timestamps && tsecr != 0).then(|| ticks(now, g).wrapping_sub(tsecr) as u64 * g);
+        let (srtt, cc) = rtt::ack_rtt(a.cum_rtt, a.sack_rtt, a.retransmitted_acked, echo);
+        if let Some(r) = srtt {
+            self.timers.on_rtt_sample(r);
+        }
+        if let Some(r) = cc {
+            self.min_rtt.update(now, r);
+        }
+        cc
+    }
+
+    /// Opens an episode on a new congestion signal and closes the one whose recovery point this
+    /// ACK passed (the episode bookkeeping of Linux `tcp_fastretrans_alert`).
+    fn update_episode(&mut self, a: &Acked, ece: bool, now: Nanos) {
+        let ece = self.ecn_ok && ece;
+        if let Some(cause) = self.rec.signal(a.newly_lost, ece, a.acked + a.sacked > 0) {
+            self.congestion(cause, now);
+        }
+        if let Some(cause) = self.rec.finish(self.sb.snd_una(), &mut self.st) {
+            if !self.opt.sack {
+                self.sb.reset_reno_sacks();
+            }
             let path = self.path(now);
-            self.cc.on_packet_lost(&mut self.st, &path, &LossInfo { seq: seg.seq, bytes: seg.len });
+            self.cc.on_episode_end(&mut self.st, &path, cause);
+        }
+        self.rec.settle(self.sb.sacked_bytes() > 0);
+    }
+
+    fn ack_sample(&mut self, p: &Packet, a: &Acked, now: Nanos) -> AckSample {
+        let segments_acked = match self.opt.ca_counting {
+            CaCounting::Segments => a.delivered.div_ceil(self.mss()) as u32,
+            CaCounting::Acks => (a.delivered > 0) as u32,
+        };
+        AckSample {
+            acked: a.acked,
+            sacked: a.sacked,
+            segments_acked,
+            rtt: a.rtt,
+            owd: (p.echo_owd > 0).then_some(p.echo_owd),
+            ece: p.ece,
+            ce_delta: 0,
+            rate: self.rate.finish_ack(&a.deliveries, now, self.sb.lost_total()),
+            newly_lost: a.newly_lost,
+            round_start: a.deliveries.round_start,
+            round_count: self.rate.round_count(),
+            prior_inflight: a.prior_inflight,
+            is_dupack: a.is_dupack,
         }
     }
 
@@ -415,20 +438,15 @@ impl TcpSender {
         }
     }
 
-    fn end_episode(&mut self, cause: Cause, now: Nanos) {
-        if !self.opt.sack {
-            self.sb.reset_reno_sacks();
-        }
-        let path = self.path(now);
-        self.cc.on_episode_end(&mut self.st, &path, cause);
-    }
-
     fn clamp_cwnd(&mut self) {
         self.st.cwnd = self.st.cwnd.max(self.mss());
     }
 
     // ----- timers ---------------------------------------------------------------------------
 
+    /// The retransmission timer fired (Linux `tcp_retransmit_timer`): resend the SYN, probe a
+    /// closed window, or, with data outstanding, report the timeout and go back N (RFC 6298
+    /// §5.4–5.6, RFC 5681 §3.1).
     pub fn on_rto(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         match self.phase {
             Phase::SynSent => {
@@ -455,18 +473,6 @@ impl TcpSender {
         self.sync_cc_timer();
     }
 
-    /// The peer's window is closed and nothing is outstanding: an empty segment at `snd_una`
-    /// elicits an ACK with the current window; back off like the RTO until it opens.
-    fn send_window_probe(&mut self, now: Nanos, out: &mut Vec<Packet>) {
-        let mut p = Packet::new(self.flow, 0, Kind::Data, self.opt.header_bytes, now);
-        p.seq = self.sb.snd_una();
-        p.tsval = ticks(now, self.opt.ts_granularity);
-        p.tsecr = self.ts_recent;
-        out.push(p);
-        self.timers.back_off();
-        self.timers.restart(&mut self.rto_timer, now);
-    }
-
     /// Pacing release or controller timer.
     pub fn on_send_timer(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         if self.cc.next_timer().is_some_and(|t| t <= now) {
@@ -480,112 +486,6 @@ impl TcpSender {
 
     fn sync_cc_timer(&mut self) {
         Timers::pull_in(&mut self.send_timer, self.cc.next_timer());
-    }
-
-    // ----- transmission ---------------------------------------------------------------------
-
-    /// Send whatever the windows, pacing and the application allow.
-    pub fn transmit(&mut self, now: Nanos, out: &mut Vec<Packet>) {
-        if self.phase != Phase::Established {
-            return;
-        }
-        loop {
-            let retx = self.sb.next_retransmission();
-            let snd_nxt = self.sb.snd_nxt();
-            let len = match retx {
-                Some(i) => self.sb.seg(i).len as u64,
-                None if snd_nxt < self.app_end => (self.app_end - snd_nxt).min(self.mss()),
-                None => {
-                    // Application-limited: mark rate samples until this data is delivered.
-                    self.rate.on_app_limited(self.inflight(), self.st.cwnd);
-                    self.cwnd_limited = self.st.in_slow_start() && 2 * self.inflight() > self.st.cwnd;
-                    break;
-                }
-            };
-            if self.inflight() + len > self.st.cwnd {
-                self.cwnd_limited = true;
-                break;
-            }
-            if retx.is_none() && snd_nxt + len > self.sb.snd_una() + self.snd_wnd {
-                self.cwnd_limited = false;
-                if self.sb.flight_size() == 0 {
-                    // Nothing in flight will bring a window update: persist timer.
-                    self.timers.start_if_idle(&mut self.rto_timer, now);
-                }
-                break;
-            }
-            if let Some(rate) = self.st.pacing_rate {
-                if now < self.next_send_time {
-                    self.send_timer.set(self.next_send_time);
-                    self.cwnd_limited = true;
-                    break;
-                }
-                let wire = len + self.opt.header_bytes as u64;
-                let gap = (wire as f64 * 1e9 / rate.max(1.0)) as Nanos;
-                self.next_send_time = self.next_send_time.max(now) + gap;
-            }
-            match retx {
-                Some(i) => self.send_segment(i, true, now, out),
-                None => {
-                    if self.inflight() == 0 {
-                        self.idle_restart(now);
-                    }
-                    let i = self.sb.push(len);
-                    self.send_segment(i, false, now, out);
-                }
-            }
-        }
-    }
-
-    /// RFC 5681 §4.1: after an idle period longer than the RTO, restart from at most IW.
-    fn idle_restart(&mut self, now: Nanos) {
-        let Some(last) = self.last_send_time else {
-            return;
-        };
-        let idle = now - last;
-        if idle > self.timers.rtt().rto() {
-            let iw = self.opt.initial_window as u64 * self.mss();
-            self.st.cwnd = self.st.cwnd.min(iw);
-            let path = self.path(now);
-            self.cc.on_idle_restart(&mut self.st, &path, idle);
-            self.clamp_cwnd();
-        }
-    }
-
-    fn send_segment(&mut self, i: usize, is_retx: bool, now: Nanos, out: &mut Vec<Packet>) {
-        let tx = self.rate.on_send(now, self.inflight(), self.sb.seg(i).len, self.sb.lost_total());
-        let seg = self.sb.on_transmit(i, is_retx, tx);
-        if is_retx {
-            self.stats.retransmits += 1;
-        }
-        self.rec.on_sent(seg.len);
-
-        let mut p = Packet::new(self.flow, 0, Kind::Data, seg.len + self.opt.header_bytes, now);
-        p.seq = seg.seq;
-        p.len = seg.len;
-        p.tsval = ticks(now, self.opt.ts_granularity);
-        p.tsecr = self.ts_recent;
-        p.is_retx = is_retx;
-        if self.ecn_ok && !is_retx {
-            p.ecn = Ecn::Ect0;
-            if self.cwr_pending {
-                p.cwr = true;
-                self.cwr_pending = false;
-            }
-        }
-        out.push(p);
-        self.stats.segments_sent += 1;
-        self.stats.bytes_sent += seg.len as u64;
-        self.last_send_time = Some(now);
-        self.timers.start_if_idle(&mut self.rto_timer, now);
-        let path = self.path(now);
-        let info = SentInfo {
-            seq: seg.seq,
-            bytes: seg.len,
-            is_retransmission: is_retx,
-            inflight_after: self.inflight(),
-        };
-        self.cc.on_packet_sent(&mut self.st, &path, &info);
     }
 
     /// Consistency of the incremental counters with the scoreboard (tests and debug checks).

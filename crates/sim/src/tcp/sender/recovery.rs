@@ -407,7 +407,8 @@ mod tests {
     /// One state per way of getting there, and every combination of what an ACK can signal.
     #[test]
     fn which_signal_opens_an_episode() {
-        let states: [(&str, fn(&mut Recovery)); 5] = [
+        type Setup = fn(&mut Recovery);
+        let states: [(&str, Setup); 5] = [
             ("open", |_| {}),
             ("disorder", |r| r.settle(true)),
             ("cwr", |r| r.enter(Cause::Ecn, false, 0, 10 * M)),
