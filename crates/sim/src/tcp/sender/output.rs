@@ -107,30 +107,25 @@ impl TcpSender {
 
     fn send_segment(&mut self, i: usize, is_retx: bool, now: Nanos, out: &mut Vec<Packet>) {
         let tx = self.rate.on_send(now, self.inflight(), self.sb.seg(i).len, self.sb.lost_total());
-        let seg = self.sb.on_transmit(i, is_retx, tx);
-        self.rec.on_sent(seg.len);
-        out.push(self.data_packet(&seg, is_retx, now));
+        let &Seg { seq, len, .. } = self.sb.on_transmit(i, is_retx, tx);
+        self.rec.on_sent(len);
+        out.push(self.data_packet(seq, len, is_retx, now));
         self.stats.segments_sent += 1;
         self.stats.retransmits += is_retx as u64;
-        self.stats.bytes_sent += seg.len as u64;
+        self.stats.bytes_sent += len as u64;
         self.last_send_time = Some(now);
         self.timers.start_if_idle(&mut self.rto_timer, now);
         let path = self.path(now);
-        let info = SentInfo {
-            seq: seg.seq,
-            bytes: seg.len,
-            is_retransmission: is_retx,
-            inflight_after: self.inflight(),
-        };
+        let info = SentInfo { seq, bytes: len, is_retransmission: is_retx, inflight_after: self.inflight() };
         self.cc.on_packet_sent(&mut self.st, &path, &info);
     }
 
     /// RFC 3168 §6.1.5: retransmissions are never ECT, so a mark always means new data;
     /// §6.1.2: the first new segment after a reduction carries CWR.
-    fn data_packet(&mut self, seg: &Seg, is_retx: bool, now: Nanos) -> Packet {
-        let mut p = Packet::new(self.flow, 0, Kind::Data, seg.len + self.opt.header_bytes, now);
-        p.seq = seg.seq;
-        p.len = seg.len;
+    fn data_packet(&mut self, seq: u64, len: u32, is_retx: bool, now: Nanos) -> Packet {
+        let mut p = Packet::new(self.flow, 0, Kind::Data, len + self.opt.header_bytes, now);
+        p.seq = seq;
+        p.len = len;
         p.tsval = ticks(now, self.opt.ts_granularity);
         p.tsecr = self.ts_recent;
         p.is_retx = is_retx;

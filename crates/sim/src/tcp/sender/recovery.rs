@@ -84,17 +84,17 @@ impl LossScan {
                 Some(0)
             }
             LossScan::Sack { next, sacked_above, threshold } => {
-                while *next > 0 {
-                    *next -= 1;
-                    let seg = sb.seg(*next);
+                let (mut above, threshold) = (*sacked_above, *threshold);
+                for (i, seg) in sb.segs_below(*next).enumerate().rev() {
                     if seg.sacked {
-                        *sacked_above += seg.len as u64;
-                    } else if *sacked_above > *threshold {
+                        above += seg.len as u64;
+                    } else if above > threshold {
                         if seg.lost {
                             // The threshold only grows downwards: an earlier ACK marked the rest.
                             break;
                         }
-                        return Some(*next);
+                        (*next, *sacked_above) = (i, above);
+                        return Some(i);
                     }
                 }
                 *self = LossScan::Done;

@@ -89,6 +89,10 @@ impl Scoreboard {
     pub fn seg(&self, i: usize) -> &Seg {
         &self.segs[i]
     }
+    /// Segments `0..n`, oldest first.
+    pub fn segs_below(&self, n: usize) -> std::collections::vec_deque::Iter<'_, Seg> {
+        self.segs.range(..n)
+    }
     pub fn sacked_bytes(&self) -> u64 {
         self.sacked_bytes
     }
@@ -111,21 +115,19 @@ impl Scoreboard {
     }
 
     /// Segment `i` leaves (again, if `is_retx`) with stamp `tx`.
-    pub fn on_transmit(&mut self, i: usize, is_retx: bool, tx: TxStamp) -> Seg {
-        // A new segment is not in the pipe yet; a retransmitted one may be (if not marked lost).
-        let old_contribution = if is_retx { self.segs[i].in_flight() } else { 0 };
+    #[inline]
+    pub fn on_transmit(&mut self, i: usize, is_retx: bool, tx: TxStamp) -> &Seg {
         let s = &mut self.segs[i];
+        // A new segment is not in the pipe yet; a retransmitted one may be (if not marked lost).
+        let old_contribution = if is_retx { s.in_flight() } else { 0 };
         if is_retx {
             s.retrans = true;
             s.ever_retransmitted = true;
-        }
-        s.tx = tx;
-        let seg = *s;
-        self.pipe = self.pipe - old_contribution + seg.in_flight();
-        if is_retx {
             self.lost_pending -= 1;
         }
-        seg
+        s.tx = tx;
+        self.pipe = self.pipe - old_contribution + s.in_flight();
+        s
     }
 
     /// The lowest segment awaiting retransmission (RFC 6675 NextSeg rule 1).
@@ -146,6 +148,7 @@ impl Scoreboard {
 
     /// Cumulative ACK: drops the covered segments and returns the bytes newly acknowledged.
     /// `delivered` sees each one not SACKed before, oldest first (Linux `tcp_clean_rtx_queue`).
+    #[inline]
     pub fn ack_cumulative(&mut self, ack: u64, mut delivered: impl FnMut(&Seg)) -> u64 {
         let ack = ack.min(self.snd_nxt);
         if ack <= self.snd_una {
@@ -176,27 +179,27 @@ impl Scoreboard {
 
     /// SACK block `[start, end)`: marks the whole segments inside it and returns the bytes newly
     /// SACKed; `delivered` sees each such segment (Linux `tcp_sacktag_one`).
+    #[inline]
     pub fn mark_sacked(&mut self, start: u64, end: u64, mut delivered: impl FnMut(&Seg)) -> u64 {
         let mut newly = 0;
         let Some(mut i) = self.index_of(start.max(self.snd_una)) else {
             return 0;
         };
         while i < self.segs.len() {
-            let seg = self.segs[i];
-            if seg.seq + seg.len as u64 > end {
+            let s = &mut self.segs[i];
+            if s.seq + s.len as u64 > end {
                 break;
             }
-            if seg.seq >= start && !seg.sacked {
-                self.pipe -= seg.in_flight();
-                if seg.awaits_retransmission() {
+            if s.seq >= start && !s.sacked {
+                self.pipe -= s.in_flight();
+                if s.awaits_retransmission() {
                     self.lost_pending -= 1;
                 }
-                let s = &mut self.segs[i];
                 s.sacked = true;
                 s.retrans = false;
-                self.sacked_bytes += seg.len as u64;
-                newly += seg.len as u64;
-                delivered(&seg);
+                self.sacked_bytes += s.len as u64;
+                newly += s.len as u64;
+                delivered(s);
             }
             i += 1;
         }
