@@ -159,3 +159,81 @@ impl TcpSender {
         self.timers.restart(&mut self.rto_timer, now);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use ccbench_cc::{AckSample, CcState, CongestionControl, CongestionEvent, PathInfo, Reaction};
+
+    use super::*;
+    use crate::scenario::TcpOptions;
+
+    const MS: Nanos = 1_000_000;
+    const M: u64 = 1448;
+
+    /// A controller that only sets a window and a pacing rate, so what `transmit` does is the
+    /// stack's own doing.
+    struct Fixed {
+        cwnd: u64,
+        pacing: Option<f64>,
+    }
+
+    impl CongestionControl for Fixed {
+        fn name(&self) -> &'static str {
+            "fixed"
+        }
+        fn init(&mut self, st: &mut CcState, _: &PathInfo) {
+            st.cwnd = self.cwnd;
+            st.pacing_rate = self.pacing;
+        }
+        fn on_ack(&mut self, _: &mut CcState, _: &PathInfo, _: &AckSample) {}
+        fn on_congestion(&mut self, _: &mut CcState, _: &PathInfo, _: &CongestionEvent) -> Reaction {
+            Reaction::Ignore
+        }
+    }
+
+    fn sender(cwnd: u64, pacing: Option<f64>) -> TcpSender {
+        let opt = TcpOptions { handshake: false, ..TcpOptions::default() };
+        TcpSender::new(opt, 0, Box::new(Fixed { cwnd, pacing }), None)
+    }
+
+    fn ack(s: &mut TcpSender, ack: u64, window: u64, now: Nanos) -> Vec<Packet> {
+        let mut p = Packet::new(0, 0, Kind::Ack, 52, now);
+        (p.ack, p.window, p.tsval) = (ack, window, (now / MS) as u32);
+        let mut out = Vec::new();
+        s.on_packet(&p, now, &mut out);
+        out
+    }
+
+    /// 1500 wire bytes at 1.5 MB/s: one segment per millisecond, released by the send timer.
+    #[test]
+    fn pacing_spaces_segments_and_banks_no_credit() {
+        let mut s = sender(100 * M, Some(1_500_000.0));
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        assert_eq!(out.len(), 1, "the window would allow 100");
+        assert_eq!(s.send_timer.deadline(), Some(MS));
+        for (now, sent, next) in [(MS, 1, 2 * MS), (MS + MS / 2, 0, 2 * MS), (10 * MS, 1, 11 * MS)] {
+            out.clear();
+            s.on_send_timer(now, &mut out);
+            assert_eq!(out.len(), sent, "at {now} ns");
+            assert_eq!(s.send_timer.deadline(), Some(next), "at {now} ns");
+        }
+    }
+
+    /// RFC 5681 §4.1: new data after more than one RTO of silence starts from at most IW;
+    /// a shorter pause keeps the window.
+    #[test]
+    fn idle_longer_than_the_rto_restarts_from_the_initial_window() {
+        for (idle, expect) in [(5000 * MS, 10), (100 * MS, 20)] {
+            let mut s = sender(20 * M, None);
+            let mut out = Vec::new();
+            s.start(0, &mut out);
+            assert_eq!(out.len(), 20);
+            // Everything acknowledged, but the peer's window closes: nothing more may go out.
+            assert!(ack(&mut s, 20 * M, 0, 100 * MS).is_empty());
+            assert_eq!(s.timers.rto(), 300 * MS, "SRTT 100 ms + 200 ms floor");
+            let out = ack(&mut s, 20 * M, 64 << 20, 100 * MS + idle);
+            assert_eq!(out.len(), expect, "idle {} ms", idle / MS);
+        }
+    }
+}
