@@ -4,7 +4,7 @@
 //!
 //! Which segments are lost is decided elsewhere (`recovery.rs`); the scoreboard only records it.
 
-use std::collections::VecDeque;
+use std::collections::{vec_deque, VecDeque};
 
 use super::rate::TxStamp;
 
@@ -90,7 +90,7 @@ impl Scoreboard {
         &self.segs[i]
     }
     /// Segments `0..n`, oldest first.
-    pub fn segs_below(&self, n: usize) -> std::collections::vec_deque::Iter<'_, Seg> {
+    pub fn segs_below(&self, n: usize) -> vec_deque::Iter<'_, Seg> {
         self.segs.range(..n)
     }
     pub fn sacked_bytes(&self) -> u64 {
@@ -114,7 +114,8 @@ impl Scoreboard {
         self.segs.len() - 1
     }
 
-    /// Segment `i` leaves (again, if `is_retx`) with stamp `tx`.
+    /// Segment `i` leaves with stamp `tx`: new data just pushed, or (`is_retx`) the segment
+    /// `next_retransmission` named.
     #[inline]
     pub fn on_transmit(&mut self, i: usize, is_retx: bool, tx: TxStamp) -> &Seg {
         let s = &mut self.segs[i];
