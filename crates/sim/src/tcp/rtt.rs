@@ -59,6 +59,43 @@ impl RttEstimator {
     }
 }
 
+/// RTT candidates of one ACK from the segments it newly covers: the oldest and the newest
+/// (Linux uses the first for SRTT, so the delayed-ACK wait counts, and the last for congestion
+/// control).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct RttSamples {
+    oldest: Option<Nanos>,
+    newest: Option<Nanos>,
+}
+
+impl RttSamples {
+    pub fn add(&mut self, rtt: Nanos) {
+        self.oldest.get_or_insert(rtt);
+        self.newest = Some(rtt);
+    }
+}
+
+/// Linux `tcp_ack_update_rtt`: the (SRTT, controller) samples of one ACK. Sequence samples of
+/// newly cumulatively ACKed data come first, else of newly SACKed data. Once the ACK covers a
+/// retransmission (Linux `FLAG_RETRANS_DATA_ACKED`), originals held back behind the hole would
+/// overstate the RTT, so only the timestamp echo counts (Karn's rule; RFC 7323 §4).
+pub(crate) fn ack_rtt(
+    cumulative: RttSamples,
+    sacked: RttSamples,
+    retransmitted_acked: bool,
+    ts_echo_rtt: impl FnOnce() -> Option<Nanos>,
+) -> (Option<Nanos>, Option<Nanos>) {
+    let seq = if cumulative.oldest.is_some() { cumulative } else { sacked };
+    match (seq.oldest, seq.newest) {
+        (Some(o), Some(n)) if !retransmitted_acked => (Some(o), Some(n)),
+        _ if retransmitted_acked => {
+            let r = ts_echo_rtt();
+            (r, r)
+        }
+        _ => (None, None),
+    }
+}
+
 /// Windowed minimum (Nichols' three-sample min tracker, as Linux `win_minmax`): O(1) per sample.
 #[derive(Clone, Copy, Debug)]
 pub struct WindowedMin {
@@ -133,6 +170,33 @@ mod tests {
             r.update(10 * MS);
         }
         assert_eq!(r.rto(), 210 * MS);
+    }
+
+    fn samples(rtts: &[Nanos]) -> RttSamples {
+        let mut s = RttSamples::default();
+        rtts.iter().for_each(|&r| s.add(r));
+        s
+    }
+
+    #[test]
+    fn ack_samples_keep_the_oldest_and_the_newest() {
+        assert_eq!(samples(&[]), RttSamples { oldest: None, newest: None });
+        assert_eq!(samples(&[50]), RttSamples { oldest: Some(50), newest: Some(50) });
+        assert_eq!(samples(&[50, 70, 30]), RttSamples { oldest: Some(50), newest: Some(30) });
+    }
+
+    #[test]
+    fn ack_rtt_prefers_cumulative_then_sack_then_the_echo() {
+        let none = || -> Option<Nanos> { panic!("timestamps are consulted only after a retransmission") };
+        let (cum, sack) = (samples(&[100 * MS, 80 * MS]), samples(&[60 * MS, 40 * MS]));
+        assert_eq!(ack_rtt(cum, sack, false, none), (Some(100 * MS), Some(80 * MS)));
+        assert_eq!(ack_rtt(samples(&[]), sack, false, none), (Some(60 * MS), Some(40 * MS)));
+        assert_eq!(ack_rtt(samples(&[]), samples(&[]), false, none), (None, None));
+        // A covered retransmission: the echo or nothing, whatever the sequence samples say.
+        for (c, s) in [(cum, sack), (samples(&[]), sack), (samples(&[]), samples(&[]))] {
+            assert_eq!(ack_rtt(c, s, true, || Some(7 * MS)), (Some(7 * MS), Some(7 * MS)));
+            assert_eq!(ack_rtt(c, s, true, || None), (None, None));
+        }
     }
 
     #[test]

@@ -1,0 +1,499 @@
+//! The TCP data sender. Congestion decisions are delegated to a pure
+//! [`CongestionControl`](ccbench_cc::CongestionControl); everything here is the machinery Linux
+//! keeps in the stack (see `shared/reference/algorithms.md` §1 and §13), split as Linux splits it:
+//!
+//! * this file: the connection (handshake, phases), the ACK path in `tcp_ack`'s order, and the one
+//!   place where a congestion signal, from an ACK or from the RTO, reaches the controller;
+//! * `scoreboard.rs`: the retransmission queue, cumulative and SACK marking, the RFC 6675 pipe and
+//!   Linux's duplicate-ACK SACK emulation when SACK is off;
+//! * `recovery.rs`: loss detection (RFC 6675 `IsLost`, RFC 6582 NewReno), CA states and reduction
+//!   episodes, Proportional Rate Reduction (RFC 6937);
+//! * `rate.rs`: delivery-rate samples and round counting (draft-cheng-iccrg-delivery-rate-estimation);
+//! * `timers.rs`: RTT and RTO per RFC 6298 with Linux's floor on the variance term, back-off, and
+//!   when the retransmission, SYN and persist timers run;
+//! * `output.rs`: what goes out next, the windows, the pacing gate, RFC 3168 ECT and CWR marking.
+//!
+//! Which RTT an ACK yields (Karn's rule, the timestamp fallback) is `rtt::ack_rtt`. Sequence
+//! numbers count payload bytes from 0; the SYN is a separate packet kind.
+
+use ccbench_cc::{
+    AckSample, CaCounting, CaState, Cause, CcState, CongestionControl, CongestionEvent, LossInfo, PathInfo,
+};
+
+use self::rate::{Deliveries, RateSampler};
+use self::recovery::Recovery;
+use self::scoreboard::{Scoreboard, Seg};
+use self::timers::Timers;
+use super::rtt::{self, RttSamples, WindowedMin};
+use crate::engine::Timer;
+use crate::packet::{Kind, Packet};
+use crate::scenario::TcpOptions;
+
+pub type Nanos = u64;
+
+mod output;
+mod rate;
+mod recovery;
+mod scoreboard;
+mod timers;
+
+/// Linux keeps the minimum RTT over a 10 s window (`tcp_min_rtt_wlen`).
+const MIN_RTT_WINDOW: Nanos = 10_000_000_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Flow not started yet.
+    Idle,
+    SynSent,
+    Established,
+    /// Everything sent was acknowledged and the application has no more data.
+    Finished,
+}
+
+/// What one ACK newly tells, gathered as `on_ack` proceeds (Linux: the flags and samples
+/// `tcp_ack` collects before it acts on them).
+struct Acked {
+    prior_inflight: u64,
+    /// Bytes newly acknowledged cumulatively, and newly SACKed.
+    acked: u64,
+    sacked: u64,
+    /// Bytes delivered for the first time (`acked` less what was SACKed before, plus `sacked`).
+    delivered: u64,
+    is_dupack: bool,
+    /// Without SACK: duplicate-ACK emulated SACKs the cumulative ACK used up.
+    reno_consumed: u64,
+    newly_lost: u64,
+    deliveries: Deliveries,
+    cum_rtt: RttSamples,
+    sack_rtt: RttSamples,
+    /// Linux `FLAG_RETRANS_DATA_ACKED`.
+    retransmitted_acked: bool,
+    /// The controller's RTT sample.
+    rtt: Option<Nanos>,
+}
+
+impl Acked {
+    fn new(deliveries: Deliveries, prior_inflight: u64) -> Self {
+        Acked {
+            prior_inflight,
+            acked: 0,
+            sacked: 0,
+            delivered: 0,
+            is_dupack: false,
+            reno_consumed: 0,
+            newly_lost: 0,
+            deliveries,
+            cum_rtt: RttSamples::default(),
+            sack_rtt: RttSamples::default(),
+            retransmitted_acked: false,
+            rtt: None,
+        }
+    }
+
+    /// Karn: no sequence RTT sample from a segment that was ever retransmitted.
+    fn on_cumulative(&mut self, rate: &mut RateSampler, seg: &Seg, now: Nanos) {
+        rate.on_delivered(&mut self.deliveries, seg.len, &seg.tx, now);
+        if seg.ever_retransmitted {
+            self.retransmitted_acked = true;
+        } else {
+            self.cum_rtt.add(now - seg.tx.sent_time);
+        }
+    }
+
+    fn on_sacked(&mut self, rate: &mut RateSampler, seg: &Seg, now: Nanos) {
+        rate.on_delivered(&mut self.deliveries, seg.len, &seg.tx, now);
+        if !seg.ever_retransmitted {
+            self.sack_rtt.add(now - seg.tx.sent_time);
+        }
+    }
+}
+
+/// Counters kept for measurements.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub bytes_sent: u64,
+}
+
+pub struct TcpSender {
+    opt: TcpOptions,
+    flow: u32,
+    cc: Box<dyn CongestionControl>,
+    st: CcState,
+    pub phase: Phase,
+    /// Bytes the application asked to transfer (None = greedy); only such flows get an FCT.
+    size: Option<u64>,
+    /// Bytes the application will have written in total (`u64::MAX` = greedy); `stop` lowers it.
+    app_end: u64,
+    sb: Scoreboard,
+    rec: Recovery,
+    timers: Timers,
+    min_rtt: WindowedMin,
+    pub rto_timer: Timer,
+    /// Pacing release and controller-owned wake-ups.
+    pub send_timer: Timer,
+    ts_recent: u32,
+    snd_wnd: u64,
+    ecn_ok: bool,
+    cwr_pending: bool,
+    rate: RateSampler,
+    cwnd_limited: bool,
+    next_send_time: Nanos,
+    last_send_time: Option<Nanos>,
+    syn_sent_at: Nanos,
+    syn_retransmitted: bool,
+    pub start_time: Nanos,
+    /// Completion time of a finite flow (start → last byte acknowledged).
+    pub fct: Option<Nanos>,
+    pub stats: SenderStats,
+}
+
+fn ticks(now: Nanos, granularity: Nanos) -> u32 {
+    (now / granularity) as u32
+}
+
+impl TcpSender {
+    pub fn new(opt: TcpOptions, flow: u32, cc: Box<dyn CongestionControl>, size: Option<u64>) -> Self {
+        let iw = opt.initial_window as u64 * opt.mss as u64;
+        TcpSender {
+            flow,
+            cc,
+            st: CcState { cwnd: iw, ssthresh: u64::MAX, pacing_rate: None },
+            phase: Phase::Idle,
+            size,
+            app_end: size.unwrap_or(u64::MAX),
+            sb: Scoreboard::new(opt.mss),
+            rec: Recovery::new(opt.sack, opt.mss),
+            timers: Timers::new(&opt),
+            min_rtt: WindowedMin::new(MIN_RTT_WINDOW),
+            rto_timer: Timer::default(),
+            send_timer: Timer::default(),
+            ts_recent: 0,
+            snd_wnd: opt.rcv_buf,
+            ecn_ok: false,
+            cwr_pending: false,
+            rate: RateSampler::default(),
+            cwnd_limited: false,
+            next_send_time: 0,
+            last_send_time: None,
+            syn_sent_at: 0,
+            syn_retransmitted: false,
+            start_time: 0,
+            fct: None,
+            stats: SenderStats::default(),
+            opt,
+        }
+    }
+
+    // ----- read-only views for measurements -------------------------------------------------
+
+    pub fn cc_state(&self) -> CcState {
+        self.st
+    }
+    pub fn srtt(&self) -> Option<Nanos> {
+        self.timers.rtt().srtt()
+    }
+    pub fn inflight(&self) -> u64 {
+        self.sb.inflight()
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.sb.snd_una()
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.sb.snd_nxt()
+    }
+    pub fn ca_state(&self) -> CaState {
+        self.rec.ca_state()
+    }
+    pub fn ecn_negotiated(&self) -> bool {
+        self.ecn_ok
+    }
+    pub fn cc_name(&self) -> &'static str {
+        self.cc.name()
+    }
+
+    fn mss(&self) -> u64 {
+        self.opt.mss as u64
+    }
+
+    fn path(&self, now: Nanos) -> PathInfo {
+        PathInfo {
+            now,
+            mss: self.opt.mss,
+            srtt: self.timers.rtt().srtt(),
+            rttvar: self.timers.rtt().rttvar(),
+            min_rtt: self.min_rtt.get(),
+            inflight: self.inflight(),
+            delivered: self.rate.delivered(),
+            state: self.rec.ca_state(),
+            is_cwnd_limited: self.cwnd_limited,
+            rwnd: self.snd_wnd,
+            initial_window: self.opt.initial_window as u64 * self.mss(),
+        }
+    }
+
+    // ----- connection set-up ------------------------------------------------------------------
+
+    /// The application opens the connection.
+    pub fn start(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        self.start_time = now;
+        if self.opt.handshake {
+            self.phase = Phase::SynSent;
+            self.send_syn(now, out);
+        } else {
+            self.ecn_ok = self.opt.ecn;
+            self.establish(now, out);
+        }
+    }
+
+    fn establish(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        self.phase = Phase::Established;
+        self.timers.on_established(&mut self.rto_timer);
+        if self.syn_retransmitted {
+            // RFC 5681 §3.1: a lost SYN or SYN-ACK leaves one segment of IW; RFC 6298 §5.7: and
+            // without an RTT sample the RTO restarts from 3 s.
+            self.st.cwnd = self.mss();
+            self.timers.after_syn_timeout();
+        }
+        let path = self.path(now);
+        self.cc.init(&mut self.st, &path);
+        self.clamp_cwnd();
+        self.transmit(now, out);
+    }
+
+    /// The application stops writing: nothing beyond what was already sent.
+    pub fn stop(&mut self, now: Nanos) {
+        self.app_end = self.app_end.min(self.sb.snd_nxt());
+        self.check_finished(now);
+    }
+
+    fn check_finished(&mut self, now: Nanos) {
+        let snd_una = self.sb.snd_una();
+        if self.phase == Phase::Established && snd_una >= self.app_end {
+            self.phase = Phase::Finished;
+            self.rto_timer.cancel();
+            self.send_timer.cancel();
+            if self.size.is_some_and(|size| snd_una >= size) && self.fct.is_none() {
+                self.fct = Some(now - self.start_time);
+            }
+        }
+    }
+
+    // ----- incoming packets -------------------------------------------------------------------
+
+    pub fn on_packet(&mut self, p: &Packet, now: Nanos, out: &mut Vec<Packet>) {
+        match p.kind {
+            Kind::SynAck if self.phase == Phase::SynSent => {
+                if !self.syn_retransmitted {
+                    let r = now - self.syn_sent_at;
+                    self.timers.on_rtt_sample(r);
+                    self.min_rtt.update(now, r);
+                }
+                self.ecn_ok = self.opt.ecn && p.ece;
+                self.snd_wnd = p.window;
+                self.ts_recent = p.tsval;
+                self.establish(now, out);
+            }
+            Kind::Ack if self.phase == Phase::Established => self.on_ack(p, now, out),
+            _ => {}
+        }
+    }
+
+    /// Linux `tcp_ack`, in its order: scoreboard, loss detection, RTT, the reduction episode,
+    /// the controller, PRR, the RTO timer; then whatever may be sent.
+    fn on_ack(&mut self, p: &Packet, now: Nanos, out: &mut Vec<Packet>) {
+        self.snd_wnd = p.window;
+        self.ts_recent = p.tsval;
+        let mut a = self.update_scoreboard(p, now);
+        a.newly_lost = self.detect_losses(&a, now);
+        a.rtt = self.update_rtt(&a, p.tsecr, now);
+        self.update_episode(&a, p.ece, now);
+        let sample = self.ack_sample(p, &a, now);
+        let path = self.path(now);
+        self.cc.on_ack(&mut self.st, &path, &sample);
+        if self.rec.in_prr() {
+            let delivered = self.rec.delivered_data(a.delivered, a.is_dupack, a.acked, a.reno_consumed);
+            let pipe = self.inflight();
+            self.rec.prr_update(&mut self.st, delivered, pipe);
+        }
+        self.clamp_cwnd();
+        self.timers.on_ack(&mut self.rto_timer, now, a.acked > 0, self.sb.flight_size() == 0);
+        self.check_finished(now);
+        self.transmit(now, out);
+        self.sync_cc_timer();
+    }
+
+    /// What the ACK newly covers, cumulatively (Linux `tcp_clean_rtx_queue`) and selectively
+    /// (`tcp_sacktag_write_queue`), and whether it is a duplicate (RFC 5681 §2).
+    fn update_scoreboard(&mut self, p: &Packet, now: Nanos) -> Acked {
+        let prior_una = self.sb.snd_una();
+        let rate = &mut self.rate;
+        let mut a = Acked::new(rate.begin_ack(), self.sb.inflight());
+        let acked = self.sb.ack_cumulative(p.ack, |seg| a.on_cumulative(rate, seg, now));
+        a.acked = acked;
+        a.reno_consumed = self.sb.remove_reno_sacks(acked);
+        if self.opt.sack {
+            for &(start, end) in p.sack_blocks() {
+                let sacked = self.sb.mark_sacked(start, end, |seg| a.on_sacked(rate, seg, now));
+                a.sacked += sacked;
+            }
+        }
+        a.delivered = rate.delivered() - a.deliveries.prior_delivered;
+        a.is_dupack = acked == 0 && p.ack == prior_una && self.sb.flight_size() > 0;
+        self.rec.count_dupack(acked > 0, a.is_dupack);
+        if a.is_dupack && !self.opt.sack {
+            self.sb.add_reno_sack();
+        }
+        a
+    }
+
+    /// Marks what the loss detector finds, telling the controller of each loss as it is found;
+    /// returns the bytes newly marked lost.
+    fn detect_losses(&mut self, a: &Acked, now: Nanos) -> u64 {
+        let lost_before = self.sb.lost_total();
+        let mut scan = self.rec.loss_scan(&self.sb, a.acked, a.sacked);
+        while let Some(i) = scan.next(&self.sb) {
+            if let Some(seg) = self.sb.mark_lost(i) {
+                let path = self.path(now);
+                self.cc.on_packet_lost(&mut self.st, &path, &LossInfo { seq: seg.seq, bytes: seg.len });
+            }
+        }
+        self.sb.lost_total() - lost_before
+    }
+
+    /// Feeds SRTT (and so the RTO) and the minimum RTT; returns the controller's sample.
+    fn update_rtt(&mut self, a: &Acked, tsecr: u32, now: Nanos) -> Option<Nanos> {
+        let (g, timestamps) = (self.opt.ts_granularity, self.opt.timestamps);
+        let echo = || (timestamps && tsecr != 0).then(|| ticks(now, g).wrapping_sub(tsecr) as u64 * g);
+        let (srtt, cc) = rtt::ack_rtt(a.cum_rtt, a.sack_rtt, a.retransmitted_acked, echo);
+        if let Some(r) = srtt {
+            self.timers.on_rtt_sample(r);
+        }
+        if let Some(r) = cc {
+            self.min_rtt.update(now, r);
+        }
+        cc
+    }
+
+    /// Opens an episode on a new congestion signal and closes the one whose recovery point this
+    /// ACK passed (the episode bookkeeping of Linux `tcp_fastretrans_alert`).
+    fn update_episode(&mut self, a: &Acked, ece: bool, now: Nanos) {
+        let ece = self.ecn_ok && ece;
+        if let Some(cause) = self.rec.signal(a.newly_lost, ece, a.acked + a.sacked > 0) {
+            self.congestion(cause, now);
+        }
+        if let Some(cause) = self.rec.finish(self.sb.snd_una(), &mut self.st) {
+            if !self.opt.sack {
+                self.sb.reset_reno_sacks();
+            }
+            let path = self.path(now);
+            self.cc.on_episode_end(&mut self.st, &path, cause);
+        }
+        self.rec.settle(self.sb.sacked_bytes() > 0);
+    }
+
+    fn ack_sample(&mut self, p: &Packet, a: &Acked, now: Nanos) -> AckSample {
+        let segments_acked = match self.opt.ca_counting {
+            CaCounting::Segments => a.delivered.div_ceil(self.mss()) as u32,
+            CaCounting::Acks => (a.delivered > 0) as u32,
+        };
+        AckSample {
+            acked: a.acked,
+            sacked: a.sacked,
+            segments_acked,
+            rtt: a.rtt,
+            owd: (p.echo_owd > 0).then_some(p.echo_owd),
+            ece: p.ece,
+            ce_delta: 0,
+            rate: self.rate.finish_ack(&a.deliveries, now, self.sb.lost_total()),
+            newly_lost: a.newly_lost,
+            round_start: a.deliveries.round_start,
+            round_count: self.rate.round_count(),
+            prior_inflight: a.prior_inflight,
+            is_dupack: a.is_dupack,
+        }
+    }
+
+    // ----- reductions -----------------------------------------------------------------------
+
+    /// The one path for every congestion signal, from an ACK (loss, ECN-Echo) or from the RTO:
+    /// the controller picks the reaction, the stack carries it out and opens the episode.
+    fn congestion(&mut self, cause: Cause, now: Nanos) {
+        let ev = CongestionEvent {
+            cause,
+            open_episode: self.rec.open_cause(),
+            flight_size: self.sb.flight_size(),
+            in_slow_start: self.st.in_slow_start(),
+        };
+        let path = self.path(now);
+        let reaction = self.cc.on_congestion(&mut self.st, &path, &ev);
+        let mss = self.mss();
+        let prr = recovery::apply_reaction(&mut self.st, reaction, cause, mss);
+        self.rec.enter(cause, prr, self.sb.snd_una(), self.sb.snd_nxt());
+        if cause == Cause::Ecn {
+            // RFC 3168 §6.1.2: CWR on the next new segment tells the receiver to stop echoing.
+            self.cwr_pending = true;
+        }
+    }
+
+    fn clamp_cwnd(&mut self) {
+        self.st.cwnd = self.st.cwnd.max(self.mss());
+    }
+
+    // ----- timers ---------------------------------------------------------------------------
+
+    /// The retransmission timer fired (Linux `tcp_retransmit_timer`): resend the SYN, probe a
+    /// closed window, or, with data outstanding, report the timeout and go back N (RFC 6298
+    /// §5.4–5.6, RFC 5681 §3.1).
+    pub fn on_rto(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        match self.phase {
+            Phase::SynSent => {
+                self.syn_retransmitted = true;
+                self.timers.back_off();
+                self.stats.timeouts += 1;
+                self.send_syn(now, out);
+                return;
+            }
+            Phase::Established if self.sb.flight_size() > 0 => {}
+            Phase::Established if self.sb.snd_nxt() < self.app_end => {
+                self.send_window_probe(now, out);
+                return;
+            }
+            _ => return,
+        }
+        self.congestion(Cause::Rto { backoffs: self.timers.backoffs() }, now);
+        self.clamp_cwnd();
+        self.sb.enter_loss();
+        self.timers.back_off();
+        self.stats.timeouts += 1;
+        self.timers.restart(&mut self.rto_timer, now);
+        self.transmit(now, out);
+        self.sync_cc_timer();
+    }
+
+    /// Pacing release or controller timer.
+    pub fn on_send_timer(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        if self.cc.next_timer().is_some_and(|t| t <= now) {
+            let path = self.path(now);
+            self.cc.on_timer(&mut self.st, &path);
+            self.clamp_cwnd();
+        }
+        self.transmit(now, out);
+        self.sync_cc_timer();
+    }
+
+    fn sync_cc_timer(&mut self) {
+        Timers::pull_in(&mut self.send_timer, self.cc.next_timer());
+    }
+
+    /// Consistency of the incremental counters with the scoreboard (tests and debug checks).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.sb.check().map_err(|e| format!("flow {}: {e}", self.flow))?;
+        if self.st.cwnd < self.mss() {
+            return Err(format!("flow {}: cwnd {} below one MSS", self.flow, self.st.cwnd));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,570 @@
+//! Loss detection and the reduction episodes that follow it (Linux `tcp_recovery.c` and the
+//! `tcp_fastretrans_alert` half of `tcp_input.c`):
+//!
+//! * which segments an ACK shows lost: RFC 6675 `IsLost` with SACK, RFC 6582 NewReno (third
+//!   duplicate ACK, partial ACKs) without;
+//! * when a loss, an ECN-Echo or an RTO opens an episode, and when the episode ends;
+//! * Proportional Rate Reduction (RFC 6937) while a loss- or ECN-triggered episode lasts.
+//!
+//! The controller decides how much to reduce; this part carries its [`Reaction`] out.
+
+use ccbench_cc::{CaState, Cause, CcState, Reaction};
+
+use super::scoreboard::Scoreboard;
+
+/// RFC 5681 / RFC 6675 duplicate-ACK threshold.
+const DUP_THRESH: u64 = 3;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Episode {
+    cause: Cause,
+    /// RFC 6675 RecoveryPoint / RFC 6582 `recover`: `snd_nxt` when the episode opened.
+    recovery_point: u64,
+    /// PRR governs cwnd until the episode ends.
+    prr: bool,
+}
+
+pub(super) struct Recovery {
+    sack: bool,
+    mss: u64,
+    ca_state: CaState,
+    episode: Option<Episode>,
+    dupacks: u64,
+    // RFC 6937 state.
+    prr_delivered: u64,
+    prr_out: u64,
+    recover_fs: u64,
+    /// Linux forces the fast retransmission on entering loss recovery.
+    fast_rexmit: bool,
+}
+
+/// Carries out a controller's reaction to `cause`; returns whether PRR governs the descent. On
+/// an RTO a loss-style reaction restarts from one segment instead (RFC 5681 §3.1 loss window,
+/// Linux `tcp_enter_loss`).
+pub(super) fn apply_reaction(st: &mut CcState, r: Reaction, cause: Cause, mss: u64) -> bool {
+    match r {
+        Reaction::Prr { ssthresh } => {
+            st.ssthresh = ssthresh;
+            let rto = matches!(cause, Cause::Rto { .. });
+            if rto {
+                st.cwnd = mss;
+            }
+            !rto
+        }
+        Reaction::Immediate { ssthresh, cwnd } => {
+            st.ssthresh = ssthresh;
+            st.cwnd = cwnd;
+            false
+        }
+        Reaction::SelfManaged | Reaction::Ignore => false,
+    }
+}
+
+/// The segments one ACK shows lost, one at a time: the caller marks each and tells the
+/// controller before the scan looks further (Linux `tcp_update_scoreboard`).
+pub(super) enum LossScan {
+    Done,
+    /// RFC 6582 §3.2: the first unacknowledged segment.
+    Head,
+    /// RFC 6675 `IsLost`: an un-SACKed segment with more than (DupThresh−1)·MSS SACKed above
+    /// it, walking down from the top.
+    Sack {
+        next: usize,
+        sacked_above: u64,
+        threshold: u64,
+    },
+}
+
+impl LossScan {
+    pub fn next(&mut self, sb: &Scoreboard) -> Option<usize> {
+        match self {
+            LossScan::Done => None,
+            LossScan::Head => {
+                *self = LossScan::Done;
+                Some(0)
+            }
+            LossScan::Sack { next, sacked_above, threshold } => {
+                let (mut above, threshold) = (*sacked_above, *threshold);
+                for (i, seg) in sb.segs_below(*next).enumerate().rev() {
+                    if seg.sacked {
+                        above += seg.len as u64;
+                    } else if above > threshold {
+                        if seg.lost {
+                            // The threshold only grows downwards: an earlier ACK marked the rest.
+                            break;
+                        }
+                        (*next, *sacked_above) = (i, above);
+                        return Some(i);
+                    }
+                }
+                *self = LossScan::Done;
+                None
+            }
+        }
+    }
+}
+
+impl Recovery {
+    pub fn new(sack: bool, mss: u32) -> Self {
+        Recovery {
+            sack,
+            mss: mss as u64,
+            ca_state: CaState::Open,
+            episode: None,
+            dupacks: 0,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
+            fast_rexmit: false,
+        }
+    }
+
+    pub fn ca_state(&self) -> CaState {
+        self.ca_state
+    }
+
+    /// The cause of the episode in progress, if any.
+    pub fn open_cause(&self) -> Option<Cause> {
+        self.episode.map(|e| e.cause)
+    }
+
+    pub fn in_prr(&self) -> bool {
+        self.episode.is_some_and(|e| e.prr)
+    }
+
+    fn recovery_point(&self) -> u64 {
+        self.episode.map_or(0, |e| e.recovery_point)
+    }
+
+    /// RFC 5681 §2 duplicate ACKs, counted until the cumulative ACK moves.
+    pub fn count_dupack(&mut self, new_data_acked: bool, is_dupack: bool) {
+        if new_data_acked {
+            self.dupacks = 0;
+        }
+        if is_dupack {
+            self.dupacks += 1;
+        }
+    }
+
+    /// Which detector runs on this ACK: with SACK, RFC 6675 whenever new blocks arrived;
+    /// without, NewReno on the third duplicate ACK (RFC 5681 §3.2) or on a partial ACK in
+    /// recovery (RFC 6582 §3.2, partial acknowledgments). RACK-TLP (RFC 8985) will be one more choice here.
+    pub fn loss_scan(&self, sb: &Scoreboard, acked: u64, sacked_new: u64) -> LossScan {
+        if self.sack {
+            return if sacked_new > 0 {
+                LossScan::Sack { next: sb.len(), sacked_above: 0, threshold: (DUP_THRESH - 1) * self.mss }
+            } else {
+                LossScan::Done
+            };
+        }
+        let in_episode = matches!(self.ca_state, CaState::Recovery | CaState::Loss);
+        let third_dupack = self.dupacks >= DUP_THRESH && !in_episode;
+        let partial_ack =
+            self.ca_state == CaState::Recovery && acked > 0 && sb.snd_una() < self.recovery_point();
+        if third_dupack || partial_ack {
+            LossScan::Head
+        } else {
+            LossScan::Done
+        }
+    }
+
+    /// The episode this ACK opens, if any: a loss unless one is already being recovered; an
+    /// ECN-Echo on an ACK that delivers data only when no episode is open, so at most once per
+    /// RTT (RFC 3168 §6.1.2).
+    pub fn signal(&self, newly_lost: u64, ece: bool, delivered: bool) -> Option<Cause> {
+        if newly_lost > 0 && matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+            Some(Cause::Loss)
+        } else if ece && self.episode.is_none() && delivered {
+            Some(Cause::Ecn)
+        } else {
+            None
+        }
+    }
+
+    /// Opens an episode until `snd_nxt` is acknowledged (Linux `tcp_enter_recovery`,
+    /// `tcp_enter_cwr`, `tcp_enter_loss`).
+    pub fn enter(&mut self, cause: Cause, prr: bool, snd_una: u64, snd_nxt: u64) {
+        self.ca_state = match cause {
+            Cause::Loss => CaState::Recovery,
+            Cause::Ecn => CaState::Cwr,
+            Cause::Rto { .. } => CaState::Loss,
+        };
+        self.episode = Some(Episode { cause, recovery_point: snd_nxt, prr });
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.recover_fs = (snd_nxt - snd_una).max(1);
+        self.fast_rexmit = cause == Cause::Loss;
+        if let Cause::Rto { .. } = cause {
+            // Go-back-N: the duplicate ACKs seen so far say nothing about the new round.
+            self.dupacks = 0;
+        }
+    }
+
+    /// Ends the episode once everything outstanding at its start is acknowledged, and returns
+    /// its cause. A PRR descent lands exactly on ssthresh (RFC 6937, Linux
+    /// `tcp_end_cwnd_reduction`).
+    pub fn finish(&mut self, snd_una: u64, st: &mut CcState) -> Option<Cause> {
+        let ep = self.episode?;
+        if snd_una < ep.recovery_point {
+            return None;
+        }
+        if ep.prr && st.ssthresh != u64::MAX {
+            st.cwnd = st.ssthresh;
+        }
+        self.episode = None;
+        self.ca_state = CaState::Open;
+        Some(ep.cause)
+    }
+
+    /// Outside an episode, Disorder while SACKs or duplicate ACKs hint at reordering or loss
+    /// (Linux `tcp_try_keep_open`).
+    pub fn settle(&mut self, sacked_any: bool) {
+        if self.episode.is_none() {
+            self.ca_state = if sacked_any || self.dupacks > 0 { CaState::Disorder } else { CaState::Open };
+        }
+    }
+
+    /// RFC 6937 `prr_out`.
+    pub fn on_sent(&mut self, len: u32) {
+        if self.episode.is_some() {
+            self.prr_out += len as u64;
+        }
+    }
+
+    /// RFC 6937 DeliveredData of one ACK. Without SACK a duplicate ACK stands for one delivered
+    /// segment, and a cumulative ACK counts only what its duplicates did not already
+    /// (`reno_consumed` segments).
+    pub fn delivered_data(&self, delivered: u64, is_dupack: bool, acked: u64, reno_consumed: u64) -> u64 {
+        if self.sack {
+            delivered
+        } else if is_dupack {
+            self.mss
+        } else {
+            acked.saturating_sub(reno_consumed * self.mss)
+        }
+    }
+
+    /// RFC 6937 §3 (Linux `tcp_cwnd_reduction`): above ssthresh, send in proportion to what
+    /// was delivered so the reduction spreads over one RTT; below it, the slow-start reduction
+    /// bound climbs back to ssthresh.
+    pub fn prr_update(&mut self, st: &mut CcState, delivered: u64, pipe: u64) {
+        let mss = self.mss;
+        self.prr_delivered += delivered;
+        let ssthresh = st.ssthresh;
+        let mut sndcnt: i64 = if pipe > ssthresh {
+            let target = (self.prr_delivered as u128 * ssthresh as u128).div_ceil(self.recover_fs as u128);
+            target as i64 - self.prr_out as i64
+        } else {
+            let limit = (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64) + mss as i64;
+            (ssthresh as i64 - pipe as i64).min(limit)
+        };
+        if self.fast_rexmit {
+            sndcnt = sndcnt.max(mss as i64);
+            self.fast_rexmit = false;
+        }
+        st.cwnd = pipe + sndcnt.max(0) as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::rate::TxStamp;
+    use super::*;
+
+    const MSS: u32 = 1000;
+    const M: u64 = MSS as u64;
+    const INF: u64 = u64::MAX;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut sb = Scoreboard::new(MSS);
+        for _ in 0..n {
+            let i = sb.push(M);
+            sb.on_transmit(i, false, TxStamp::default());
+        }
+        sb
+    }
+
+    fn st(cwnd: u64, ssthresh: u64) -> CcState {
+        CcState { cwnd, ssthresh, pacing_rate: None }
+    }
+
+    /// Runs a scan to the end, marking as the sender does; returns the indices in scan order.
+    fn scan_all(rec: &Recovery, sb: &mut Scoreboard, acked: u64, sacked_new: u64) -> Vec<usize> {
+        let mut scan = rec.loss_scan(sb, acked, sacked_new);
+        let mut marked = Vec::new();
+        while let Some(i) = scan.next(sb) {
+            sb.mark_lost(i);
+            marked.push(i);
+        }
+        marked
+    }
+
+    #[test]
+    fn reaction_by_cause() {
+        let causes = [Cause::Loss, Cause::Ecn, Cause::Rto { backoffs: 0 }, Cause::Rto { backoffs: 3 }];
+        let reactions = [
+            Reaction::Prr { ssthresh: 5 * M },
+            Reaction::Immediate { ssthresh: 6 * M, cwnd: 4 * M },
+            Reaction::SelfManaged,
+            Reaction::Ignore,
+        ];
+        for cause in causes {
+            let rto = matches!(cause, Cause::Rto { .. });
+            for r in reactions {
+                let mut s = st(10 * M, INF);
+                let prr = apply_reaction(&mut s, r, cause, M);
+                let expect = match r {
+                    Reaction::Prr { .. } if rto => (M, 5 * M, false),
+                    Reaction::Prr { .. } => (10 * M, 5 * M, true),
+                    Reaction::Immediate { .. } => (4 * M, 6 * M, false),
+                    _ => (10 * M, INF, false),
+                };
+                assert_eq!((s.cwnd, s.ssthresh, prr), expect, "{cause:?} {r:?}");
+            }
+        }
+    }
+
+    /// Every SACK pattern on seven segments: the scan marks exactly the RFC 6675 `IsLost`
+    /// segments (un-SACKed, more than two segments SACKed above), top down, and a second scan
+    /// of the same board finds nothing.
+    #[test]
+    fn sack_scan_is_rfc6675_islost_for_every_pattern() {
+        const N: u64 = 7;
+        let rec = Recovery::new(true, MSS);
+        for pattern in 0u32..1 << N {
+            let is_sacked = |k: u64| pattern & (1 << k) != 0;
+            let mut sb = board(N);
+            for k in (0..N).filter(|&k| is_sacked(k)) {
+                sb.mark_sacked(k * M, (k + 1) * M, |_| {});
+            }
+            let expect: Vec<usize> = (0..N)
+                .rev()
+                .filter(|&k| !is_sacked(k) && (k + 1..N).filter(|&j| is_sacked(j)).count() > 2)
+                .map(|k| k as usize)
+                .collect();
+            assert_eq!(scan_all(&rec, &mut sb, 0, M), expect, "pattern {pattern:07b}");
+            assert_eq!(scan_all(&rec, &mut sb, 0, M), vec![], "pattern {pattern:07b}, again");
+        }
+    }
+
+    #[test]
+    fn sack_scan_runs_only_when_new_blocks_arrive() {
+        let rec = Recovery::new(true, MSS);
+        let mut sb = board(5);
+        for k in 2..5 {
+            sb.mark_sacked(k * M, (k + 1) * M, |_| {});
+        }
+        assert_eq!(scan_all(&rec, &mut sb, M, 0), vec![], "a cumulative ACK alone");
+        assert_eq!(scan_all(&rec, &mut sb, 0, M), vec![1, 0]);
+    }
+
+    #[test]
+    fn sack_scan_stops_at_a_segment_an_earlier_ack_marked() {
+        let rec = Recovery::new(true, MSS);
+        let mut sb = board(6);
+        sb.mark_lost(1);
+        for k in 3..6 {
+            sb.mark_sacked(k * M, (k + 1) * M, |_| {});
+        }
+        assert_eq!(scan_all(&rec, &mut sb, 0, M), vec![2]);
+    }
+
+    #[test]
+    fn newreno_marks_the_head_on_the_third_dupack_and_on_partial_acks() {
+        let mut rec = Recovery::new(false, MSS);
+        let mut sb = board(8);
+        for k in 1..=4 {
+            rec.count_dupack(false, true);
+            let head = matches!(rec.loss_scan(&sb, 0, 0), LossScan::Head);
+            assert_eq!(head, k >= 3, "dupack {k}");
+        }
+        rec.enter(Cause::Loss, true, 0, 8 * M);
+        rec.count_dupack(false, true);
+        assert!(matches!(rec.loss_scan(&sb, 0, 0), LossScan::Done), "more dupacks in recovery");
+        // Partial ACK: the next hole is the new head.
+        let acked = sb.ack_cumulative(3 * M, |_| {});
+        rec.count_dupack(true, false);
+        assert_eq!(scan_all(&rec, &mut sb, acked, 0), vec![0]);
+        assert_eq!(sb.seg(0).seq, 3 * M);
+        // Full ACK: recovery is over, nothing is marked.
+        let acked = sb.ack_cumulative(8 * M, |_| {});
+        assert!(matches!(rec.loss_scan(&sb, acked, 0), LossScan::Done));
+    }
+
+    #[test]
+    fn newreno_after_rto_ignores_old_dupacks_and_partial_acks() {
+        let mut rec = Recovery::new(false, MSS);
+        let mut sb = board(8);
+        (0..3).for_each(|_| rec.count_dupack(false, true));
+        rec.enter(Cause::Rto { backoffs: 0 }, false, 0, 8 * M);
+        assert_eq!(rec.dupacks, 0, "go-back-N forgets the duplicates");
+        (0..3).for_each(|_| rec.count_dupack(false, true));
+        assert!(matches!(rec.loss_scan(&sb, 0, 0), LossScan::Done), "dupacks in Loss");
+        let acked = sb.ack_cumulative(2 * M, |_| {});
+        assert!(matches!(rec.loss_scan(&sb, acked, 0), LossScan::Done), "partial ACK in Loss");
+    }
+
+    /// One state per way of getting there, and every combination of what an ACK can signal.
+    #[test]
+    fn which_signal_opens_an_episode() {
+        type Setup = fn(&mut Recovery);
+        let states: [(&str, Setup); 5] = [
+            ("open", |_| {}),
+            ("disorder", |r| r.settle(true)),
+            ("cwr", |r| r.enter(Cause::Ecn, false, 0, 10 * M)),
+            ("recovery", |r| r.enter(Cause::Loss, true, 0, 10 * M)),
+            ("loss", |r| r.enter(Cause::Rto { backoffs: 0 }, false, 0, 10 * M)),
+        ];
+        for (name, setup) in states {
+            for newly_lost in [0, M] {
+                for ece in [false, true] {
+                    for delivered in [false, true] {
+                        let mut rec = Recovery::new(true, MSS);
+                        setup(&mut rec);
+                        let expect = match name {
+                            _ if newly_lost > 0 && ["open", "disorder", "cwr"].contains(&name) => {
+                                Some(Cause::Loss)
+                            }
+                            "open" | "disorder" if ece && delivered => Some(Cause::Ecn),
+                            _ => None,
+                        };
+                        let case = format!("{name} lost {newly_lost} ece {ece} delivered {delivered}");
+                        assert_eq!(rec.signal(newly_lost, ece, delivered), expect, "{case}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn entering_sets_state_and_cause() {
+        for (cause, state) in [
+            (Cause::Loss, CaState::Recovery),
+            (Cause::Ecn, CaState::Cwr),
+            (Cause::Rto { backoffs: 2 }, CaState::Loss),
+        ] {
+            let mut rec = Recovery::new(true, MSS);
+            rec.enter(cause, cause != Cause::Ecn, 2 * M, 12 * M);
+            assert_eq!((rec.ca_state(), rec.open_cause()), (state, Some(cause)));
+            assert_eq!(rec.in_prr(), cause != Cause::Ecn);
+            assert_eq!((rec.recovery_point(), rec.recover_fs), (12 * M, 10 * M));
+        }
+    }
+
+    #[test]
+    fn episode_ends_at_the_recovery_point() {
+        for (prr, ssthresh, cwnd_after) in [(true, 5 * M, 5 * M), (true, INF, 7 * M), (false, 5 * M, 7 * M)] {
+            let mut rec = Recovery::new(true, MSS);
+            rec.enter(Cause::Loss, prr, 0, 10 * M);
+            let mut s = st(7 * M, ssthresh);
+            assert_eq!(rec.finish(10 * M - 1, &mut s), None);
+            assert_eq!((rec.ca_state(), s.cwnd), (CaState::Recovery, 7 * M));
+            assert_eq!(rec.finish(10 * M, &mut s), Some(Cause::Loss));
+            assert_eq!((rec.ca_state(), rec.open_cause(), s.cwnd), (CaState::Open, None, cwnd_after));
+        }
+        let mut rec = Recovery::new(true, MSS);
+        assert_eq!(rec.finish(INF, &mut st(M, M)), None, "no episode");
+    }
+
+    #[test]
+    fn disorder_while_sacks_or_dupacks_outside_episodes() {
+        for (sacked, dupack, state) in [
+            (false, false, CaState::Open),
+            (true, false, CaState::Disorder),
+            (false, true, CaState::Disorder),
+        ] {
+            let mut rec = Recovery::new(true, MSS);
+            rec.count_dupack(false, dupack);
+            rec.settle(sacked);
+            assert_eq!(rec.ca_state(), state);
+            rec.enter(Cause::Loss, true, 0, M);
+            rec.settle(false);
+            assert_eq!(rec.ca_state(), CaState::Recovery, "an episode keeps its state");
+        }
+    }
+
+    #[test]
+    fn delivered_data_with_and_without_sack() {
+        let sack = Recovery::new(true, MSS);
+        let reno = Recovery::new(false, MSS);
+        // (delivered, is_dupack, acked, reno_consumed)
+        assert_eq!(sack.delivered_data(3 * M, false, M, 0), 3 * M);
+        assert_eq!(reno.delivered_data(0, true, 0, 0), M, "a duplicate ACK: one segment left");
+        assert_eq!(reno.delivered_data(4 * M, false, 4 * M, 3), M, "three already counted");
+        assert_eq!(reno.delivered_data(2 * M, false, 2 * M, 0), 2 * M);
+        assert_eq!(reno.delivered_data(0, false, 0, 0), 0, "neither new data nor a duplicate");
+    }
+
+    /// RFC 6937 with ssthresh = RecoverFS / 2 and ACKs of two segments each: one segment goes
+    /// out per ACK while pipe > ssthresh, then PRR-SSRB refills the pipe to exactly ssthresh.
+    #[test]
+    fn prr_sends_in_proportion_then_settles_at_ssthresh() {
+        let mut rec = Recovery::new(true, MSS);
+        rec.enter(Cause::Loss, true, 0, 20 * M);
+        let mut s = st(20 * M, 10 * M);
+        let mut pipe = 19 * M; // one segment marked lost
+        let mut sent = Vec::new();
+        for _ in 0..9 {
+            pipe -= 2 * M;
+            rec.prr_update(&mut s, 2 * M, pipe);
+            let n = (s.cwnd - pipe) / M;
+            (0..n).for_each(|_| rec.on_sent(MSS));
+            pipe += n * M;
+            sent.push(n);
+        }
+        assert_eq!(sent, vec![1, 1, 1, 1, 1, 1, 1, 0, 2]);
+        assert_eq!((pipe, s.cwnd), (10 * M, 10 * M));
+    }
+
+    /// After heavy loss (pipe far below ssthresh) PRR-SSRB sends what was delivered plus one
+    /// segment per ACK, like slow start, and stops at ssthresh.
+    #[test]
+    fn prr_slow_start_reduction_bound_after_heavy_loss() {
+        let mut rec = Recovery::new(true, MSS);
+        rec.enter(Cause::Loss, true, 0, 20 * M);
+        let mut s = st(20 * M, 10 * M);
+        let mut pipe = 2 * M;
+        let mut sent = Vec::new();
+        for _ in 0..9 {
+            pipe -= M;
+            rec.prr_update(&mut s, M, pipe);
+            let n = (s.cwnd - pipe) / M;
+            (0..n).for_each(|_| rec.on_sent(MSS));
+            pipe += n * M;
+            sent.push(n);
+            assert!(s.cwnd <= 10 * M);
+        }
+        assert_eq!(sent, vec![2, 2, 2, 2, 2, 2, 2, 2, 1]);
+        assert_eq!(pipe, 10 * M);
+    }
+
+    #[test]
+    fn the_first_prr_ack_always_releases_the_fast_retransmission() {
+        // Nothing delivered yet (a SACK of a segment already counted), pipe above ssthresh.
+        let mut rec = Recovery::new(true, MSS);
+        rec.enter(Cause::Loss, true, 0, 20 * M);
+        let mut s = st(20 * M, 10 * M);
+        rec.prr_update(&mut s, 0, 15 * M);
+        assert_eq!(s.cwnd, 16 * M);
+        rec.prr_update(&mut s, 0, 15 * M);
+        assert_eq!(s.cwnd, 15 * M, "only once");
+        // An ECN reduction retransmits nothing.
+        let mut rec = Recovery::new(true, MSS);
+        rec.enter(Cause::Ecn, true, 0, 20 * M);
+        rec.prr_update(&mut s, 0, 15 * M);
+        assert_eq!(s.cwnd, 15 * M);
+    }
+
+    #[test]
+    fn prr_out_counts_only_inside_an_episode() {
+        let mut rec = Recovery::new(true, MSS);
+        rec.on_sent(MSS);
+        assert_eq!(rec.prr_out, 0);
+        rec.enter(Cause::Ecn, true, 0, 10 * M);
+        rec.on_sent(MSS);
+        assert_eq!(rec.prr_out, M);
+        rec.finish(10 * M, &mut st(M, M));
+        rec.on_sent(MSS);
+        assert_eq!(rec.prr_out, M);
+    }
+}

@@ -1,0 +1,212 @@
+//! RFC 6298 in one place: the RTT estimator that yields the RTO, the exponential back-off, and
+//! when the retransmission timer starts, restarts and stops (Linux `tcp_timer.c`,
+//! `tcp_rearm_rto`, `inet_csk_rto_backoff`). The same timer serves as the SYN timer and, with
+//! nothing outstanding and the peer's window closed, as the persist timer.
+//!
+//! The two [`Timer`]s themselves stay fields of `TcpSender`: the event loop arms and fires them
+//! there. This part decides their deadlines.
+
+use super::Nanos;
+use crate::engine::Timer;
+use crate::scenario::TcpOptions;
+use crate::tcp::rtt::RttEstimator;
+
+pub(super) struct Timers {
+    rtt: RttEstimator,
+    /// Consecutive expiries without a valid RTT sample since (Linux `icsk_backoff`).
+    backoffs: u32,
+    rto_max: Nanos,
+}
+
+impl Timers {
+    pub fn new(opt: &TcpOptions) -> Self {
+        let rtt = RttEstimator::new(opt.rto_initial, opt.rto_min, opt.rto_max, opt.ts_granularity);
+        Timers { rtt, backoffs: 0, rto_max: opt.rto_max }
+    }
+
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
+    pub fn backoffs(&self) -> u32 {
+        self.backoffs
+    }
+
+    /// RFC 6298 §5.5: the RTO doubles with every expiry, up to `rto_max` (the exponent is capped
+    /// so the product cannot overflow).
+    pub fn rto(&self) -> Nanos {
+        let rto = self.rtt.rto().saturating_mul(1u64 << self.backoffs.min(30));
+        rto.min(self.rto_max)
+    }
+
+    /// A valid RTT measurement; only such a sample forgets the back-off (RFC 6298 §5, the note
+    /// after rule 5.7; Linux `tcp_ack_update_rtt`).
+    pub fn on_rtt_sample(&mut self, rtt: Nanos) {
+        self.rtt.update(rtt);
+        self.backoffs = 0;
+    }
+
+    /// RFC 6298 §5.7: the SYN timed out, so data starts from a 3 s RTO until a sample arrives.
+    pub fn after_syn_timeout(&mut self) {
+        self.rtt.fall_back_after_syn_timeout();
+    }
+
+    /// The handshake is done: the SYN's timer and back-off end with it.
+    pub fn on_established(&mut self, rto_timer: &mut Timer) {
+        self.backoffs = 0;
+        rto_timer.cancel();
+    }
+
+    /// The timer expired (RTO, SYN or persist): the next one waits twice as long.
+    pub fn back_off(&mut self) {
+        self.backoffs += 1;
+    }
+
+    /// Start the timer anew from `now` (RFC 6298 §5.3, §5.6).
+    pub fn restart(&self, t: &mut Timer, now: Nanos) {
+        t.set(now + self.rto());
+    }
+
+    /// RFC 6298 §5.1: a transmission starts the timer only if it is not running; likewise the
+    /// persist timer when a closed window stops new data (RFC 9293 §3.8.6.1).
+    pub fn start_if_idle(&self, t: &mut Timer, now: Nanos) {
+        if !t.is_set() {
+            self.restart(t, now);
+        }
+    }
+
+    /// RFC 6298 §5.2–5.3: an ACK that covers everything stops the timer (nothing left to back
+    /// off for, e.g. an answered window probe); one that acknowledges new data restarts it.
+    pub fn on_ack(&mut self, t: &mut Timer, now: Nanos, new_data_acked: bool, all_acked: bool) {
+        if all_acked {
+            self.backoffs = 0;
+            t.cancel();
+        } else if new_data_acked {
+            self.restart(t, now);
+        }
+    }
+
+    /// The send timer serves pacing and the controller's wake-ups: the controller may move it
+    /// earlier, never later.
+    pub fn pull_in(t: &mut Timer, deadline: Option<Nanos>) {
+        if let Some(at) = deadline {
+            if t.deadline().is_none_or(|d| at < d) {
+                t.set(at);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Nanos = 1_000_000;
+    const SEC: Nanos = 1_000_000_000;
+
+    fn timers(rto_max: Nanos) -> Timers {
+        Timers::new(&TcpOptions { rto_max, ..TcpOptions::default() })
+    }
+
+    fn timer(deadline: Option<Nanos>) -> Timer {
+        let mut t = Timer::default();
+        if let Some(d) = deadline {
+            t.set(d);
+        }
+        t
+    }
+
+    #[test]
+    fn rto_doubles_per_expiry_up_to_rto_max() {
+        let mut t = timers(120 * SEC);
+        for b in 0..=40u32 {
+            let expect = ((SEC as u128) << b).min(120 * SEC as u128) as Nanos;
+            assert_eq!((t.backoffs(), t.rto()), (b, expect));
+            t.back_off();
+        }
+        // Without a ceiling the exponent stops at 30 instead of overflowing.
+        let mut t = timers(Nanos::MAX);
+        (0..64).for_each(|_| t.back_off());
+        assert_eq!(t.rto(), SEC << 30);
+    }
+
+    #[test]
+    fn a_valid_rtt_sample_forgets_the_backoff() {
+        let mut t = timers(120 * SEC);
+        (0..3).for_each(|_| t.back_off());
+        assert_eq!(t.rto(), 8 * SEC);
+        t.on_rtt_sample(100 * MS);
+        assert_eq!((t.backoffs(), t.rto()), (0, 300 * MS), "100 ms + max(4 * 50 ms, 200 ms)");
+        assert_eq!(t.rtt().srtt(), Some(100 * MS));
+    }
+
+    #[test]
+    fn ack_stops_restarts_or_leaves_the_timer() {
+        let now = 10 * SEC;
+        for armed in [None, Some(11 * SEC)] {
+            for (new_data, all) in [(false, false), (true, false), (false, true), (true, true)] {
+                let mut t = timers(120 * SEC);
+                (0..2).for_each(|_| t.back_off());
+                let mut rto = timer(armed);
+                t.on_ack(&mut rto, now, new_data, all);
+                let (deadline, backoffs) = match (new_data, all) {
+                    (_, true) => (None, 0),
+                    (true, false) => (Some(now + 4 * SEC), 2),
+                    (false, false) => (armed, 2),
+                };
+                let case = format!("armed {armed:?} new_data {new_data} all {all}");
+                assert_eq!((rto.deadline(), t.backoffs()), (deadline, backoffs), "{case}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_transmission_never_moves_a_running_timer() {
+        let t = timers(120 * SEC);
+        let mut rto = timer(Some(5 * SEC));
+        t.start_if_idle(&mut rto, SEC);
+        assert_eq!(rto.deadline(), Some(5 * SEC));
+        let mut rto = timer(None);
+        t.start_if_idle(&mut rto, SEC);
+        assert_eq!(rto.deadline(), Some(2 * SEC), "initial RTO 1 s");
+    }
+
+    #[test]
+    fn controller_deadline_only_pulls_the_send_timer_earlier() {
+        let cases = [
+            (None, None, None),
+            (None, Some(5), Some(5)),
+            (Some(3), Some(5), Some(3)),
+            (Some(7), Some(5), Some(5)),
+            (Some(7), None, Some(7)),
+        ];
+        for (armed, controller, expect) in cases {
+            let mut send = timer(armed);
+            Timers::pull_in(&mut send, controller);
+            assert_eq!(send.deadline(), expect, "armed {armed:?} controller {controller:?}");
+        }
+    }
+
+    #[test]
+    fn syn_timeout_starts_data_from_three_seconds_unless_sampled() {
+        let mut t = timers(120 * SEC);
+        t.after_syn_timeout();
+        assert_eq!(t.rto(), 3 * SEC);
+        let mut t = timers(2 * SEC);
+        t.after_syn_timeout();
+        assert_eq!(t.rto(), 2 * SEC, "never above rto_max");
+        let mut t = timers(120 * SEC);
+        t.on_rtt_sample(40 * MS);
+        t.after_syn_timeout();
+        assert_eq!(t.rto(), 240 * MS, "a sample exists: keep it");
+    }
+
+    #[test]
+    fn establishing_stops_the_syn_timer_and_its_backoff() {
+        let mut t = timers(120 * SEC);
+        t.back_off();
+        let mut rto = timer(Some(3 * SEC));
+        t.on_established(&mut rto);
+        assert_eq!((rto.deadline(), t.backoffs(), t.rto()), (None, 0, SEC));
+    }
+}
