@@ -343,7 +343,7 @@ mod tests {
                 .map(|k| k as usize)
                 .collect();
             assert_eq!(scan_all(&rec, &mut sb, 0, M), expect, "pattern {pattern:07b}");
-            assert_eq!(scan_all(&rec, &mut sb, 0, M), vec![], "pattern {pattern:07b}, again");
+            assert_eq!(scan_all(&rec, &mut sb, 0, M), Vec::<usize>::new(), "pattern {pattern:07b}, again");
         }
     }
 
@@ -354,7 +354,7 @@ mod tests {
         for k in 2..5 {
             sb.mark_sacked(k * M, (k + 1) * M, |_| {});
         }
-        assert_eq!(scan_all(&rec, &mut sb, M, 0), vec![], "a cumulative ACK alone");
+        assert_eq!(scan_all(&rec, &mut sb, M, 0), Vec::<usize>::new(), "a cumulative ACK alone");
         assert_eq!(scan_all(&rec, &mut sb, 0, M), vec![1, 0]);
     }
 
