@@ -231,59 +231,16 @@ fn build_flow(
     attach: Attach,
     duration: Nanos,
 ) -> R<(Flow, usize, Option<String>)> {
-    let kind = match get_str(t, p, "type")? {
-        None | Some("tcp") => FlowKind::Tcp,
-        Some("cbr") => FlowKind::Cbr,
-        Some(other) => {
-            return Err(fe(join(p, "type"), format!("expected \"tcp\" or \"cbr\", got \"{other}\"")))
-        }
-    };
-    for key in t.keys() {
-        let k = key.as_str();
-        let ok = FLOW_COMMON_KEYS.contains(&k)
-            || (kind == FlowKind::Tcp && FLOW_TCP_KEYS.contains(&k))
-            || (kind == FlowKind::Cbr && FLOW_CBR_KEYS.contains(&k));
-        if ok {
-            continue;
-        }
-        let msg = if FLOW_TCP_KEYS.contains(&k) {
-            "only allowed for TCP flows (this flow has type = \"cbr\")"
-        } else if FLOW_CBR_KEYS.contains(&k) {
-            "only allowed for CBR flows (add type = \"cbr\")"
-        } else {
-            "unknown key"
-        };
-        return Err(fe(join(p, k), msg));
-    }
-
+    let kind = flow_kind(t, p)?;
+    check_flow_keys(t, p, &kind)?;
     let explicit_name = match get_str(t, p, "name")? {
         Some(n) if n.trim().is_empty() => return Err(fe(join(p, "name"), "must not be empty")),
         Some(n) => Some(n.to_string()),
         None => None,
     };
-    let count = get_int(t, p, "count", 1, 1_000_000)?.unwrap_or(1) as usize;
-    let start = get_duration(t, p, "start")?.unwrap_or(0);
-    if start >= duration {
-        return Err(fe(
-            join(p, "start"),
-            format!(
-                "must be less than duration ({}), got {}",
-                format_duration(duration),
-                format_duration(start)
-            ),
-        ));
-    }
-    let stop = get_duration(t, p, "stop")?;
-    if let Some(stop) = stop {
-        if stop <= start {
-            return Err(fe(
-                join(p, "stop"),
-                format!("must be after start ({}), got {}", format_duration(start), format_duration(stop)),
-            ));
-        }
-    }
+    let count = get_int(t, p, "count", 1, MAX_FLOWS as i64)?.unwrap_or(1) as usize;
+    let (start, stop) = start_stop(t, p, duration)?;
     let r = route(t, p, topo, attach)?;
-
     let mut flow = Flow {
         name: String::new(),
         kind: kind.clone(),
@@ -301,40 +258,78 @@ fn build_flow(
         tcp: TcpOptions::default(),
         cbr: CbrOptions::default(),
     };
-
     match kind {
         FlowKind::Tcp => {
             flow.cca = get_str(t, p, "cca")?.unwrap_or("cubic").to_string();
             flow.cc = get_params(t, p, "cc")?;
             ccbench_cc::build_controller(&flow.cca, &flow.cc.clone())
                 .map_err(|e| map_param_error(e, p, "cca", "cc"))?;
-            flow.size = match t.get("size") {
-                None => None,
-                Some(_) => get_unit(
-                    t,
-                    p,
-                    "size",
-                    "expected a size like \"1MB\" or \"inf\"",
-                    units::parse_size_or_inf,
-                )?
-                .flatten(),
-            };
+            let hint = "expected a size like \"1MB\" or \"inf\"";
+            flow.size = get_unit(t, p, "size", hint, units::parse_size_or_inf)?.flatten();
             flow.tcp = build_tcp(t, p)?;
         }
-        FlowKind::Cbr => {
-            let c = &mut flow.cbr;
-            if let Some(v) = get_int(t, p, "packet_size", 1, 65_507)? {
-                c.packet_size = v as u32;
-            }
-            if let Some(v) = get_positive_duration(t, p, "interval")? {
-                c.interval = v;
-            }
-            if let Some(v) = get_int(t, p, "header_bytes", 0, 65_535)? {
-                c.header_bytes = v as u32;
-            }
-        }
+        FlowKind::Cbr => flow.cbr = build_cbr(t, p)?,
     }
     Ok((flow, count, explicit_name))
+}
+
+fn flow_kind(t: &Table, p: &str) -> R<FlowKind> {
+    match get_str(t, p, "type")? {
+        None | Some("tcp") => Ok(FlowKind::Tcp),
+        Some("cbr") => Ok(FlowKind::Cbr),
+        Some(other) => Err(fe(join(p, "type"), format!("expected \"tcp\" or \"cbr\", got \"{other}\""))),
+    }
+}
+
+/// Unknown keys, and keys of the other flow type, are errors naming the key.
+fn check_flow_keys(t: &Table, p: &str, kind: &FlowKind) -> R<()> {
+    for key in t.keys() {
+        let k = key.as_str();
+        let ok = FLOW_COMMON_KEYS.contains(&k)
+            || (*kind == FlowKind::Tcp && FLOW_TCP_KEYS.contains(&k))
+            || (*kind == FlowKind::Cbr && FLOW_CBR_KEYS.contains(&k));
+        if ok {
+            continue;
+        }
+        let msg = if FLOW_TCP_KEYS.contains(&k) {
+            "only allowed for TCP flows (this flow has type = \"cbr\")"
+        } else if FLOW_CBR_KEYS.contains(&k) {
+            "only allowed for CBR flows (add type = \"cbr\")"
+        } else {
+            "unknown key"
+        };
+        return Err(fe(join(p, k), msg));
+    }
+    Ok(())
+}
+
+/// `start` before the end of the run, `stop` (if any) after `start`.
+fn start_stop(t: &Table, p: &str, duration: Nanos) -> R<(Nanos, Option<Nanos>)> {
+    let start = get_duration(t, p, "start")?.unwrap_or(0);
+    if start >= duration {
+        let (d, s) = (format_duration(duration), format_duration(start));
+        return Err(fe(join(p, "start"), format!("must be less than duration ({d}), got {s}")));
+    }
+    let stop = get_duration(t, p, "stop")?;
+    if let Some(stop) = stop.filter(|&stop| stop <= start) {
+        let (a, b) = (format_duration(start), format_duration(stop));
+        return Err(fe(join(p, "stop"), format!("must be after start ({a}), got {b}")));
+    }
+    Ok((start, stop))
+}
+
+fn build_cbr(t: &Table, p: &str) -> R<CbrOptions> {
+    let mut c = CbrOptions::default();
+    if let Some(v) = get_int(t, p, "packet_size", 1, 65_507)? {
+        c.packet_size = v as u32;
+    }
+    if let Some(v) = get_positive_duration(t, p, "interval")? {
+        c.interval = v;
+    }
+    if let Some(v) = get_int(t, p, "header_bytes", 0, 65_535)? {
+        c.header_bytes = v as u32;
+    }
+    Ok(c)
 }
 
 fn build_tcp(t: &Table, p: &str) -> R<TcpOptions> {
