@@ -150,6 +150,29 @@ fn seed_arg(seed: Option<&Bound<'_, PyAny>>, source: &str) -> PyResult<Option<u6
     }
 }
 
+/// The validated scenario of TOML text (shared by `run_toml` and `validate_toml`).
+fn from_toml(
+    text: &str,
+    source: &str,
+    overrides: &[String],
+    seed: Option<&Bound<'_, PyAny>>,
+) -> PyResult<ccbench_sim::Scenario> {
+    let seed = seed_arg(seed, source)?;
+    parse_str(text, source, overrides, seed).map_err(scenario_err)
+}
+
+/// The validated scenario of a dict (shared by `run_dict` and `validate_dict`).
+fn from_dict(
+    scenario: &Bound<'_, PyDict>,
+    source: &str,
+    overrides: &[String],
+    seed: Option<&Bound<'_, PyAny>>,
+) -> PyResult<ccbench_sim::Scenario> {
+    let seed = seed_arg(seed, source)?;
+    let table = dict_to_table(scenario, "", source)?;
+    parse_table(table, source, overrides, seed).map_err(scenario_err)
+}
+
 fn simulate(py: Python<'_>, sc: ccbench_sim::Scenario, source: &str) -> PyResult<PyObject> {
     let source_owned = source.to_string();
     let result = py.allow_threads(move || run(&sc, &source_owned)).map_err(scenario_err)?;
@@ -166,9 +189,7 @@ fn run_toml(
     overrides: Vec<String>,
     seed: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyObject> {
-    let seed = seed_arg(seed, source)?;
-    let sc = parse_str(text, source, &overrides, seed).map_err(scenario_err)?;
-    simulate(py, sc, source)
+    simulate(py, from_toml(text, source, &overrides, seed)?, source)
 }
 
 /// Run a scenario given as a nested dict with the TOML file's structure.
@@ -181,10 +202,7 @@ fn run_dict(
     overrides: Vec<String>,
     seed: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyObject> {
-    let seed = seed_arg(seed, source)?;
-    let table = dict_to_table(scenario, "", source)?;
-    let sc = parse_table(table, source, &overrides, seed).map_err(scenario_err)?;
-    simulate(py, sc, source)
+    simulate(py, from_dict(scenario, source, &overrides, seed)?, source)
 }
 
 fn os_err(path: &Path, e: impl std::fmt::Display) -> PyErr {
@@ -235,9 +253,7 @@ fn validate_toml(
     overrides: Vec<String>,
     seed: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyObject> {
-    let seed = seed_arg(seed, source)?;
-    let sc = parse_str(text, source, &overrides, seed).map_err(scenario_err)?;
-    json_to_py(py, &ccbench_sim::scenario::describe(&sc))
+    json_to_py(py, &ccbench_sim::scenario::describe(&from_toml(text, source, &overrides, seed)?))
 }
 
 /// The validated, unit-free scenario of a dict with the TOML file's structure.
@@ -250,10 +266,7 @@ fn validate_dict(
     overrides: Vec<String>,
     seed: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyObject> {
-    let seed = seed_arg(seed, source)?;
-    let table = dict_to_table(scenario, "", source)?;
-    let sc = parse_table(table, source, &overrides, seed).map_err(scenario_err)?;
-    json_to_py(py, &ccbench_sim::scenario::describe(&sc))
+    json_to_py(py, &ccbench_sim::scenario::describe(&from_dict(scenario, source, &overrides, seed)?))
 }
 
 /// Every registry family: `{"controllers": [{"name", "aliases", "summary", "params": [...]}], ...}`.
