@@ -1,7 +1,6 @@
 //! Python bindings: `ccbench._core`. Thin by design — parsing, simulation and every metric stay
 //! in Rust; Python receives the summary (as JSON-compatible dicts) and columnar time series.
 
-mod output;
 mod pyjson;
 mod table;
 
@@ -14,7 +13,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use ccbench_sim::{parse_str, parse_table, run, ScenarioError as RsScenarioError, SimResult};
 
-use output::{write_parquet, Column, Table};
+use ccbench_output::write_parquet;
 use pyjson::PyJson;
 use table::{table_from_py, PyTable};
 
@@ -63,70 +62,11 @@ fn dict_to_table(d: &Bound<'_, PyDict>, prefix: &str, source: &str) -> PyResult<
     Ok(t)
 }
 
-/// The run's time series as tables; flow/link columns are names, as documented.
-fn series_tables(r: SimResult) -> Vec<(&'static str, Table)> {
-    let flow_names = table::names(&r.flow_names);
-    let link_names = table::names(&r.link_names);
-    let flow = |idx: Vec<u32>| Column::Names { idx, names: flow_names.clone() };
-    let link = |idx: Vec<u32>| Column::Names { idx, names: link_names.clone() };
-    let ints = |v: Vec<u64>| Column::I64(v.into_iter().map(|x| x as i64).collect());
-    let table = |cols: Vec<(&str, Column)>| Table {
-        columns: cols.into_iter().map(|(n, c)| (n.to_string(), c)).collect(),
-    };
-    let (f, l, s, o) = (r.flows, r.links, r.sojourn, r.owd);
-    vec![
-        (
-            "flows",
-            table(vec![
-                ("t_s", Column::F64(f.t_s)),
-                ("flow", flow(f.flow)),
-                ("goodput_mbps", Column::F64(f.goodput_mbps)),
-                ("throughput_mbps", Column::F64(f.throughput_mbps)),
-                ("cwnd_bytes", Column::F64(f.cwnd_bytes)),
-                ("ssthresh_bytes", Column::F64(f.ssthresh_bytes)),
-                ("srtt_ms", Column::F64(f.srtt_ms)),
-                ("inflight_bytes", Column::F64(f.inflight_bytes)),
-                ("retransmits", ints(f.retransmits)),
-            ]),
-        ),
-        (
-            "links",
-            table(vec![
-                ("t_s", Column::F64(l.t_s)),
-                ("link", link(l.link)),
-                ("queue_bytes", Column::F64(l.queue_bytes)),
-                ("queue_packets", Column::F64(l.queue_packets)),
-                ("utilization", Column::F64(l.utilization)),
-                ("throughput_mbps", Column::F64(l.throughput_mbps)),
-                ("drops", ints(l.drops)),
-                ("ecn_marks", ints(l.ecn_marks)),
-            ]),
-        ),
-        (
-            "sojourn",
-            table(vec![
-                ("t_s", Column::F64(s.t_s)),
-                ("link", link(s.link)),
-                ("flow", flow(s.flow)),
-                ("sojourn_ms", Column::F64(s.sojourn_ms)),
-            ]),
-        ),
-        (
-            "owd",
-            table(vec![
-                ("t_s", Column::F64(o.t_s)),
-                ("flow", flow(o.flow)),
-                ("owd_ms", Column::F64(o.owd_ms)),
-            ]),
-        ),
-    ]
-}
-
 fn result_to_py(py: Python<'_>, r: SimResult) -> PyResult<PyObject> {
     let json = serde_json::to_string(&r.summary).expect("summary serialises");
     let summary = py.import("json")?.call_method1("loads", (json,))?;
     let series = PyDict::new(py);
-    for (name, t) in series_tables(r) {
+    for (name, t) in ccbench_output::series_tables(r) {
         series.set_item(name, Bound::new(py, PyTable(t))?)?;
     }
     let out = PyDict::new(py);

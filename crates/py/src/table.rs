@@ -1,13 +1,11 @@
 //! `ccbench._core.Table`: a time series kept in Rust memory. Python asks for its columns only when
 //! it builds a DataFrame, and `write_run` saves it without a round trip through Python objects.
 
-use std::sync::Arc;
-
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
-use crate::output::{Column, Table};
+use ccbench_output::{Column, Table};
 
 #[pyclass(name = "Table", module = "ccbench._core", frozen)]
 pub struct PyTable(pub Table);
@@ -76,9 +74,4 @@ pub fn table_from_py(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Table> {
     }
     table.check(name).map_err(PyValueError::new_err)?;
     Ok(table)
-}
-
-/// Names shared by the series columns of one run.
-pub fn names(list: &[String]) -> Arc<[String]> {
-    list.iter().cloned().collect()
 }

@@ -38,6 +38,10 @@ impl Column {
         }
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The kind tag shared with Python (`"f64"`, `"i64"`, `"str"`).
     pub fn kind(&self) -> &'static str {
         match self {
