@@ -8,5 +8,6 @@
 
 pub mod apps;
 pub mod forwarder;
+pub mod ip;
 pub mod link;
 pub mod netns;
