@@ -1,0 +1,18 @@
+//! Shared by the root-only integration tests.
+
+use ccbench_emu::netns;
+
+/// Why these tests cannot run here, if they cannot (printed, never silent).
+pub fn skip_reason() -> Option<String> {
+    netns::preflight().err().map(|e| e.0)
+}
+
+#[macro_export]
+macro_rules! require_netns {
+    () => {
+        if let Some(reason) = common::skip_reason() {
+            eprintln!("SKIPPED {}: {reason}", module_path!());
+            return;
+        }
+    };
+}
