@@ -161,6 +161,7 @@ pub struct Forwarder {
 /// A running forwarder thread. Dropping it stops the thread.
 pub struct Running {
     stop: Arc<AtomicBool>,
+    t0: Nanos,
     handle: Option<JoinHandle<Report>>,
 }
 
@@ -170,6 +171,11 @@ impl Running {
         self.stop.store(true, Ordering::Relaxed);
         let h = self.handle.take().ok_or("the forwarder was already stopped")?;
         h.join().map_err(|_| "the forwarder thread panicked".to_string())
+    }
+
+    /// `CLOCK_MONOTONIC` time zero of the links, series and scheduled changes (see [`mono_ns`]).
+    pub fn t0(&self) -> Nanos {
+        self.t0
     }
 
     /// The flag that stops the thread (it checks it at least every 10 ms).
@@ -224,25 +230,27 @@ impl Forwarder {
         Ok(fwd)
     }
 
-    /// Start serving on a thread of its own; `stop` ends it.
+    /// Start serving on a thread of its own; `stop` ends it. Time zero of the links, the series
+    /// and the topology's scheduled changes is now ([`Running::t0`]).
     pub fn start_with(self, stop: Arc<AtomicBool>) -> Result<Running, String> {
         let flag = stop.clone();
+        let t0 = mono_ns();
         let handle = std::thread::Builder::new()
             .name("ccbench-fwd".into())
-            .spawn(move || self.run(&flag))
+            .spawn(move || self.run(&flag, t0))
             .map_err(|e| format!("cannot start the forwarder thread: {e}"))?;
-        Ok(Running { stop, handle: Some(handle) })
+        Ok(Running { stop, t0, handle: Some(handle) })
     }
 
     pub fn start(self) -> Result<Running, String> {
         self.start_with(Arc::new(AtomicBool::new(false)))
     }
 
-    fn run(self, stop: &AtomicBool) -> Report {
+    fn run(self, stop: &AtomicBool, t0: Nanos) -> Report {
         // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer slack.
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
         let realtime = self.cfg.realtime && set_fifo();
-        let mut st = State::new(self);
+        let mut st = State::new(self, t0);
         while !stop.load(Ordering::Relaxed) {
             st.round();
         }
@@ -316,9 +324,8 @@ struct State {
 }
 
 impl State {
-    fn new(fwd: Forwarder) -> State {
+    fn new(fwd: Forwarder, t0: Nanos) -> State {
         let n = fwd.ports.len();
-        let t0 = mono_ns();
         State {
             fwd,
             t0,

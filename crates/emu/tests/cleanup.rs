@@ -20,9 +20,12 @@ fn hold_testbed_helper() {
         return;
     }
     let tb = Testbed::new(&["x", "y"]).unwrap();
-    let sleeper = tb.command(0, "sleep").unwrap().arg("30").stdout(Stdio::null()).spawn().unwrap();
+    let mut sleeper = tb.command(0, "sleep").unwrap().arg("30").stdout(Stdio::null()).spawn().unwrap();
     println!("RUN {} {}", tb.run_id(), sleeper.id());
+    // Killed long before this by the test that spawned us.
     std::thread::sleep(Duration::from_secs(20));
+    let _ = sleeper.kill();
+    let _ = sleeper.wait();
 }
 
 /// The helper process; killed and reaped on drop, so a failing test leaves nothing behind.

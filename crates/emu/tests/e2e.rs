@@ -206,7 +206,7 @@ fn cubic_through_a_10mbps_40ms_link() {
     let fwd = Forwarder::new(tb.tun_fds().unwrap(), ports(), config()).unwrap();
     let running = fwd.start().unwrap();
 
-    let echo = udp_echo_rtt(&tb, 100, 10);
+    let echo = udp_echo_rtt(&tb, 100, 20);
     let echo_want = 2 * DELAY + 2 * serialisation_ns(128);
     let listener =
         tb.enter(1, || TcpListener::bind(SocketAddr::new(tb.hosts()[1].addr.into(), 5001))).unwrap().unwrap();
@@ -240,4 +240,31 @@ fn cubic_through_a_10mbps_40ms_link() {
 
     drop(tb);
     assert_eq!(netns::namespaces_of(&run_id), Vec::<String>::new(), "namespaces left behind");
+}
+
+/// A parsed `[bottleneck]` scenario becomes hosts r1, r2 and the simulator's two links.
+#[test]
+fn dumbbell_scenario_builds_and_forwards() {
+    require_netns!();
+    let text =
+        "duration = \"2s\"\nseed = 3\n[bottleneck]\nrate = \"10Mbps\"\ndelay = \"20ms\"\nrtt = \"40ms\"\n\
+                buffer = \"1bdp\"\n[[flows]]\ncca = \"cubic\"\n";
+    let sc = ccbench_sim::parse_str(text, "t", &[], None).unwrap();
+    let tb = Testbed::new(&sc.topology.nodes).unwrap();
+    let fwd = Forwarder::from_topology(&sc.topology, sc.seed, &tb, config()).unwrap();
+    let running = fwd.start().unwrap();
+    let echo = udp_echo_rtt(&tb, 100, 5);
+    let report = running.stop().unwrap();
+    let names: Vec<&str> = report.links.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["bottleneck", "bottleneck-rev"]);
+    let want = 2 * DELAY + 2 * serialisation_ns(128);
+    let err = (echo.as_nanos() as f64 - want as f64) / want as f64;
+    eprintln!(
+        "dumbbell echo RTT {:.3} ms (want {:.3}, {:+.2}%)",
+        echo.as_secs_f64() * 1e3,
+        want as f64 / 1e6,
+        err * 100.0
+    );
+    assert!(err.abs() < 0.02);
+    assert_eq!(report.links[0].counters.departures, 5);
 }

@@ -11,7 +11,8 @@ pub fn skip_reason() -> Option<String> {
 macro_rules! require_netns {
     () => {
         if let Some(reason) = common::skip_reason() {
-            eprintln!("SKIPPED {}: {reason}", module_path!());
+            let thread = std::thread::current();
+            eprintln!("SKIPPED {}: {reason}", thread.name().unwrap_or(module_path!()));
             return;
         }
     };
