@@ -288,7 +288,9 @@ impl Testbed {
         &self.hosts
     }
 
-    /// Duplicates of the hosts' TUN fds, in host order, for the forwarder.
+    /// Duplicates of the hosts' TUN fds, in host order, for the forwarder. A TUN device lives
+    /// while any fd of it is open, so stop the forwarder before dropping the testbed (declare
+    /// its `Running` after the `Testbed`, and drop order does it).
     pub fn tun_fds(&self) -> Result<Vec<OwnedFd>, NetError> {
         let dup = |h: &Host| h.tun.try_clone().map_err(|e| NetError(format!("cannot dup a TUN fd: {e}")));
         self.hosts.iter().map(dup).collect()
