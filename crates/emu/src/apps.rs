@@ -15,13 +15,14 @@
 //! Common flags:
 //! - `--epoch-mono-ns N`: CLOCK_MONOTONIC ns of scenario time 0 (default: the program's own
 //!   start). Pass the same value to every program of a run: `--start`/`--stop`/`--deadline`
-//!   are then scenario times, and all bins share one grid.
+//!   are then scenario times, and all bins share one grid. Choose it far enough ahead (≈0.5 s)
+//!   that sinks listen before sources start, or the first connect attempts are refused.
 //! - `--bin S` (default 0.1): bin width of per-bin series; bin k covers [k·bin, (k+1)·bin).
 //! - `--out FILE`: write the JSON there instead of stdout.
 //!
-//! ## `sink --listen IP:PORT [--accept-timeout S=10] [--deadline S=120]`
-//! Accepts one TCP connection (waiting at most the accept timeout, counted from its own start),
-//! reads until EOF or the deadline, then closes. JSON: `program`, `listen`, `peer`,
+//! ## `sink --listen IP:PORT [--deadline S=120] [--accept-timeout S]`
+//! Accepts one TCP connection (waiting until the deadline, or at most the accept timeout counted
+//! from its own start), reads until EOF or the deadline, then closes. JSON: `program`, `listen`, `peer`,
 //! `epoch_mono_ns`, `bin_s`, `accepted_s`, `first_byte_s`, `last_byte_s` (when the read holding
 //! the last byte returned), `bytes`, `end` (`"eof"`|`"deadline"`|`"error"`), `error`,
 //! `bytes_per_bin` (payload bytes read per bin, from bin 0 to the last byte's bin).
@@ -45,7 +46,8 @@
 //! JSON: `program`, `connect`, `cca` (as given), `cca_kernel` (read back), `epoch_mono_ns`,
 //! `bin_s`, `size_bytes`, `start_s`, `stop_s`, `connect_attempts`, `connect_start_s` (start of
 //! the attempt that succeeded), `established_s`, `writes_done_s`, `unsent_at_stop_bytes`,
-//! `last_ack_s` (all written data and the FIN acknowledged; 1 ms polling resolution),
+//! `last_ack_s` (every written byte acknowledged, i.e. the simulator's `snd_una ≥ size`; 1 ms
+//! polling resolution),
 //! `completed`, `fct_s` (sized and completed only: `last_ack_s − connect_start_s`),
 //! `bytes_sent` (payload written), `end` (`"done"`|`"deadline"`|`"error"`), `error`; from the
 //! final `TCP_INFO`: `bytes_acked`, `bytes_retrans`, `wire_bytes_sent` (incl. retransmissions),
@@ -58,8 +60,9 @@
 //! Sends datagram k at `start + k·interval` while that is before `stop`; payload = sequence
 //! number (u64 BE) + CLOCK_MONOTONIC send time in ns (u64 BE) + zero padding (size ≥ 16).
 //! JSON: `program`, `connect`, `epoch_mono_ns`, `packet_size_bytes`, `interval_s`,
-//! `packets_sent`, `bytes_sent` (payload), `send_errors`, `first_send_s`, `last_send_s`,
-//! `late_max_us` (worst lateness against the schedule).
+//! `packets_sent`, `bytes_sent` (payload), `send_errors`, `slots_skipped` (slots already past
+//! when the program started: they are skipped, not sent as a burst, and not numbered),
+//! `first_send_s`, `last_send_s`, `late_max_us` (worst lateness against the schedule).
 //!
 //! ## `cbr-recv --listen IP:PORT [--deadline S=120] [--idle-timeout S]`
 //! Receives until the deadline, or until no datagram arrived for the idle timeout (counted once

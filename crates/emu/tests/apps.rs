@@ -101,6 +101,19 @@ fn greedy_transfer_stops_at_its_stop_time() {
 }
 
 #[test]
+fn sink_deadline_cuts_a_longer_flow_and_both_end_in_time() {
+    let (addr, ep) = (tcp_port("127.0.0.7"), epoch());
+    let sink = spawn(&["sink", "--listen", &addr, "--deadline", "0.5", "--epoch-mono-ns", &ep]);
+    let src = spawn(&["source", "--connect", &addr, "--cca", "bbr", "--stop", "5", "--epoch-mono-ns", &ep]);
+    let (src, sink) = (json(&finish(src, Duration::from_secs(3))), json(&finish(sink, LIMIT)));
+    assert_eq!(sink["end"], "deadline");
+    assert!(f(&sink["last_byte_s"]) <= 0.6);
+    assert_eq!(src["end"], "error", "the sink's close resets the connection");
+    assert_eq!(src["completed"], false);
+    assert!(f(&src["writes_done_s"]) < 1.0);
+}
+
+#[test]
 fn bad_cca_is_a_one_line_usage_error() {
     let available = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").unwrap();
     for cca in ["vegas", "ledbat"] {

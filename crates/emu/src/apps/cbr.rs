@@ -33,10 +33,13 @@ pub fn send(flags: &Flags) -> Result<Value, AppError> {
     }
     let socket = udp_to(addr)?;
     let mut buf = vec![0u8; size as usize];
+    // Slots already past when the program starts are skipped, not sent as a burst.
+    let skipped = now_ns().saturating_sub(start).div_ceil(interval);
     let (mut seq, mut errors, mut late_max, mut first, mut last) = (0u64, 0u64, 0u64, None, None);
-    // Datagram k is due at start + k·interval; a late wake-up sends at once and keeps the grid.
+    // Datagram k is due at start + (skipped + k)·interval; a late wake-up sends at once and
+    // keeps the grid.
     loop {
-        let due = start.saturating_add(seq.saturating_mul(interval));
+        let due = start.saturating_add((skipped + seq).saturating_mul(interval));
         if due >= stop {
             break;
         }
@@ -62,6 +65,7 @@ pub fn send(flags: &Flags) -> Result<Value, AppError> {
         "packets_sent": seq,
         "bytes_sent": seq * size,
         "send_errors": errors,
+        "slots_skipped": skipped,
         "first_send_s": opt_secs(&tl, first),
         "last_send_s": opt_secs(&tl, last),
         "late_max_us": late_max as f64 / 1e3,

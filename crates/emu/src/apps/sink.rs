@@ -17,8 +17,9 @@ const READ_SLICE: Duration = Duration::from_millis(100);
 pub fn run(flags: &Flags) -> Result<Value, AppError> {
     let listen = flags.addr("listen")?;
     let tl = Timeline::from_flags(flags)?;
-    let accept_timeout = flags.secs("accept-timeout")?.unwrap_or(10_000_000_000);
     let deadline = tl.at(flags.secs("deadline")?.unwrap_or(120_000_000_000));
+    // By default wait for the connection until the deadline: a flow may start late in a run.
+    let accept_timeout = flags.secs("accept-timeout")?.unwrap_or(u64::MAX);
     let listener = TcpListener::bind(listen).map_err(|e| AppError::run(format!("bind {listen}: {e}")))?;
     let accept_by = now_ns().saturating_add(accept_timeout).min(deadline);
     let (stream, peer) = accept_until(&listener, accept_by)?;
@@ -46,7 +47,7 @@ fn accept_until(listener: &TcpListener, by: u64) -> Result<(TcpStream, String), 
     loop {
         let now = now_ns();
         if now >= by {
-            return Err(AppError::run("no connection before the accept timeout"));
+            return Err(AppError::run("no connection before the accept timeout or deadline"));
         }
         let ms = ((by - now) / 1_000_000).clamp(1, 1000) as libc::c_int;
         let mut pfd = libc::pollfd { fd: listener.as_raw_fd(), events: libc::POLLIN, revents: 0 };

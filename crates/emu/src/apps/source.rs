@@ -215,15 +215,16 @@ fn send(mut stream: &TcpStream, p: &Plan, sampler: &mut Sampler) -> Sent {
     sent
 }
 
-/// Polls TCP_INFO until everything written (and the FIN) is acknowledged; returns that time,
-/// or None if the deadline passes or the connection dies first.
+/// Polls TCP_INFO until every written byte is acknowledged (the simulator's `snd_una ≥ size`;
+/// the FIN need not be); returns that time, or None if the deadline passes or the connection
+/// dies first.
 fn drain(stream: &TcpStream, p: &Plan, sampler: &mut Sampler, written: u64) -> Option<u64> {
     let fd = stream.as_raw_fd();
     loop {
         let now = now_ns();
         sampler.maybe(fd, now, written);
         let i = sockopt::tcp_info(fd).ok()?;
-        if i.tcpi_unacked == 0 && i.tcpi_notsent_bytes == 0 && payload_acked(&i, written) == written {
+        if payload_acked(&i, written) == written {
             return Some(now);
         }
         if now >= p.deadline || i.tcpi_state == TCP_CLOSE {
