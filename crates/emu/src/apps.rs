@@ -35,7 +35,10 @@
 //! - `--cca`: scenario name → kernel module: `newreno`/`reno` → `reno`, `cubic` → `cubic`,
 //!   `bbr` → `bbr`, set with `TCP_CONGESTION` before the SYN. Anything else, or a module the kernel
 //!   refuses, exits 2 listing `/proc/sys/net/ipv4/tcp_available_congestion_control`.
-//! - `--mss`: `TCP_MAXSEG` before connect (the link MTU bounds it too).
+//! - `--mss`: payload bytes per segment (the scenario's `mss`), set as `TCP_MAXSEG` = mss + 12
+//!   when this namespace's `net.ipv4.tcp_timestamps` is on (timestamp options take 12 bytes per
+//!   segment). The path MTU caps it too (MTU − 40, − 12 with timestamps); `mss_bytes` reports
+//!   the outcome. Without `--mss` the MTU alone decides (1500 → 1448, the scenario default).
 //! - `--notsent-lowat`: `TCP_NOTSENT_LOWAT` (0 = kernel default, unbounded). Keeps unsent data in
 //!   the socket buffer small, so at `stop` little more than this still leaves (reported).
 //! - ECN is not a socket option: the integrator sets `net.ipv4.tcp_ecn=1` in the *sender's*

@@ -59,10 +59,12 @@ const LIMIT: Duration = Duration::from_secs(20);
 fn sized_cubic_transfer_counts_bytes_and_finishes() {
     let (addr, ep) = (tcp_port("127.0.0.2"), epoch());
     let sink = spawn(&["sink", "--listen", &addr, "--deadline", "15", "--epoch-mono-ns", &ep]);
-    let src =
-        spawn(&["source", "--connect", &addr, "--cca", "cubic", "--size", "2000000", "--epoch-mono-ns", &ep]);
+    let args =
+        ["--connect", &addr, "--cca", "cubic", "--size", "2000000", "--mss", "1448", "--epoch-mono-ns", &ep];
+    let src = spawn(&[&["source"], &args[..]].concat());
     let (src, sink) = (json(&finish(src, LIMIT)), json(&finish(sink, LIMIT)));
     assert_eq!(src["cca_kernel"], "cubic");
+    assert_eq!(src["mss_bytes"], 1448, "payload per segment, as the scenario's mss");
     assert_eq!(src["bytes_sent"], 2_000_000);
     assert_eq!(src["bytes_acked"], 2_000_000);
     assert_eq!(src["completed"], true);

@@ -115,10 +115,19 @@ pub fn tcp_info(fd: RawFd) -> io::Result<libc::tcp_info> {
 /// Options applied before the SYN leaves.
 pub struct ConnectOptions<'a> {
     pub cca: &'a str,
-    /// `TCP_MAXSEG`: caps the MSS this side announces and uses.
+    /// Payload bytes per segment (the scenario's `mss`), applied as `TCP_MAXSEG` (see
+    /// [`maxseg`]).
     pub mss: Option<u32>,
     /// `TCP_NOTSENT_LOWAT`: bytes of not-yet-sent data the socket buffer may hold.
     pub notsent_lowat: Option<u32>,
+}
+
+/// `TCP_MAXSEG` is the MSS announced in the SYN; with timestamps the kernel then carries 12
+/// bytes of options per segment, leaving `MAXSEG − 12` of payload. Whether timestamps are on is
+/// this namespace's `net.ipv4.tcp_timestamps` (assumed equal on the sink's side).
+fn maxseg(payload: u32) -> u32 {
+    let ts = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_timestamps").map_or(true, |v| v.trim() != "0");
+    payload + if ts { 12 } else { 0 }
 }
 
 /// One connect attempt, bounded by `timeout` (on Linux SO_SNDTIMEO bounds a blocking connect).
@@ -128,7 +137,7 @@ pub fn connect(addr: SocketAddr, opts: &ConnectOptions, timeout: Duration) -> io
     let fd = stream.as_raw_fd();
     set_cca(fd, opts.cca)?;
     if let Some(mss) = opts.mss {
-        set_int(fd, libc::IPPROTO_TCP, libc::TCP_MAXSEG, mss as libc::c_int)?;
+        set_int(fd, libc::IPPROTO_TCP, libc::TCP_MAXSEG, maxseg(mss) as libc::c_int)?;
     }
     if let Some(lowat) = opts.notsent_lowat {
         set_int(fd, libc::IPPROTO_TCP, libc::TCP_NOTSENT_LOWAT, lowat as libc::c_int)?;
