@@ -63,9 +63,10 @@
 //! Sends datagram k at `start + k·interval` while that is before `stop`; payload = sequence
 //! number (u64 BE) + CLOCK_MONOTONIC send time in ns (u64 BE) + zero padding (size ≥ 16).
 //! JSON: `program`, `connect`, `epoch_mono_ns`, `packet_size_bytes`, `interval_s`,
-//! `packets_sent`, `bytes_sent` (payload), `send_errors`, `slots_skipped` (slots already past
-//! when the program started: they are skipped, not sent as a burst, and not numbered),
-//! `first_send_s`, `last_send_s`, `late_max_us` (worst lateness against the schedule).
+//! `packets_sent` (sequence numbers used, failed sends included), `bytes_sent` (payload),
+//! `send_errors`, `slots_skipped` (slots already past when the program started: skipped, not
+//! sent as a burst, not numbered), `first_send_s`, `last_send_s`, `late_max_us` (worst lateness
+//! against the schedule).
 //!
 //! ## `cbr-recv --listen IP:PORT [--deadline S=120] [--idle-timeout S]`
 //! Receives until the deadline, or until no datagram arrived for the idle timeout (counted once
@@ -75,6 +76,15 @@
 //! `malformed`, `bytes` (payload), `last_arrival_s`, `owd_us` {`min`,`mean`,`p50`,`p95`,`p99`,
 //! `max`}, `bytes_per_bin`, and `datagrams` {`seq`, `sent_s`, `owd_us`} per distinct datagram in
 //! arrival order. OWD = receive time (after recv returns) − send time.
+//!
+//! ## Notes for the integrator
+//! - Start sinks and `cbr-recv` first and give every program the same epoch, ≈0.5 s ahead.
+//! - `fct_s` starts at the SYN of the attempt that succeeded and so includes the handshake, as
+//!   the simulator's FCT does; refused earlier attempts (sink not yet listening) are excluded but
+//!   counted in `connect_attempts`.
+//! - Only payload goes into byte counts; add `header_bytes` per segment/datagram for wire rates.
+//! - Times are stamped in user space (after read/recv returns, 1 ms TCP_INFO polling), so they
+//!   carry scheduling latency: tens of µs idle, more on a loaded machine.
 
 pub mod args;
 pub mod cbr;

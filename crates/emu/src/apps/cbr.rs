@@ -32,44 +32,57 @@ pub fn send(flags: &Flags) -> Result<Value, AppError> {
         return Err(AppError::usage("--interval must be at least 0.00001 s"));
     }
     let socket = udp_to(addr)?;
-    let mut buf = vec![0u8; size as usize];
-    // Slots already past when the program starts are skipped, not sent as a burst.
-    let skipped = now_ns().saturating_sub(start).div_ceil(interval);
-    let (mut seq, mut errors, mut late_max, mut first, mut last) = (0u64, 0u64, 0u64, None, None);
-    // Datagram k is due at start + (skipped + k)·interval; a late wake-up sends at once and
-    // keeps the grid.
-    loop {
-        let due = start.saturating_add((skipped + seq).saturating_mul(interval));
-        if due >= stop {
-            break;
-        }
-        sleep_until(due);
-        let now = now_ns();
-        buf[..8].copy_from_slice(&seq.to_be_bytes());
-        buf[8..HEADER].copy_from_slice(&now.to_be_bytes());
-        // A refused send (ICMP port unreachable: receiver not up yet) only loses that datagram.
-        if socket.send(&buf).is_err() {
-            errors += 1;
-        }
-        late_max = late_max.max(now - due.min(now));
-        first.get_or_insert(now);
-        last = Some(now);
-        seq += 1;
-    }
+    let s = transmit(&socket, size as usize, start, interval, stop);
     Ok(json!({
         "program": "cbr-send",
         "connect": addr.to_string(),
         "epoch_mono_ns": tl.epoch,
         "packet_size_bytes": size,
         "interval_s": interval as f64 / 1e9,
-        "packets_sent": seq,
-        "bytes_sent": seq * size,
-        "send_errors": errors,
-        "slots_skipped": skipped,
-        "first_send_s": opt_secs(&tl, first),
-        "last_send_s": opt_secs(&tl, last),
-        "late_max_us": late_max as f64 / 1e3,
+        "packets_sent": s.packets,
+        "bytes_sent": s.packets * size,
+        "send_errors": s.errors,
+        "slots_skipped": s.skipped,
+        "first_send_s": opt_secs(&tl, s.first),
+        "last_send_s": opt_secs(&tl, s.last),
+        "late_max_us": s.late_max as f64 / 1e3,
     }))
+}
+
+#[derive(Default)]
+struct Sent {
+    packets: u64,
+    errors: u64,
+    skipped: u64,
+    late_max: u64,
+    first: Option<u64>,
+    last: Option<u64>,
+}
+
+/// Sends datagram k at start + (skipped + k)·interval while that is before `stop`. Slots
+/// already past when we begin are skipped (not sent as a burst); a late wake-up later on sends
+/// at once and keeps the grid.
+fn transmit(socket: &UdpSocket, size: usize, start: u64, interval: u64, stop: u64) -> Sent {
+    let mut buf = vec![0u8; size];
+    let mut s = Sent { skipped: now_ns().saturating_sub(start).div_ceil(interval), ..Sent::default() };
+    loop {
+        let due = start.saturating_add((s.skipped + s.packets).saturating_mul(interval));
+        if due >= stop {
+            return s;
+        }
+        sleep_until(due);
+        let now = now_ns();
+        buf[..8].copy_from_slice(&s.packets.to_be_bytes());
+        buf[8..HEADER].copy_from_slice(&now.to_be_bytes());
+        // A refused send (ICMP port unreachable: receiver not up yet) only loses that datagram.
+        if socket.send(&buf).is_err() {
+            s.errors += 1;
+        }
+        s.late_max = s.late_max.max(now.saturating_sub(due));
+        s.first.get_or_insert(now);
+        s.last = Some(now);
+        s.packets += 1;
+    }
 }
 
 fn udp_to(addr: SocketAddr) -> Result<UdpSocket, AppError> {

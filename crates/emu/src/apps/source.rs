@@ -39,6 +39,8 @@ const TCP_CLOSE: u8 = 7;
 
 struct Plan {
     addr: SocketAddr,
+    /// The scenario's name, and the kernel's.
+    cca_name: String,
     cca: &'static str,
     size: Option<u64>,
     start_at: u64,
@@ -51,7 +53,8 @@ struct Plan {
 
 fn plan(flags: &Flags, tl: &Timeline) -> Result<Plan, AppError> {
     let addr = flags.addr("connect")?;
-    let cca = sockopt::kernel_cca(flags.required("cca")?)?;
+    let cca_name = flags.required("cca")?.to_string();
+    let cca = sockopt::kernel_cca(&cca_name)?;
     let size = flags.u64("size")?;
     let start = flags.secs("start")?.unwrap_or(0);
     let stop = flags.secs("stop")?;
@@ -71,6 +74,7 @@ fn plan(flags: &Flags, tl: &Timeline) -> Result<Plan, AppError> {
     let lowat = flags.u64("notsent-lowat")?.unwrap_or(128 * 1024);
     Ok(Plan {
         addr,
+        cca_name,
         cca,
         size,
         start_at: tl.at(start),
@@ -100,47 +104,68 @@ pub fn run(flags: &Flags) -> Result<Value, AppError> {
     let _ = c.stream.shutdown(Shutdown::Write); // FIN after the queued data; fails only if reset
     let last_ack = drain(&c.stream, &p, &mut sampler, sent.written);
     let info = sampler.sample(fd, now_ns(), sent.written);
-    let completed = last_ack.is_some() && p.size.is_none_or(|s| sent.written == s);
-    let fct = last_ack.filter(|_| completed && p.size.is_some()).map(|t| (t - c.attempt_start) as f64 / 1e9);
-    let end = match (&sent.error, completed) {
+    let written = sent.written;
+    let mut out = report(&tl, &p, &Outcome { c, sent, last_ack });
+    if let Some(o) = out.as_object_mut() {
+        o.extend(kernel_totals(info.as_ref(), written));
+        o.insert("series".into(), json!(sampler.series));
+    }
+    Ok(out)
+}
+
+struct Outcome {
+    c: Connected,
+    sent: Sent,
+    last_ack: Option<u64>,
+}
+
+/// The run's own account: times, and what it wrote.
+fn report(tl: &Timeline, p: &Plan, o: &Outcome) -> Value {
+    let completed = o.last_ack.is_some() && p.size.is_none_or(|s| o.sent.written == s);
+    let fct =
+        o.last_ack.filter(|_| completed && p.size.is_some()).map(|t| (t - o.c.attempt_start) as f64 / 1e9);
+    let end = match (&o.sent.error, completed) {
         (Some(_), _) => "error",
         (None, true) => "done",
         (None, false) => "deadline",
     };
-    let mut out = json!({
+    json!({
         "program": "source",
         "connect": p.addr.to_string(),
-        "cca": flags.required("cca")?,
-        "cca_kernel": sockopt::get_cca(fd).unwrap_or_default(),
+        "cca": p.cca_name,
+        "cca_kernel": sockopt::get_cca(o.c.stream.as_raw_fd()).unwrap_or_default(),
         "epoch_mono_ns": tl.epoch,
         "bin_s": tl.bin as f64 / 1e9,
         "size_bytes": p.size,
         "start_s": tl.secs(p.start_at),
         "stop_s": p.stop_at.map(|t| tl.secs(t)),
-        "connect_attempts": c.attempts,
-        "connect_start_s": tl.secs(c.attempt_start),
-        "established_s": tl.secs(c.established),
-        "writes_done_s": tl.secs(sent.done_at),
-        "unsent_at_stop_bytes": sent.unsent_at_stop,
-        "last_ack_s": opt_secs(&tl, last_ack),
+        "connect_attempts": o.c.attempts,
+        "connect_start_s": tl.secs(o.c.attempt_start),
+        "established_s": tl.secs(o.c.established),
+        "writes_done_s": tl.secs(o.sent.done_at),
+        "unsent_at_stop_bytes": o.sent.unsent_at_stop,
+        "last_ack_s": opt_secs(tl, o.last_ack),
         "completed": completed,
         "fct_s": fct,
-        "bytes_sent": sent.written,
+        "bytes_sent": o.sent.written,
         "end": end,
-        "error": sent.error,
-        "series": sampler.series,
-    });
-    if let (Some(i), Some(o)) = (info, out.as_object_mut()) {
-        o.insert("bytes_acked".into(), payload_acked(&i, sent.written).into());
-        o.insert("bytes_retrans".into(), i.tcpi_bytes_retrans.into());
-        o.insert("wire_bytes_sent".into(), i.tcpi_bytes_sent.into());
-        o.insert("retransmits".into(), i.tcpi_total_retrans.into());
-        o.insert("mss_bytes".into(), i.tcpi_snd_mss.into());
-        o.insert("min_rtt_us".into(), i.tcpi_min_rtt.into());
-        o.insert("ecn_negotiated".into(), (i.tcpi_options & TCPI_OPT_ECN != 0).into());
-        o.insert("delivered_ce".into(), i.tcpi_delivered_ce.into());
-    }
-    Ok(out)
+        "error": o.sent.error,
+    })
+}
+
+/// Totals from the final `TCP_INFO` (all null if it could not be read).
+fn kernel_totals(info: Option<&libc::tcp_info>, written: u64) -> serde_json::Map<String, Value> {
+    let get = |f: &dyn Fn(&libc::tcp_info) -> Value| info.map_or(Value::Null, f);
+    let mut m = serde_json::Map::new();
+    m.insert("bytes_acked".into(), get(&|i| payload_acked(i, written).into()));
+    m.insert("bytes_retrans".into(), get(&|i| i.tcpi_bytes_retrans.into()));
+    m.insert("wire_bytes_sent".into(), get(&|i| i.tcpi_bytes_sent.into()));
+    m.insert("retransmits".into(), get(&|i| i.tcpi_total_retrans.into()));
+    m.insert("mss_bytes".into(), get(&|i| i.tcpi_snd_mss.into()));
+    m.insert("min_rtt_us".into(), get(&|i| i.tcpi_min_rtt.into()));
+    m.insert("ecn_negotiated".into(), get(&|i| (i.tcpi_options & TCPI_OPT_ECN != 0).into()));
+    m.insert("delivered_ce".into(), get(&|i| i.tcpi_delivered_ce.into()));
+    m
 }
 
 struct Connected {
