@@ -116,7 +116,7 @@ pub fn tcp_info(fd: RawFd) -> io::Result<libc::tcp_info> {
 pub struct ConnectOptions<'a> {
     pub cca: &'a str,
     /// Payload bytes per segment (the scenario's `mss`), applied as `TCP_MAXSEG` (see
-    /// [`maxseg`]).
+    /// `maxseg`).
     pub mss: Option<u32>,
     /// `TCP_NOTSENT_LOWAT`: bytes of not-yet-sent data the socket buffer may hold.
     pub notsent_lowat: Option<u32>,
