@@ -1,6 +1,19 @@
-//! The `ccbench-emu` program (to be written): namespaces, forwarder and traffic programs.
+//! The `ccbench-emu` program: a thin dispatcher. The traffic programs (`sink`, `source`,
+//! `cbr-send`, `cbr-recv`) live in [`ccbench_emu::apps`], which documents their contract.
+
+use ccbench_emu::apps;
 
 fn main() {
-    eprintln!("error: ccbench-emu is not built yet");
-    std::process::exit(2);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.split_first() {
+        Some((cmd, rest)) if apps::COMMANDS.contains(&cmd.as_str()) => apps::run(cmd, rest),
+        _ => Err(apps::AppError::usage(format!(
+            "usage: ccbench-emu <{}> [--flag value]... (see the apps module docs)",
+            apps::COMMANDS.join("|")
+        ))),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        std::process::exit(e.exit_code());
+    }
 }
