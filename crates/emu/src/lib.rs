@@ -11,3 +11,5 @@ pub mod forwarder;
 pub mod ip;
 pub mod link;
 pub mod netns;
+pub mod results;
+pub mod run;

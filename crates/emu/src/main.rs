@@ -6,9 +6,10 @@ use ccbench_emu::apps;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.split_first() {
+        Some((cmd, rest)) if cmd == "run" => ccbench_emu::run::main(rest),
         Some((cmd, rest)) if apps::COMMANDS.contains(&cmd.as_str()) => apps::run(cmd, rest),
         _ => Err(apps::AppError::usage(format!(
-            "usage: ccbench-emu <{}> [--flag value]... (see the apps module docs)",
+            "usage: ccbench-emu run SCENARIO.toml --out DIR | <{}> [--flag value]...",
             apps::COMMANDS.join("|")
         ))),
     };

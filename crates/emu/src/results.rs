@@ -1,0 +1,271 @@
+//! From what the traffic programs and the forwarder measured to the simulator's result types:
+//! the same summary (`goodput_mbps` over each flow's active part of `[warmup, duration]`, link
+//! counters over the window, queueing-delay percentiles) and the same four series, so a run
+//! directory of `ccbench emu` reads like one of `ccbench run`.
+//!
+//! What the kernel does not tell a user-space program is reported as such: `throughput_mbps`
+//! of a flow is NaN (wire bytes per flow are not counted), `timeouts` is 0 (no RTO count in
+//! `TCP_INFO`), `events` is 0, `packets` counts link arrivals.
+
+use ccbench_sim::metrics::{
+    jain_index, percentiles, FlowSeries, FlowSummary, LinkSeries, LinkSummary, OwdSeries, ScenarioSummary,
+    SojournSeries, Summary,
+};
+use ccbench_sim::scenario::{FlowKind, Scenario, Topology};
+use ccbench_sim::{Conservation, SimResult};
+use serde_json::Value;
+
+use crate::forwarder::{QueueSample, Report};
+use crate::run::{Outputs, BASE_PORT};
+
+type Nanos = u64;
+
+fn f64s(v: &Value, key: &str) -> Vec<f64> {
+    v[key].as_array().map(|a| a.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect()).unwrap_or_default()
+}
+
+fn num(v: &Value, key: &str) -> Option<f64> {
+    v[key].as_f64()
+}
+
+/// The run as the simulator would report it.
+pub fn build(sc: &Scenario, topo: &Topology, report: &Report, outputs: &Outputs, wall_s: f64) -> SimResult {
+    let flows: Vec<FlowSummary> =
+        sc.flows.iter().enumerate().map(|(i, _)| flow_summary(sc, i, &outputs[i])).collect();
+    let tcp: Vec<f64> = flows
+        .iter()
+        .zip(&sc.flows)
+        .filter(|(_, f)| f.kind == FlowKind::Tcp)
+        .map(|(s, _)| s.goodput_mbps)
+        .collect();
+    let links = report.links.iter().enumerate().map(|(i, l)| link_summary(sc, topo, i, l)).collect();
+    let summary = Summary {
+        scenario: ScenarioSummary { duration_s: secs(sc.duration), warmup_s: secs(sc.warmup), seed: sc.seed },
+        jain_index: jain_index(&tcp),
+        flows,
+        links,
+        events: 0,
+        packets: report.links.iter().map(|l| l.counters.arrivals).sum(),
+        wall_s,
+        sim_s: secs(sc.duration),
+    };
+    SimResult {
+        summary,
+        flow_names: sc.flows.iter().map(|f| f.name.clone()).collect(),
+        link_names: report.links.iter().map(|l| l.name.clone()).collect(),
+        flows: flow_series(sc, outputs),
+        links: link_series(sc, topo, report),
+        sojourn: sojourn_series(sc, topo, report),
+        owd: owd_series(outputs),
+        conservation: Conservation::default(),
+    }
+}
+
+fn secs(ns: Nanos) -> f64 {
+    ns as f64 / 1e9
+}
+
+fn bins(sc: &Scenario) -> usize {
+    (sc.duration / sc.output.bin) as usize
+}
+
+/// Payload bytes the receiver got per bin, and its total.
+fn received(rx: &Value) -> (Vec<f64>, f64) {
+    (f64s(rx, "bytes_per_bin"), num(rx, "bytes").or_else(|| num(rx, "received")).unwrap_or(0.0))
+}
+
+fn flow_summary(sc: &Scenario, i: usize, (tx, rx): &(Value, Value)) -> FlowSummary {
+    let f = &sc.flows[i];
+    let topo = &sc.topology;
+    let bin = secs(sc.output.bin);
+    let finished = num(tx, "last_ack_s").filter(|_| f.size.is_some() && tx["completed"] == Value::Bool(true));
+    let end = secs(sc.duration);
+    let active_end = finished.unwrap_or(end).min(f.stop.map_or(end, secs)).min(end);
+    let (per_bin, total) = received(rx);
+    let (warm, start) = (secs(sc.warmup), secs(f.start));
+    let (bytes, span) = if active_end <= warm {
+        (total, active_end - start)
+    } else {
+        let first = (warm / bin).round() as usize;
+        let last = ((active_end / bin).ceil() as usize).min(per_bin.len());
+        (per_bin.get(first..last).map_or(0.0, |b| b.iter().sum()), active_end - warm.max(start))
+    };
+    let goodput = if span > 0.0 { bytes * 8.0 / span / 1e6 } else { 0.0 };
+    let tcp = f.kind == FlowKind::Tcp;
+    let mut owd: Vec<f64> = f64s(&rx["datagrams"], "owd_us").iter().map(|us| us / 1e3).collect();
+    FlowSummary {
+        name: f.name.clone(),
+        kind: if tcp { "tcp" } else { "cbr" },
+        cca: f.cca.clone(),
+        from: topo.nodes[f.from].clone(),
+        to: topo.nodes[f.to].clone(),
+        path: f.path.iter().map(|&l| topo.links[l].name.clone()).collect(),
+        rtt_ms: f.rtt as f64 / 1e6,
+        start_s: start,
+        size_bytes: f.size,
+        goodput_mbps: goodput,
+        throughput_mbps: f64::NAN,
+        retransmits: num(tx, "retransmits").unwrap_or(0.0) as u64,
+        timeouts: 0,
+        fct_s: num(tx, "fct_s"),
+        bytes_delivered: total as u64,
+        ecn_negotiated: tx["ecn_negotiated"] == Value::Bool(true),
+        owd_ms: if tcp { None } else { percentiles(&mut owd) },
+        packets_lost: (!tcp).then(|| (num(tx, "packets_sent").unwrap_or(0.0) - total).max(0.0) as u64),
+    }
+}
+
+/// The last sample at or before `t` (cumulative counters there), or zeros.
+fn at(samples: &[QueueSample], t: Nanos) -> QueueSample {
+    samples.iter().take_while(|s| s.t <= t).last().copied().unwrap_or_default()
+}
+
+fn link_summary(sc: &Scenario, topo: &Topology, i: usize, l: &crate::forwarder::LinkReport) -> LinkSummary {
+    let spec = &topo.links[i];
+    let w = at(&l.samples, sc.warmup);
+    let c = l.counters;
+    let window = secs(sc.duration - sc.warmup);
+    let bytes = (c.bytes_departed - w.bytes_departed) as f64;
+    let arrivals = c.arrivals - w.arrivals;
+    let lost = (c.drops() - w.drops) + (c.random_losses - w.random_losses);
+    let mut delays: Vec<f64> =
+        l.sojourn.iter().filter(|s| s.at >= sc.warmup).map(|s| s.sojourn as f64 / 1e6).collect();
+    LinkSummary {
+        name: l.name.clone(),
+        from: topo.nodes[spec.from].clone(),
+        to: topo.nodes[spec.to].clone(),
+        rate_mbps: spec.rate / 1e6,
+        utilization: bytes * 8.0 / spec.rate / window,
+        throughput_mbps: bytes * 8.0 / window / 1e6,
+        drops: c.drops() - w.drops,
+        ecn_marks: c.ecn_marks - w.ecn_marks,
+        random_losses: c.random_losses - w.random_losses,
+        packets: arrivals,
+        loss_rate: if arrivals > 0 { lost as f64 / arrivals as f64 } else { 0.0 },
+        queue_delay_ms: spec.measure_sojourn.then(|| percentiles(&mut delays).unwrap_or_default()),
+    }
+}
+
+fn flow_series(sc: &Scenario, outputs: &Outputs) -> FlowSeries {
+    let mut s = FlowSeries::default();
+    let bin = secs(sc.output.bin);
+    for (i, (tx, rx)) in outputs.iter().enumerate() {
+        let (per_bin, _) = received(rx);
+        let series = &tx["series"];
+        let (t, cwnd, srtt) = (f64s(series, "t_s"), f64s(series, "cwnd_bytes"), f64s(series, "srtt_us"));
+        let (unacked, retx) = (f64s(series, "unacked_segs"), f64s(series, "retrans_total"));
+        let mss = num(tx, "mss_bytes").unwrap_or(f64::NAN);
+        let mut prev_retx = 0.0;
+        for k in 0..bins(sc) {
+            let edge = (k + 1) as f64 * bin;
+            // The sender's last sample at or before the bin's end.
+            let j = t.iter().rposition(|&ts| ts <= edge + 1e-9);
+            let pick = |v: &[f64]| j.and_then(|j| v.get(j).copied()).unwrap_or(f64::NAN);
+            s.t_s.push(edge);
+            s.flow.push(i as u32);
+            s.goodput_mbps.push(per_bin.get(k).copied().unwrap_or(0.0) * 8.0 / bin / 1e6);
+            s.throughput_mbps.push(f64::NAN);
+            s.cwnd_bytes.push(pick(&cwnd));
+            s.ssthresh_bytes.push(f64::NAN);
+            s.srtt_ms.push(pick(&srtt) / 1e3);
+            s.inflight_bytes.push(pick(&unacked) * mss);
+            let r = pick(&retx);
+            let r = if r.is_nan() { prev_retx } else { r };
+            s.retransmits.push((r - prev_retx).max(0.0) as u64);
+            prev_retx = r;
+        }
+    }
+    s
+}
+
+fn link_series(sc: &Scenario, topo: &Topology, report: &Report) -> LinkSeries {
+    let mut s = LinkSeries::default();
+    let bin = sc.output.bin;
+    for (i, l) in report.links.iter().enumerate() {
+        let rate = topo.links[i].rate;
+        let mut prev = QueueSample::default();
+        for k in 0..bins(sc) {
+            let (from, to) = (k as Nanos * bin, (k as Nanos + 1) * bin);
+            let inside: Vec<&QueueSample> = l.samples.iter().filter(|q| q.t > from && q.t <= to).collect();
+            let n = inside.len().max(1) as f64;
+            let now = at(&l.samples, to);
+            let bytes = (now.bytes_departed - prev.bytes_departed) as f64;
+            s.t_s.push(secs(to));
+            s.link.push(i as u32);
+            s.queue_bytes.push(inside.iter().map(|q| q.queue_bytes as f64).sum::<f64>() / n);
+            s.queue_packets.push(inside.iter().map(|q| q.queue_packets as f64).sum::<f64>() / n);
+            s.utilization.push(bytes * 8.0 / rate / secs(bin));
+            s.throughput_mbps.push(bytes * 8.0 / secs(bin) / 1e6);
+            s.drops.push(now.drops - prev.drops);
+            s.ecn_marks.push(now.ecn_marks - prev.ecn_marks);
+            prev = now;
+        }
+    }
+    s
+}
+
+/// Flow `i` listens on `BASE_PORT + i`: its data goes to that port, its ACKs come from it.
+fn flow_of(sport: u16, dport: u16, flows: usize) -> Option<u32> {
+    [dport, sport]
+        .into_iter()
+        .map(|p| p.wrapping_sub(BASE_PORT) as usize)
+        .find(|&i| i < flows)
+        .map(|i| i as u32)
+}
+
+fn sojourn_series(sc: &Scenario, topo: &Topology, report: &Report) -> SojournSeries {
+    let mut s = SojournSeries::default();
+    if !sc.output.sojourn_samples {
+        return s;
+    }
+    for (i, l) in report.links.iter().enumerate().filter(|(i, _)| topo.links[*i].measure_sojourn) {
+        for p in &l.sojourn {
+            if let Some(flow) = flow_of(p.flow.sport, p.flow.dport, sc.flows.len()) {
+                s.t_s.push(secs(p.at));
+                s.link.push(i as u32);
+                s.flow.push(flow);
+                s.sojourn_ms.push(p.sojourn as f64 / 1e6);
+            }
+        }
+    }
+    s
+}
+
+fn owd_series(outputs: &Outputs) -> OwdSeries {
+    let mut s = OwdSeries::default();
+    for (i, (_, rx)) in outputs.iter().enumerate() {
+        let d = &rx["datagrams"];
+        for (t, owd) in f64s(d, "sent_s").into_iter().zip(f64s(d, "owd_us")) {
+            s.t_s.push(t + owd / 1e6);
+            s.flow.push(i as u32);
+            s.owd_ms.push(owd / 1e3);
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flows_are_found_by_their_port_in_either_direction() {
+        assert_eq!(flow_of(40000, BASE_PORT + 2, 3), Some(2));
+        assert_eq!(flow_of(BASE_PORT + 1, 40000, 3), Some(1));
+        assert_eq!(flow_of(40000, BASE_PORT + 3, 3), None);
+        assert_eq!(flow_of(53, 80, 3), None);
+    }
+
+    #[test]
+    fn goodput_counts_the_window_from_the_receivers_bins() {
+        let text = "duration = \"2s\"\nwarmup = \"1s\"\n[bottleneck]\nrate = \"10Mbps\"\n[[flows]]\n";
+        let sc = ccbench_sim::parse_str(text, "t", &[], None).unwrap();
+        // 20 bins of 100 ms; 125 000 bytes each = 10 Mbps.
+        let rx = serde_json::json!({"bytes": 2_500_000.0, "bytes_per_bin": vec![125_000.0; 20]});
+        let tx = serde_json::json!({"retransmits": 3, "fct_s": null, "series": {}});
+        let f = flow_summary(&sc, 0, &(tx, rx));
+        assert!((f.goodput_mbps - 10.0).abs() < 1e-9, "{}", f.goodput_mbps);
+        assert_eq!((f.retransmits, f.bytes_delivered), (3, 2_500_000));
+        assert!(f.throughput_mbps.is_nan());
+    }
+}

@@ -1,0 +1,272 @@
+//! `ccbench-emu run SCENARIO.toml --out DIR`: a scenario on real kernel TCP.
+//!
+//! One namespace per node of the topology, our forwarder serving every link, a sink or CBR
+//! receiver per flow on its `to` host and a source or CBR sender on its `from` host, all on one
+//! clock (the forwarder's start is scenario time zero). The run directory it writes is the
+//! simulator's: `summary.json` and the four Parquet series ([`crate::results`]).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use ccbench_sim::scenario::{Flow, FlowKind, Scenario, Topology};
+use serde_json::Value;
+
+use crate::apps::AppError;
+use crate::forwarder::{Forwarder, ForwarderConfig, Report};
+use crate::netns::{self, Testbed};
+use crate::results;
+
+/// Data ports: flow `i` listens on `BASE_PORT + i`.
+pub const BASE_PORT: u16 = 5000;
+/// How long after the scenario's end programs may take to report before they are killed.
+const GRACE: Duration = Duration::from_secs(5);
+
+struct Args {
+    scenario: PathBuf,
+    out: PathBuf,
+    seed: Option<u64>,
+    sets: Vec<String>,
+}
+
+fn parse_args(args: &[String]) -> Result<Args, AppError> {
+    let usage =
+        || AppError::usage("usage: ccbench-emu run SCENARIO.toml --out DIR [--seed N] [--set KEY=VALUE]...");
+    let (mut scenario, mut out, mut seed, mut sets) = (None, None, None, Vec::new());
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().cloned().ok_or_else(|| AppError::usage(format!("{a} needs a value")));
+        match a.as_str() {
+            "--out" => out = Some(PathBuf::from(value()?)),
+            "--set" => sets.push(value()?),
+            "--seed" => {
+                let v = value()?;
+                seed = Some(v.parse().map_err(|_| {
+                    AppError::usage(format!("--seed: expected a non-negative integer, got {v:?}"))
+                })?);
+            }
+            s if s.starts_with("--") => return Err(AppError::usage(format!("unknown flag {s}"))),
+            s if scenario.is_none() => scenario = Some(PathBuf::from(s)),
+            _ => return Err(usage()),
+        }
+    }
+    Ok(Args { scenario: scenario.ok_or_else(usage)?, out: out.ok_or_else(usage)?, seed, sets })
+}
+
+/// The `run` subcommand: exit status 2 for bad input, 1 for a failed run.
+pub fn main(args: &[String]) -> Result<(), AppError> {
+    let a = parse_args(args)?;
+    let source = a.scenario.display().to_string();
+    let text = std::fs::read_to_string(&a.scenario)
+        .map_err(|e| AppError::usage(format!("{source}: cannot read file: {e}")))?;
+    let sc = ccbench_sim::parse_str(&text, &source, &a.sets, a.seed)
+        .map_err(|e| AppError::usage(e.to_string()))?;
+    let topo = emulated_topology(&sc).map_err(|m| AppError::usage(format!("{source}: {m}")))?;
+    netns::preflight().map_err(|e| AppError::usage(e.to_string()))?;
+    netns::reap_stale();
+    let wall = Instant::now();
+    let (report, outputs) = emulate(&sc, &topo).map_err(AppError::run)?;
+    let result = results::build(&sc, &topo, &report, &outputs, wall.elapsed().as_secs_f64());
+    let summary = result.summary.clone();
+    let series = ccbench_output::series_tables(result);
+    ccbench_output::write_run(&a.out, &summary, &series).map_err(AppError::run)?;
+    println!("{}", serde_json::to_string_pretty(&summary).unwrap_or_default());
+    Ok(())
+}
+
+/// The topology the forwarder serves. Hosts are nodes, so a flow's own access delay cannot sit
+/// on links of its own: on a dumbbell where every flow has the same access delay it is folded
+/// into the shared link (the same RTT, the same queue); anything else is refused for now.
+pub fn emulated_topology(sc: &Scenario) -> Result<Topology, String> {
+    let mut topo = sc.topology.clone();
+    let access = sc.flows[0].access_delay;
+    if let Some(f) = sc.flows.iter().find(|f| f.access_delay != access) {
+        return Err(format!(
+            "flows[{}]: the emulator cannot yet give flows different RTTs on shared hosts ({} ns of access delay vs {} ns)",
+            flow_index(sc, f), f.access_delay, access
+        ));
+    }
+    if access > 0 {
+        let f = &sc.flows[0];
+        let same_path = sc.flows.iter().all(|g| g.path == f.path && g.ack_path == f.ack_path);
+        let (Some(&there), Some(&back), true) = (f.path.last(), f.ack_path.first(), same_path) else {
+            return Err("access delay (flow rtt) is only emulated when all flows share one path".into());
+        };
+        topo.links[there].delay += access / 2;
+        topo.links[back].delay += access - access / 2;
+        // A scheduled delay change keeps the flows' access delay on top.
+        for c in topo.changes.iter_mut() {
+            if let Some(d) = c.delay.as_mut() {
+                *d += access / 2;
+            }
+        }
+    }
+    if let Some(f) = sc.flows.iter().find(|f| f.tcp.receiver_cca.is_some()) {
+        return Err(format!("flows[{}].receiver_cca: not supported by the emulator yet", flow_index(sc, f)));
+    }
+    Ok(topo)
+}
+
+fn flow_index(sc: &Scenario, f: &Flow) -> usize {
+    sc.flows.iter().position(|g| std::ptr::eq(g, f)).unwrap_or(0)
+}
+
+/// Outputs of each flow's programs: (sender JSON, receiver JSON).
+pub type Outputs = Vec<(Value, Value)>;
+
+fn emulate(sc: &Scenario, topo: &Topology) -> Result<(Report, Outputs), String> {
+    let tb = Testbed::new(&topo.nodes).map_err(|e| e.to_string())?;
+    let dir = ResultDir::new(tb.run_id())?;
+    configure_hosts(sc, &tb)?;
+    let cfg = ForwarderConfig { sample_every: sc.output.bin.min(10_000_000), ..ForwarderConfig::default() };
+    let running = Forwarder::from_topology(topo, sc.seed, &tb, cfg)?.start()?;
+    let t0 = running.t0();
+    let mut receivers = Vec::new();
+    for (i, f) in sc.flows.iter().enumerate() {
+        receivers.push(spawn(&tb, f.to, &receiver_args(sc, i, t0), &dir.file(i, "recv"))?);
+    }
+    let mut senders = Vec::new();
+    for (i, f) in sc.flows.iter().enumerate() {
+        senders.push(spawn(&tb, f.from, &sender_args(sc, &tb, i, t0), &dir.file(i, "send"))?);
+    }
+    let deadline = Instant::now() + Duration::from_nanos(sc.duration) + GRACE;
+    let mut outputs = Vec::new();
+    for (i, (s, r)) in senders.into_iter().zip(receivers).enumerate() {
+        let sent = collect(s, &dir.file(i, "send"), deadline)?;
+        outputs.push((sent, collect(r, &dir.file(i, "recv"), deadline)?));
+    }
+    let report = running.stop()?;
+    drop(tb);
+    Ok((report, outputs))
+}
+
+/// Per-namespace TCP settings the scenario asks for; flows sharing a host must agree.
+fn configure_hosts(sc: &Scenario, tb: &Testbed) -> Result<(), String> {
+    let mut set: Vec<Option<(bool, bool, bool)>> = vec![None; tb.hosts().len()];
+    for (i, f) in sc.flows.iter().enumerate().filter(|(_, f)| f.kind == FlowKind::Tcp) {
+        let o = &f.tcp;
+        for (host, ecn) in [(f.from, o.ecn), (f.to, false)] {
+            let want = (o.sack, o.timestamps, ecn);
+            match set[host] {
+                Some(have) if have != want && host == f.from => {
+                    return Err(format!(
+                        "flows[{i}]: hosts shared by flows need the same sack, timestamps and ecn"
+                    ))
+                }
+                Some(_) => {}
+                None => set[host] = Some(want),
+            }
+        }
+    }
+    for (host, s) in set.iter().enumerate() {
+        let Some((sack, ts, ecn)) = *s else { continue };
+        // Receivers answer ECN when asked (tcp_ecn = 2, the kernel default); senders ask with 1.
+        for (key, v) in
+            [("tcp_sack", sack as u8), ("tcp_timestamps", ts as u8), ("tcp_ecn", if ecn { 1 } else { 2 })]
+        {
+            let path = format!("/proc/sys/net/ipv4/{key}");
+            tb.enter(host, || std::fs::write(&path, v.to_string()))
+                .map_err(|e| e.to_string())?
+                .map_err(|e| format!("{path}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn secs(ns: u64) -> String {
+    format!("{:.9}", ns as f64 / 1e9)
+}
+
+fn receiver_args(sc: &Scenario, i: usize, t0: u64) -> Vec<String> {
+    let f = &sc.flows[i];
+    let program = if f.kind == FlowKind::Tcp { "sink" } else { "cbr-recv" };
+    let listen = format!("0.0.0.0:{}", BASE_PORT as usize + i);
+    let mut a = vec![program.into(), "--listen".into(), listen, "--deadline".into(), secs(sc.duration)];
+    a.extend(["--epoch-mono-ns".into(), t0.to_string(), "--bin".into(), secs(sc.output.bin)]);
+    a
+}
+
+fn sender_args(sc: &Scenario, tb: &Testbed, i: usize, t0: u64) -> Vec<String> {
+    let f = &sc.flows[i];
+    let to = format!("{}:{}", tb.hosts()[f.to].addr, BASE_PORT as usize + i);
+    let stop = f.stop.unwrap_or(sc.duration).min(sc.duration);
+    let mut a: Vec<String> = match f.kind {
+        FlowKind::Tcp => {
+            let mut a = vec!["source".into(), "--connect".into(), to, "--cca".into(), f.cca.clone()];
+            a.extend(["--mss".into(), f.tcp.mss.to_string(), "--deadline".into(), secs(sc.duration)]);
+            match f.size {
+                Some(size) => a.extend(["--size".into(), size.to_string()]),
+                None => a.extend(["--stop".into(), secs(stop)]),
+            }
+            a
+        }
+        FlowKind::Cbr => {
+            let c = &f.cbr;
+            let mut a = vec!["cbr-send".into(), "--connect".into(), to, "--stop".into(), secs(stop)];
+            a.extend([
+                "--packet-size".into(),
+                c.packet_size.to_string(),
+                "--interval".into(),
+                secs(c.interval),
+            ]);
+            a
+        }
+    };
+    a.extend([
+        "--start".into(),
+        secs(f.start),
+        "--epoch-mono-ns".into(),
+        t0.to_string(),
+        "--bin".into(),
+        secs(sc.output.bin),
+    ]);
+    a
+}
+
+/// Start a traffic program in `host`'s namespace; its JSON result goes to `out` (a file, not a
+/// pipe, so a large result never blocks it), its one-line error to stderr.
+fn spawn(tb: &Testbed, host: usize, args: &[String], out: &Path) -> Result<Child, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find ccbench-emu itself: {e}"))?;
+    let mut cmd = tb.command(host, &exe.to_string_lossy()).map_err(|e| e.to_string())?;
+    cmd.args(args).arg("--out").arg(out).stdout(Stdio::null()).stderr(Stdio::piped());
+    cmd.spawn().map_err(|e| format!("cannot start {}: {e}", args[0]))
+}
+
+/// Wait for a program until `deadline` (then kill it) and read its JSON result.
+fn collect(mut child: Child, out: &Path, deadline: Instant) -> Result<Value, String> {
+    while child.try_wait().map_err(|e| e.to_string())?.is_none() {
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !status.status.success() {
+        let err = String::from_utf8_lossy(&status.stderr);
+        return Err(format!("a traffic program failed ({}): {}", status.status, err.trim()));
+    }
+    let text = std::fs::read(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    serde_json::from_slice(&text).map_err(|e| format!("{}: not JSON: {e}", out.display()))
+}
+
+/// A private folder for the programs' results, removed with the run.
+struct ResultDir(PathBuf);
+
+impl ResultDir {
+    fn new(run_id: &str) -> Result<ResultDir, String> {
+        let dir = std::env::temp_dir().join(run_id);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        Ok(ResultDir(dir))
+    }
+
+    fn file(&self, flow: usize, side: &str) -> PathBuf {
+        self.0.join(format!("flow{flow}-{side}.json"))
+    }
+}
+
+impl Drop for ResultDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
