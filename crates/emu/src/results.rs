@@ -15,7 +15,7 @@ use ccbench_sim::scenario::{FlowKind, Scenario, Topology};
 use ccbench_sim::{Conservation, SimResult};
 use serde_json::Value;
 
-use crate::forwarder::{QueueSample, Report};
+use crate::forwarder::{LinkReport, QueueSample, Report};
 use crate::run::{Outputs, BASE_PORT};
 
 type Nanos = u64;
@@ -38,7 +38,10 @@ pub fn build(sc: &Scenario, topo: &Topology, report: &Report, outputs: &Outputs,
         .filter(|(_, f)| f.kind == FlowKind::Tcp)
         .map(|(s, _)| s.goodput_mbps)
         .collect();
-    let links = report.links.iter().enumerate().map(|(i, l)| link_summary(sc, topo, i, l)).collect();
+    // Access links (infinitely fast, no queue) are not reported, as in the simulator.
+    let queues = |&(i, _): &(usize, &LinkReport)| topo.links[i].rate.is_finite();
+    let links =
+        report.links.iter().enumerate().filter(queues).map(|(i, l)| link_summary(sc, topo, i, l)).collect();
     let summary = Summary {
         scenario: ScenarioSummary { duration_s: secs(sc.duration), warmup_s: secs(sc.warmup), seed: sc.seed },
         jain_index: jain_index(&tcp),
@@ -120,7 +123,7 @@ fn at(samples: &[QueueSample], t: Nanos) -> QueueSample {
     samples.iter().take_while(|s| s.t <= t).last().copied().unwrap_or_default()
 }
 
-fn link_summary(sc: &Scenario, topo: &Topology, i: usize, l: &crate::forwarder::LinkReport) -> LinkSummary {
+fn link_summary(sc: &Scenario, topo: &Topology, i: usize, l: &LinkReport) -> LinkSummary {
     let spec = &topo.links[i];
     let w = at(&l.samples, sc.warmup);
     let c = l.counters;
@@ -181,7 +184,7 @@ fn flow_series(sc: &Scenario, outputs: &Outputs) -> FlowSeries {
 fn link_series(sc: &Scenario, topo: &Topology, report: &Report) -> LinkSeries {
     let mut s = LinkSeries::default();
     let bin = sc.output.bin;
-    for (i, l) in report.links.iter().enumerate() {
+    for (i, l) in report.links.iter().enumerate().filter(|(i, _)| topo.links[*i].rate.is_finite()) {
         let rate = topo.links[i].rate;
         let mut prev = QueueSample::default();
         for k in 0..bins(sc) {

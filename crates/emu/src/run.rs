@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use ccbench_sim::scenario::{Flow, FlowKind, Scenario, Topology};
+use ccbench_aqm::Limit;
+use ccbench_sim::scenario::{BufferSize, Flow, FlowKind, LinkSpec, Params, Scenario, Topology};
 use serde_json::Value;
 
 use crate::apps::AppError;
@@ -61,12 +62,12 @@ pub fn main(args: &[String]) -> Result<(), AppError> {
         .map_err(|e| AppError::usage(format!("{source}: cannot read file: {e}")))?;
     let sc = ccbench_sim::parse_str(&text, &source, &a.sets, a.seed)
         .map_err(|e| AppError::usage(e.to_string()))?;
-    let topo = emulated_topology(&sc).map_err(|m| AppError::usage(format!("{source}: {m}")))?;
+    let emu = emulated_topology(&sc).map_err(|m| AppError::usage(format!("{source}: {m}")))?;
     netns::preflight().map_err(|e| AppError::usage(e.to_string()))?;
     netns::reap_stale();
     let wall = Instant::now();
-    let (report, outputs) = emulate(&sc, &topo).map_err(AppError::run)?;
-    let result = results::build(&sc, &topo, &report, &outputs, wall.elapsed().as_secs_f64());
+    let (report, outputs) = emulate(&sc, &emu).map_err(AppError::run)?;
+    let result = results::build(&sc, &emu.topo, &report, &outputs, wall.elapsed().as_secs_f64());
     let summary = result.summary.clone();
     let series = ccbench_output::series_tables(result);
     ccbench_output::write_run(&a.out, &summary, &series).map_err(AppError::run)?;
@@ -74,37 +75,58 @@ pub fn main(args: &[String]) -> Result<(), AppError> {
     Ok(())
 }
 
-/// The topology the forwarder serves. Hosts are nodes, so a flow's own access delay cannot sit
-/// on links of its own: on a dumbbell where every flow has the same access delay it is folded
-/// into the shared link (the same RTT, the same queue); anything else is refused for now.
-pub fn emulated_topology(sc: &Scenario) -> Result<Topology, String> {
-    let mut topo = sc.topology.clone();
-    let access = sc.flows[0].access_delay;
-    if let Some(f) = sc.flows.iter().find(|f| f.access_delay != access) {
-        return Err(format!(
-            "flows[{}]: the emulator cannot yet give flows different RTTs on shared hosts ({} ns of access delay vs {} ns)",
-            flow_index(sc, f), f.access_delay, access
-        ));
-    }
-    if access > 0 {
-        let f = &sc.flows[0];
-        let same_path = sc.flows.iter().all(|g| g.path == f.path && g.ack_path == f.ack_path);
-        let (Some(&there), Some(&back), true) = (f.path.last(), f.ack_path.first(), same_path) else {
-            return Err("access delay (flow rtt) is only emulated when all flows share one path".into());
-        };
-        topo.links[there].delay += access / 2;
-        topo.links[back].delay += access - access / 2;
-        // A scheduled delay change keeps the flows' access delay on top.
-        for c in topo.changes.iter_mut() {
-            if let Some(d) = c.delay.as_mut() {
-                *d += access / 2;
-            }
-        }
-    }
+/// The topology the forwarder serves, and the host each flow sends from.
+pub struct Emulated {
+    pub topo: Topology,
+    pub senders: Vec<usize>,
+}
+
+/// Hosts are the topology's nodes, so a flow with access delay (its RTT beyond its path's
+/// links) gets a host of its own, joined to its path's first node by an infinitely fast link
+/// that carries the delay, half each way: the simulator's access links, made real.
+pub fn emulated_topology(sc: &Scenario) -> Result<Emulated, String> {
     if let Some(f) = sc.flows.iter().find(|f| f.tcp.receiver_cca.is_some()) {
         return Err(format!("flows[{}].receiver_cca: not supported by the emulator yet", flow_index(sc, f)));
     }
-    Ok(topo)
+    let mut topo = sc.topology.clone();
+    let mut senders = Vec::with_capacity(sc.flows.len());
+    for f in &sc.flows {
+        if f.access_delay == 0 {
+            senders.push(f.from);
+            continue;
+        }
+        let host = topo.nodes.len();
+        topo.nodes.push(format!("h-{}", f.name));
+        let first = f.path.first().map_or(f.to, |&l| sc.topology.links[l].from);
+        let fwd = access_link(&format!("access-{}", f.name), (host, first), f.access_delay / 2, None);
+        topo.links.push(fwd);
+        let back = f.access_delay - f.access_delay / 2;
+        let rev =
+            access_link(&format!("access-rev-{}", f.name), (first, host), back, Some(topo.links.len() - 1));
+        topo.links.push(rev);
+        senders.push(host);
+    }
+    Ok(Emulated { topo, senders })
+}
+
+fn access_link(name: &str, (from, to): (usize, usize), delay: u64, reverse_of: Option<usize>) -> LinkSpec {
+    LinkSpec {
+        name: name.to_string(),
+        from,
+        to,
+        rate: f64::INFINITY,
+        delay,
+        jitter: 0,
+        loss: 0.0,
+        buffer: BufferSize::Packets(u64::MAX),
+        rtt: 0,
+        limit: Limit::Packets(u64::MAX),
+        aqm: "droptail".into(),
+        aqm_params: Params::new(),
+        ecn: false,
+        reverse_of,
+        measure_sojourn: false,
+    }
 }
 
 fn flow_index(sc: &Scenario, f: &Flow) -> usize {
@@ -114,10 +136,11 @@ fn flow_index(sc: &Scenario, f: &Flow) -> usize {
 /// Outputs of each flow's programs: (sender JSON, receiver JSON).
 pub type Outputs = Vec<(Value, Value)>;
 
-fn emulate(sc: &Scenario, topo: &Topology) -> Result<(Report, Outputs), String> {
+fn emulate(sc: &Scenario, emu: &Emulated) -> Result<(Report, Outputs), String> {
+    let topo = &emu.topo;
     let tb = Testbed::new(&topo.nodes).map_err(|e| e.to_string())?;
     let dir = ResultDir::new(tb.run_id())?;
-    configure_hosts(sc, &tb)?;
+    configure_hosts(sc, &emu.senders, &tb)?;
     let cfg = ForwarderConfig { sample_every: sc.output.bin.min(10_000_000), ..ForwarderConfig::default() };
     let running = Forwarder::from_topology(topo, sc.seed, &tb, cfg)?.start()?;
     let t0 = running.t0();
@@ -126,8 +149,8 @@ fn emulate(sc: &Scenario, topo: &Topology) -> Result<(Report, Outputs), String> 
         receivers.push(spawn(&tb, f.to, &receiver_args(sc, i, t0), &dir.file(i, "recv"))?);
     }
     let mut senders = Vec::new();
-    for (i, f) in sc.flows.iter().enumerate() {
-        senders.push(spawn(&tb, f.from, &sender_args(sc, &tb, i, t0), &dir.file(i, "send"))?);
+    for i in 0..sc.flows.len() {
+        senders.push(spawn(&tb, emu.senders[i], &sender_args(sc, &tb, i, t0), &dir.file(i, "send"))?);
     }
     let deadline = Instant::now() + Duration::from_nanos(sc.duration) + GRACE;
     let mut outputs = Vec::new();
@@ -141,14 +164,14 @@ fn emulate(sc: &Scenario, topo: &Topology) -> Result<(Report, Outputs), String> 
 }
 
 /// Per-namespace TCP settings the scenario asks for; flows sharing a host must agree.
-fn configure_hosts(sc: &Scenario, tb: &Testbed) -> Result<(), String> {
+fn configure_hosts(sc: &Scenario, senders: &[usize], tb: &Testbed) -> Result<(), String> {
     let mut set: Vec<Option<(bool, bool, bool)>> = vec![None; tb.hosts().len()];
     for (i, f) in sc.flows.iter().enumerate().filter(|(_, f)| f.kind == FlowKind::Tcp) {
         let o = &f.tcp;
-        for (host, ecn) in [(f.from, o.ecn), (f.to, false)] {
+        for (host, ecn) in [(senders[i], o.ecn), (f.to, false)] {
             let want = (o.sack, o.timestamps, ecn);
             match set[host] {
-                Some(have) if have != want && host == f.from => {
+                Some(have) if have != want && host == senders[i] => {
                     return Err(format!(
                         "flows[{i}]: hosts shared by flows need the same sack, timestamps and ecn"
                     ))
