@@ -10,13 +10,18 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use ccbench_aqm::Limit;
-use ccbench_sim::scenario::{BufferSize, Flow, FlowKind, LinkSpec, Params, Scenario, Topology};
+use ccbench_sim::scenario::{
+    parse_str_for, BufferSize, Controllers, Flow, FlowKind, LinkSpec, Params, Scenario, Topology,
+};
 use serde_json::Value;
 
 use crate::apps::AppError;
 use crate::forwarder::{Forwarder, ForwarderConfig, Report};
 use crate::netns::{self, Testbed};
 use crate::results;
+
+/// The scenario names of the kernel controllers the traffic programs can select.
+pub const KERNEL_CCAS: &[&str] = &["newreno", "reno", "cubic", "bbr"];
 
 /// Data ports: flow `i` listens on `BASE_PORT + i`.
 pub const BASE_PORT: u16 = 5000;
@@ -60,8 +65,9 @@ pub fn main(args: &[String]) -> Result<(), AppError> {
     let source = a.scenario.display().to_string();
     let text = std::fs::read_to_string(&a.scenario)
         .map_err(|e| AppError::usage(format!("{source}: cannot read file: {e}")))?;
-    let sc = ccbench_sim::parse_str(&text, &source, &a.sets, a.seed)
-        .map_err(|e| AppError::usage(e.to_string()))?;
+    let kernel = Controllers::Kernel(KERNEL_CCAS);
+    let sc =
+        parse_str_for(&text, &source, &a.sets, a.seed, kernel).map_err(|e| AppError::usage(e.to_string()))?;
     let emu = emulated_topology(&sc).map_err(|m| AppError::usage(format!("{source}: {m}")))?;
     netns::preflight().map_err(|e| AppError::usage(e.to_string()))?;
     netns::reap_stale();

@@ -10,6 +10,7 @@ use super::fields::{
     fe, get_bool, get_duration, get_int, get_params, get_positive_duration, get_size, get_str, get_unit,
     join, map_param_error, R,
 };
+use super::parse::Controllers;
 use super::units::{self, format_duration};
 use crate::topology::routes::{check_path, reverse_path, shortest_path};
 use crate::topology::Attach;
@@ -43,7 +44,13 @@ const FLOW_CBR_KEYS: &[&str] = &["packet_size", "interval"];
 /// Most flows a scenario may expand to (a swarm has hundreds; this bounds memory, not realism).
 pub const MAX_FLOWS: usize = 100_000;
 
-pub fn build_flows(v: Option<&Value>, topo: &Topology, attach: Attach, duration: Nanos) -> R<Vec<Flow>> {
+pub fn build_flows(
+    v: Option<&Value>,
+    topo: &Topology,
+    attach: Attach,
+    duration: Nanos,
+    ccas: Controllers<'_>,
+) -> R<Vec<Flow>> {
     let entries = match v {
         None => return Err(fe("flows", "at least one [[flows]] entry is required")),
         Some(Value::Array(a)) if a.is_empty() => {
@@ -59,7 +66,7 @@ pub fn build_flows(v: Option<&Value>, topo: &Topology, attach: Attach, duration:
         let Value::Table(ft) = entry else {
             return Err(fe(p, format!("expected a table ([[flows]]), got {entry}")));
         };
-        let (template, count, explicit_name) = build_flow(ft, &p, topo, attach, duration)?;
+        let (template, count, explicit_name) = build_flow(ft, &p, topo, attach, duration, ccas)?;
         if flows.len() + count > MAX_FLOWS {
             return Err(fe(
                 join(&p, "count"),
@@ -230,6 +237,7 @@ fn build_flow(
     topo: &Topology,
     attach: Attach,
     duration: Nanos,
+    ccas: Controllers<'_>,
 ) -> R<(Flow, usize, Option<String>)> {
     let kind = flow_kind(t, p)?;
     check_flow_keys(t, p, &kind)?;
@@ -262,8 +270,7 @@ fn build_flow(
         FlowKind::Tcp => {
             flow.cca = get_str(t, p, "cca")?.unwrap_or("cubic").to_string();
             flow.cc = get_params(t, p, "cc")?;
-            ccbench_cc::build_controller(&flow.cca, &flow.cc.clone())
-                .map_err(|e| map_param_error(e, p, "cca", "cc"))?;
+            check_cca(&flow.cca, &flow.cc, p, ccas)?;
             let hint = "expected a size like \"1MB\" or \"inf\"";
             flow.size = get_unit(t, p, "size", hint, units::parse_size_or_inf)?.flatten();
             flow.tcp = build_tcp(t, p)?;
@@ -271,6 +278,23 @@ fn build_flow(
         FlowKind::Cbr => flow.cbr = build_cbr(t, p)?,
     }
     Ok((flow, count, explicit_name))
+}
+
+/// The controller exists for the back end and takes these parameters.
+fn check_cca(cca: &str, cc: &Params, p: &str, ccas: Controllers<'_>) -> R<()> {
+    match ccas {
+        Controllers::Simulator => ccbench_cc::build_controller(cca, &cc.clone())
+            .map(|_| ())
+            .map_err(|e| map_param_error(e, p, "cca", "cc")),
+        Controllers::Kernel(known) if !known.contains(&cca) => Err(fe(
+            join(p, "cca"),
+            format!("unknown algorithm \"{cca}\" for the real stack (known: {})", known.join(", ")),
+        )),
+        Controllers::Kernel(_) if !cc.is_empty() => {
+            Err(fe(join(p, "cc"), "the kernel's controllers take no [flows.cc] parameters here"))
+        }
+        Controllers::Kernel(_) => Ok(()),
+    }
 }
 
 fn flow_kind(t: &Table, p: &str) -> R<FlowKind> {

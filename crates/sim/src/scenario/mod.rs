@@ -11,4 +11,4 @@ pub mod units;
 pub use ccbench_cc::Params;
 pub use config::*;
 pub use describe::describe;
-pub use parse::{parse_str, parse_table, ScenarioError};
+pub use parse::{parse_str, parse_str_for, parse_table, Controllers, ScenarioError};

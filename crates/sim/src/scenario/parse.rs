@@ -49,6 +49,25 @@ pub fn parse_str(
     overrides: &[String],
     seed: Option<u64>,
 ) -> Result<Scenario, ScenarioError> {
+    parse_str_for(text, source, overrides, seed, Controllers::Simulator)
+}
+
+/// Which controllers `cca` may name: the simulator's registry, or those of a real stack (the
+/// emulator runs the kernel's own, which take no `[flows.cc]` parameters).
+#[derive(Clone, Copy, Debug)]
+pub enum Controllers<'a> {
+    Simulator,
+    Kernel(&'a [&'a str]),
+}
+
+/// [`parse_str`] for a back end with its own controllers.
+pub fn parse_str_for(
+    text: &str,
+    source: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+    ccas: Controllers<'_>,
+) -> Result<Scenario, ScenarioError> {
     let table: Table = text.parse().map_err(|e: toml::de::Error| {
         let field = match e.span() {
             Some(span) => {
@@ -60,22 +79,32 @@ pub fn parse_str(
         };
         ScenarioError { source: source.to_string(), field, message: one_line(e.message()) }
     })?;
-    parse_table(table, source, overrides, seed)
+    parse_table_for(table, source, overrides, seed, ccas)
 }
 
 /// Validate an already-parsed TOML table (see [`parse_str`]).
 pub fn parse_table(
+    table: Table,
+    source: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+) -> Result<Scenario, ScenarioError> {
+    parse_table_for(table, source, overrides, seed, Controllers::Simulator)
+}
+
+fn parse_table_for(
     mut table: Table,
     source: &str,
     overrides: &[String],
     seed: Option<u64>,
+    ccas: Controllers<'_>,
 ) -> Result<Scenario, ScenarioError> {
     let with_source =
         |e: Fe| ScenarioError { source: source.to_string(), field: e.field, message: e.message };
     for spec in overrides {
         apply_override(&mut table, spec).map_err(with_source)?;
     }
-    let mut scenario = build(&table).map_err(with_source)?;
+    let mut scenario = build(&table, ccas).map_err(with_source)?;
     if let Some(seed) = seed {
         scenario.seed = seed;
     }
@@ -103,7 +132,7 @@ const TOP_KEYS: &[&str] = &["name", "duration", "warmup", "seed", "flows", "outp
 const OUTPUT_KEYS: &[&str] = &["bin", "sojourn_samples"];
 const DEFAULT_BIN: Nanos = 100_000_000;
 
-fn build(t: &Table) -> R<Scenario> {
+fn build(t: &Table, ccas: Controllers<'_>) -> R<Scenario> {
     let generator_keys = TOPOLOGIES.iter().map(|g| g.build.key);
     let allowed: Vec<&str> = TOP_KEYS.iter().copied().chain(generator_keys).collect();
     check_keys(t, "", &allowed)?;
@@ -138,7 +167,7 @@ fn build(t: &Table) -> R<Scenario> {
         ));
     }
     let (topology, attach) = build_topology(t, duration)?;
-    let flows = build_flows(t.get("flows"), &topology, attach, duration)?;
+    let flows = build_flows(t.get("flows"), &topology, attach, duration, ccas)?;
     Ok(Scenario { name, duration, warmup, seed, topology, flows, output })
 }
 
