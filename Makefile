@@ -21,6 +21,7 @@ $(STAMP): pyproject.toml | $(PY)
 
 build: $(STAMP)
 	$(VENV_ENV) $(VENV)/bin/maturin develop --release
+	cargo build --release -p ccbench-emu
 
 test: build
 	cargo test --workspace --release

@@ -31,6 +31,22 @@ def _cmd_run(args) -> int:
     return 0
 
 
+def _cmd_emu(args) -> int:
+    from ccbench.emu import run
+
+    out = Path(args.out) if args.out else Path("out") / "emu" / Path(args.scenario).stem
+    result = run(args.scenario, out=out, seed=args.seed, overrides=args.set)
+    print(result.table())
+    print(f"\nwrote {out}/summary.json and {{flows,links,sojourn,owd}}.parquet")
+    return 0
+
+
+def _cmd_compare_emu(args) -> int:
+    from ccbench.compare_emu import main as compare
+
+    return compare(out=Path(args.out), duration=args.duration, only=args.case)
+
+
 def _cmd_plot(args) -> int:
     from ccbench.plot import plot_run
 
@@ -119,6 +135,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="override a scenario field, e.g. --set bottleneck.rate=20Mbps (repeatable)")
     p.set_defaults(func=_cmd_run)
 
+    p = sub.add_parser("emu", help="run one scenario on real Linux TCP through our bottleneck (root)")
+    p.add_argument("scenario", metavar="SCENARIO.toml")
+    p.add_argument("--out", metavar="DIR", help="output directory (default out/emu/<name>)")
+    p.add_argument("--seed", type=_non_negative, help="replace the scenario's seed")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a scenario field (repeatable)")
+    p.set_defaults(func=_cmd_emu)
+
+    p = sub.add_parser("compare-emu", help="run shared scenarios in the simulator and the emulator, "
+                                           "write the agreement table (root)")
+    p.add_argument("--out", metavar="DIR", default="out/compare-emu")
+    p.add_argument("--duration", default="30s", help="length of each run (default 30s)")
+    p.add_argument("--case", action="append", help="only these cases (repeatable)")
+    p.set_defaults(func=_cmd_compare_emu)
+
     p = sub.add_parser("plot", help="draw cwnd.png, rate.png and queue.png for a run directory")
     p.add_argument("dir", metavar="DIR")
     p.set_defaults(func=_cmd_plot)
@@ -166,6 +197,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         message = " ".join(str(exc).split("\n"))
         print(f"error: {message}", file=sys.stderr)
         return 2
+    except RuntimeError as exc:
+        # A run that failed (e.g. the emulator's traffic programs): reported, not a traceback.
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

@@ -125,14 +125,19 @@ fn at(samples: &[QueueSample], t: Nanos) -> QueueSample {
 
 fn link_summary(sc: &Scenario, topo: &Topology, i: usize, l: &LinkReport) -> LinkSummary {
     let spec = &topo.links[i];
-    let w = at(&l.samples, sc.warmup);
-    let c = l.counters;
+    // The window's counters, from the samples at its edges: the forwarder runs on a little
+    // after the scenario's end while the programs report.
+    let (w, c) = (at(&l.samples, sc.warmup), at(&l.samples, sc.duration));
     let window = secs(sc.duration - sc.warmup);
     let bytes = (c.bytes_departed - w.bytes_departed) as f64;
     let arrivals = c.arrivals - w.arrivals;
-    let lost = (c.drops() - w.drops) + (c.random_losses - w.random_losses);
-    let mut delays: Vec<f64> =
-        l.sojourn.iter().filter(|s| s.at >= sc.warmup).map(|s| s.sojourn as f64 / 1e6).collect();
+    let lost = (c.drops - w.drops) + (c.random_losses - w.random_losses);
+    let mut delays: Vec<f64> = l
+        .sojourn
+        .iter()
+        .filter(|s| (sc.warmup..sc.duration).contains(&s.at))
+        .map(|s| s.sojourn as f64 / 1e6)
+        .collect();
     LinkSummary {
         name: l.name.clone(),
         from: topo.nodes[spec.from].clone(),
@@ -140,7 +145,7 @@ fn link_summary(sc: &Scenario, topo: &Topology, i: usize, l: &LinkReport) -> Lin
         rate_mbps: spec.rate / 1e6,
         utilization: bytes * 8.0 / spec.rate / window,
         throughput_mbps: bytes * 8.0 / window / 1e6,
-        drops: c.drops() - w.drops,
+        drops: c.drops - w.drops,
         ecn_marks: c.ecn_marks - w.ecn_marks,
         random_losses: c.random_losses - w.random_losses,
         packets: arrivals,

@@ -209,6 +209,14 @@ fn validate_dict(
     json_to_py(py, &ccbench_sim::scenario::describe(&from_dict(scenario, source, &overrides, seed)?))
 }
 
+/// A scenario dict as TOML text (for programs that read scenario files, like `ccbench-emu`).
+#[pyfunction]
+#[pyo3(signature = (scenario, source = "<dict>"))]
+fn dict_to_toml(scenario: &Bound<'_, PyDict>, source: &str) -> PyResult<String> {
+    let table = dict_to_table(scenario, "", source)?;
+    toml::to_string(&table).map_err(|e| ScenarioError::new_err(format!("{source}: {e}")))
+}
+
 /// Every registry family: `{"controllers": [{"name", "aliases", "summary", "params": [...]}], ...}`.
 #[pyfunction]
 fn registry(py: Python<'_>) -> PyResult<PyObject> {
@@ -264,6 +272,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_dict, m)?)?;
     m.add_function(wrap_pyfunction!(registry, m)?)?;
+    m.add_function(wrap_pyfunction!(dict_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(registry_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())

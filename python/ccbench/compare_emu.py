@@ -1,0 +1,101 @@
+"""``ccbench compare-emu``: the same scenarios in the simulator and on real Linux TCP.
+
+Each case runs once in each (the emulator in real time), and ``comparison.md`` / ``agreement.csv``
+put goodput per flow, bottleneck utilization, queueing delay and retransmissions side by side
+with the difference. Cases the simulator cannot run yet (BBR) show the emulator alone.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Dict, List, Optional
+
+BASE = {"warmup": "5s", "seed": 1, "output": {"sojourn_samples": True}}
+
+
+def _case(rate: str, rtt: str, buffer: str, *flows: dict) -> dict:
+    return {**BASE, "bottleneck": {"rate": rate, "rtt": rtt, "buffer": buffer}, "flows": list(flows)}
+
+
+#: The issue's shared scenarios: 10–50 Mbps, 20–200 ms, 0.5–2 BDP drop-tail.
+CASES: Dict[str, dict] = {
+    "cubic": _case("20Mbps", "40ms", "1bdp", {"cca": "cubic"}),
+    "newreno": _case("10Mbps", "100ms", "1bdp", {"cca": "newreno"}),
+    "bbr": _case("20Mbps", "40ms", "1bdp", {"cca": "bbr"}),
+    "cubic-vs-newreno": _case("20Mbps", "40ms", "1bdp", {"cca": "cubic"}, {"cca": "newreno"}),
+    "two-cubic": _case("50Mbps", "20ms", "2bdp", {"cca": "cubic", "count": 2}),
+    "rtt-100-vs-200": _case("20Mbps", "100ms", "0.5bdp", {"cca": "cubic", "rtt": "100ms"},
+                            {"cca": "cubic", "rtt": "200ms"}),
+}
+
+
+def _diff(sim: float, emu: float) -> float:
+    return (sim - emu) / emu * 100 if emu and not math.isnan(emu) else math.nan
+
+
+def _rows(name: str, sim, emu) -> List[dict]:
+    """One row per flow, plus the bottleneck's utilization and queueing delay on each."""
+    link_e = emu.link("bottleneck")
+    link_s = sim.link("bottleneck") if sim is not None else None
+    rows = []
+    for f in emu.summary["flows"]:
+        s = sim.flow(f["name"]) if sim is not None else None
+        get = (lambda key: s[key]) if s is not None else (lambda key: math.nan)
+        rows.append({
+            "case": name, "flow": f["name"], "cca": f["cca"],
+            "goodput_sim": get("goodput_mbps"), "goodput_emu": f["goodput_mbps"],
+            "goodput_diff_pct": _diff(get("goodput_mbps"), f["goodput_mbps"]),
+            "retx_sim": get("retransmits"), "retx_emu": f["retransmits"],
+            "util_sim": link_s["utilization"] if link_s else math.nan,
+            "util_emu": link_e["utilization"],
+            "qdelay_sim_ms": (link_s["queue_delay_ms"] or {}).get("mean", math.nan) if link_s else math.nan,
+            "qdelay_emu_ms": (link_e["queue_delay_ms"] or {}).get("mean", math.nan),
+        })
+    return rows
+
+
+def _markdown(rows: List[dict], duration: str) -> str:
+    head = ("| case | flow | goodput sim / emu (Mbps) | diff | retransmits sim / emu | "
+            "utilization sim / emu | queueing delay sim / emu (ms) |")
+    lines = [f"# Simulator vs emulator ({duration} runs, warm-up 5 s)", "", head, "|" + "---|" * 7]
+    for r in rows:
+        sim_note = "—" if math.isnan(r["goodput_sim"]) else f"{r['goodput_sim']:.2f}"
+        diff = "—" if math.isnan(r["goodput_diff_pct"]) else f"{r['goodput_diff_pct']:+.1f}%"
+        retx = "—" if math.isnan(r["retx_sim"]) else f"{int(r['retx_sim'])}"
+        lines.append(
+            f"| {r['case']} | {r['flow']} ({r['cca']}) | {sim_note} / {r['goodput_emu']:.2f} | {diff} | "
+            f"{retx} / {r['retx_emu']} | {r['util_sim']:.3f} / {r['util_emu']:.3f} | "
+            f"{r['qdelay_sim_ms']:.1f} / {r['qdelay_emu_ms']:.1f} |")
+    lines += ["", "— : the simulator has no such controller yet (BBR arrives with the rLEDBAT issue).",
+              "Retransmissions are the emulator's whole run (TCP_INFO), the simulator's window."]
+    return "\n".join(lines) + "\n"
+
+
+def main(out: Path, duration: str = "30s", only: Optional[List[str]] = None) -> int:
+    from ccbench.api import ScenarioError, run
+    from ccbench.emu import run as emulate
+    from ccbench.errors import UsageError
+
+    unknown = sorted(set(only or []) - set(CASES))
+    if unknown:
+        raise UsageError(f"compare-emu: unknown case(s) {', '.join(unknown)} (known: {', '.join(CASES)})")
+    rows: List[dict] = []
+    for name, scenario in CASES.items():
+        if only and name not in only:
+            continue
+        scenario = {**scenario, "duration": duration}
+        try:
+            sim = run(scenario, out=out / name / "sim")
+        except ScenarioError:
+            sim = None  # a controller only the kernel has
+        emu = emulate(scenario, out=out / name / "emu")
+        rows.extend(_rows(name, sim, emu))
+        print(f"{name}: done", flush=True)
+    import pandas as pd
+
+    pd.DataFrame(rows).to_csv(out / "agreement.csv", index=False)
+    (out / "comparison.md").write_text(_markdown(rows, duration))
+    print(_markdown(rows, duration))
+    print(f"wrote {out}/comparison.md and agreement.csv")
+    return 0

@@ -1,0 +1,75 @@
+"""``ccbench emu``: a scenario on real Linux TCP, through our own userspace bottleneck.
+
+The work is done by the Rust program ``ccbench-emu`` (built by ``make build`` into
+``target/release/``; ``$CCBENCH_EMU`` names another): network namespaces for the hosts, a
+forwarder applying each link's rate, delay, jitter, loss and queue discipline (the simulator's
+code), the kernel's congestion control per flow. It needs root, and writes the same run
+directory as ``ccbench run``, so :class:`~ccbench.result.Result` reads both.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Iterable, Optional
+
+from ccbench.errors import UsageError
+
+EMU_ENV = "CCBENCH_EMU"
+
+
+def binary() -> str:
+    """Path of the ``ccbench-emu`` program."""
+    named = os.environ.get(EMU_ENV)
+    if named:
+        if not os.access(named, os.X_OK):
+            raise UsageError(f"${EMU_ENV} = {named}: not an executable file")
+        return named
+    built = Path(__file__).resolve().parents[2] / "target" / "release" / "ccbench-emu"
+    if built.is_file():
+        return str(built)
+    found = shutil.which("ccbench-emu")
+    if found:
+        return found
+    raise UsageError("ccbench-emu is not built: run `make build` (or set $CCBENCH_EMU)")
+
+
+def _scenario_file(scenario, tmp: Path) -> str:
+    """A file path for the program: the given file, or the TOML string or dict written out."""
+    from ccbench import _core
+    from ccbench.api import _read
+
+    kind, payload, source = _read(scenario)
+    if kind == "toml" and os.path.isfile(source):
+        return source
+    text = _core.dict_to_toml(payload, source) if kind == "dict" else payload
+    path = tmp / "scenario.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def run(scenario, *, out, seed: Optional[int] = None, overrides: Iterable[str] = (),
+        echo: bool = False):
+    """Run ``scenario`` (a path, TOML string or dict) in the emulator; returns its
+    :class:`~ccbench.result.Result`. Bad scenarios raise ``ScenarioError`` naming the field."""
+    from ccbench.api import ScenarioError, _overrides
+    from ccbench.result import Result
+
+    with tempfile.TemporaryDirectory(prefix="ccbench-emu-") as tmp:
+        args = [binary(), "run", _scenario_file(scenario, Path(tmp)), "--out", str(out)]
+        if seed is not None:
+            args += ["--seed", str(seed)]
+        for o in _overrides(overrides):
+            args += ["--set", o]
+        proc = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    message = " ".join(proc.stderr.split("\n")).strip().removeprefix("error: ")
+    if proc.returncode == 2:
+        raise ScenarioError(message)
+    if proc.returncode != 0:
+        raise RuntimeError(f"ccbench-emu failed ({proc.returncode}): {message}")
+    if echo and proc.stderr:
+        print(proc.stderr, end="")
+    return Result.load(out)
