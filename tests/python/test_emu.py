@@ -1,0 +1,63 @@
+"""``ccbench emu`` from the front end: a real download through our bottleneck (root only,
+skipped with the reason otherwise), and one-line errors for bad input."""
+
+import json
+import os
+
+import pytest
+
+from test_cli import ccbench_cli
+
+SCENARIO = """\
+duration = "6s"
+warmup = "1s"
+[bottleneck]
+rate = "10Mbps"
+rtt = "40ms"
+buffer = "1bdp"
+[[flows]]
+cca = "cubic"
+"""
+
+
+def _emu_unavailable():
+    from ccbench import emu
+    from ccbench.errors import UsageError
+
+    if os.geteuid() != 0:
+        return "ccbench emu needs root"
+    try:
+        emu.binary()
+    except UsageError as exc:
+        return str(exc)
+    return None
+
+
+def test_emu_cubic_download_through_our_bottleneck(tmp_path):
+    reason = _emu_unavailable()
+    if reason:
+        pytest.skip(reason)
+    path = tmp_path / "s.toml"
+    path.write_text(SCENARIO)
+    proc = ccbench_cli("emu", str(path), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["flows"][0]["goodput_mbps"] > 8.5
+    assert "bottleneck" in proc.stdout
+
+
+def test_emu_bad_scenario_is_one_line_error(tmp_path):
+    if _emu_unavailable():
+        pytest.skip(_emu_unavailable())
+    path = tmp_path / "s.toml"
+    path.write_text(SCENARIO.replace('"cubic"', '"vegas"'))
+    proc = ccbench_cli("emu", str(path), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "flows[0].cca" in proc.stderr
+
+
+def test_emu_without_its_program_says_so(tmp_path, monkeypatch):
+    monkeypatch.setenv("CCBENCH_EMU", str(tmp_path / "missing"))
+    proc = ccbench_cli("emu", "whatever.toml")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: $CCBENCH_EMU") and proc.stderr.count("\n") == 1
