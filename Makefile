@@ -10,7 +10,7 @@ PYDEPS := "maturin>=1.5,<2" numpy pandas pyarrow matplotlib pytest
 # `make build` works without `source .venv/bin/activate`.
 VENV_ENV := VIRTUAL_ENV="$(CURDIR)/$(VENV)" PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
 
-.PHONY: build test demo bench clean
+.PHONY: build test demo bench clean emu-deps
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -19,9 +19,14 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet $(PYDEPS)
 	touch $@
 
-build: $(STAMP)
+build: $(STAMP) emu-deps
 	$(VENV_ENV) $(VENV)/bin/maturin develop --release
 	cargo build --release -p ccbench-emu
+
+# The emulator drives namespaces with iproute2's `ip`; install it where it is missing and we can.
+emu-deps:
+	@command -v ip >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+		&& apt-get install -y -qq iproute2 >/dev/null; } || echo "note: no iproute2; ccbench emu will refuse to run"
 
 test: build
 	cargo test --workspace --release

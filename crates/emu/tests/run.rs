@@ -177,6 +177,34 @@ fn interrupting_a_run_removes_everything_it_made() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// SIGKILL at several moments, setting up included: the next reap always leaves nothing.
+#[test]
+fn a_run_killed_at_any_moment_is_reaped() {
+    require_netns!();
+    let dir = tmp("anytime");
+    for delay_ms in [0, 20, 100, 300, 800] {
+        let mut child = Command::new(EXE)
+            .arg("run")
+            .arg(scenario(&dir, "60s"))
+            .arg("--out")
+            .arg(dir.join("out"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let programs = pids_in(&namespaces_of(child.id()));
+        kill(Pid::from_raw(child.id() as i32), Signal::SIGKILL).unwrap();
+        let _ = wait_bounded(&mut child, Duration::from_secs(5));
+        // An `ip netns add` it started may still be finishing: let it, then reap.
+        std::thread::sleep(Duration::from_millis(300));
+        ccbench_emu::netns::reap_stale();
+        assert!(namespaces_of(child.id()).is_empty(), "namespaces left after a kill at {delay_ms} ms");
+        assert!(all_gone(&programs), "programs left after a kill at {delay_ms} ms");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_killed_run_is_reaped_by_the_next_one() {
     require_netns!();
