@@ -68,7 +68,7 @@ def _markdown(rows: List[dict], duration: str) -> str:
             f"{retx} / {r['retx_emu']} | {r['util_sim']:.3f} / {r['util_emu']:.3f} | "
             f"{r['qdelay_sim_ms']:.1f} / {r['qdelay_emu_ms']:.1f} |")
     lines += ["", "— : the simulator has no such controller yet (BBR arrives with the rLEDBAT issue).",
-              "Retransmissions are the emulator's whole run (TCP_INFO), the simulator's window."]
+              "Retransmissions count the measurement window in both (the emulator from TCP_INFO)."]
     return "\n".join(lines) + "\n"
 
 

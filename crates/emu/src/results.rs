@@ -108,13 +108,25 @@ fn flow_summary(sc: &Scenario, i: usize, (tx, rx): &(Value, Value)) -> FlowSumma
         size_bytes: f.size,
         goodput_mbps: goodput,
         throughput_mbps: f64::NAN,
-        retransmits: num(tx, "retransmits").unwrap_or(0.0) as u64,
+        retransmits: window_retransmits(sc, tx, active_end),
         timeouts: 0,
         fct_s: num(tx, "fct_s"),
         bytes_delivered: total as u64,
         ecn_negotiated: tx["ecn_negotiated"] == Value::Bool(true),
         owd_ms: if tcp { None } else { percentiles(&mut owd) },
         packets_lost: (!tcp).then(|| (num(tx, "packets_sent").unwrap_or(0.0) - total).max(0.0) as u64),
+    }
+}
+
+/// Segments retransmitted in the flow's window, from `TCP_INFO`'s cumulative count sampled at
+/// each bin edge (the whole run's total if the flow was never sampled).
+fn window_retransmits(sc: &Scenario, tx: &Value, active_end: f64) -> u64 {
+    let series = &tx["series"];
+    let (t, total) = (f64s(series, "t_s"), f64s(series, "retrans_total"));
+    let at = |when: f64| t.iter().rposition(|&ts| ts <= when + 1e-9).and_then(|j| total.get(j).copied());
+    match (at(secs(sc.warmup)), at(active_end).or_else(|| total.last().copied())) {
+        (from, Some(to)) if active_end > secs(sc.warmup) => (to - from.unwrap_or(0.0)).max(0.0) as u64,
+        _ => num(tx, "retransmits").unwrap_or(0.0) as u64,
     }
 }
 
@@ -270,9 +282,11 @@ mod tests {
         let sc = ccbench_sim::parse_str(text, "t", &[], None).unwrap();
         // 20 bins of 100 ms; 125 000 bytes each = 10 Mbps.
         let rx = serde_json::json!({"bytes": 2_500_000.0, "bytes_per_bin": vec![125_000.0; 20]});
-        let tx = serde_json::json!({"retransmits": 3, "fct_s": null, "series": {}});
+        let series = serde_json::json!({"t_s": [0.5, 1.0, 1.5, 2.0], "retrans_total": [1, 3, 4, 6]});
+        let tx = serde_json::json!({"retransmits": 7, "fct_s": null, "series": series});
         let f = flow_summary(&sc, 0, &(tx, rx));
         assert!((f.goodput_mbps - 10.0).abs() < 1e-9, "{}", f.goodput_mbps);
+        // Retransmissions in the window [1 s, 2 s]: 6 − 3.
         assert_eq!((f.retransmits, f.bytes_delivered), (3, 2_500_000));
         assert!(f.throughput_mbps.is_nan());
     }
