@@ -241,14 +241,10 @@ fn sender_args(sc: &Scenario, tb: &Testbed, i: usize, t0: u64) -> Vec<String> {
             a
         }
     };
-    a.extend([
-        "--start".into(),
-        secs(f.start),
-        "--epoch-mono-ns".into(),
-        t0.to_string(),
-        "--bin".into(),
-        secs(sc.output.bin),
-    ]);
+    a.extend(["--start".into(), secs(f.start), "--epoch-mono-ns".into(), t0.to_string()]);
+    if f.kind == FlowKind::Tcp {
+        a.extend(["--bin".into(), secs(sc.output.bin)]);
+    }
     a
 }
 

@@ -95,6 +95,33 @@ fn cubic_download_fills_our_bottleneck_and_writes_a_run_directory() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A VoIP-like CBR flow beside a bulk CUBIC flow: its one-way delay shows the queue.
+#[test]
+fn cbr_beside_cubic_measures_one_way_delay() {
+    require_netns!();
+    let dir = tmp("cbr");
+    let path = dir.join("voip.toml");
+    let text = DUMBBELL.replace("DURATION", "6s").replace("rtt = \"40ms\"", "rtt = \"100ms\"")
+        + "[[flows]]\nname = \"voip\"\ntype = \"cbr\"\n";
+    std::fs::write(&path, text).unwrap();
+    let out = dir.join("out");
+    let mut child =
+        Command::new(EXE).arg("run").arg(&path).arg("--out").arg(&out).stdout(Stdio::null()).spawn().unwrap();
+    assert!(wait_bounded(&mut child, Duration::from_secs(40)).unwrap().success());
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let voip = summary["flows"].as_array().unwrap().iter().find(|f| f["name"] == "voip").unwrap();
+    assert_eq!(voip["kind"], "cbr");
+    // 50 ms one way plus up to one 100 ms buffer of queueing.
+    let (p50, p99) = (voip["owd_ms"]["p50"].as_f64().unwrap(), voip["owd_ms"]["p99"].as_f64().unwrap());
+    assert!(p50 > 50.0 && p99 < 160.0, "one-way delay p50 {p50} p99 {p99}");
+    assert!(voip["packets_lost"].as_u64().unwrap() < 10);
+    // 160-byte payloads every 20 ms: 64 kbit/s.
+    let goodput = voip["goodput_mbps"].as_f64().unwrap();
+    assert!((goodput - 0.064).abs() < 0.005, "{goodput}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bad_scenarios_are_one_line_errors() {
     let dir = tmp("bad");
