@@ -143,7 +143,9 @@ pub enum Cause {
     Loss,
     /// ECN-Echo received.
     Ecn,
-    /// Retransmission timeout; `backoffs` counts consecutive expiries (0 = first).
+    /// Retransmission timeout. `backoffs` is 0 when the stack wants a fresh reduction (Linux
+    /// `tcp_enter_loss`: no cut for the same data under way), otherwise how many times the same
+    /// data has timed out; controllers keep ssthresh then.
     Rto { backoffs: u32 },
 }
 

@@ -797,6 +797,57 @@ fn rto_collapses_cwnd_retransmits_head_and_backs_off() {
     assert_eq!(c.log.lock().unwrap().episode_ends, vec![Cause::Rto { backoffs: 1 }]);
 }
 
+/// Linux `tcp_enter_loss` cuts ssthresh on a timeout only if no cut for the same data is under
+/// way. A SACK RTT sample forgets the back-off (RFC 6298) but not the retry count
+/// (`icsk_retransmits`, zeroed only when snd_una advances): the second timeout of the same data
+/// must not reach the controller as a first one, or ssthresh collapses to 2 MSS.
+#[test]
+fn a_second_timeout_after_a_sack_rtt_sample_keeps_ssthresh() {
+    let (mut c, _) = established(iw20());
+    c.ack(seg(2), &[], 100 * MS);
+    let fire = c.s.rto_timer.deadline().unwrap();
+    c.rto(fire);
+    let cut = c.ssthresh();
+    assert!(cut > 2 * M, "the first timeout cuts to half the window: {cut}");
+    // A SACK of never-retransmitted data: a valid RTT sample, snd_una does not move.
+    c.ack(seg(2), &[(seg(5), seg(6))], fire + 50 * MS);
+    let fire2 = c.s.rto_timer.deadline().unwrap();
+    c.rto(fire2);
+    assert_eq!(c.ssthresh(), cut, "the repeated timeout keeps ssthresh");
+    assert!(!matches!(c.causes()[1], Cause::Rto { backoffs: 0 }), "{:?}", c.causes());
+    assert_eq!(c.cwnd(), M);
+}
+
+/// A timeout inside fast recovery does not cut ssthresh a second time for the same data.
+#[test]
+fn a_timeout_inside_fast_recovery_does_not_cut_again() {
+    let (mut c, _) = established(iw20());
+    c.ack(0, &[(seg(1), seg(4))], 100 * MS);
+    assert_eq!((c.causes(), c.ssthresh()), (vec![Cause::Loss], 10 * M));
+    let fire = c.s.rto_timer.deadline().unwrap();
+    c.rto(fire);
+    assert_eq!(c.ssthresh(), 10 * M);
+    assert!(!matches!(c.causes()[1], Cause::Rto { backoffs: 0 }), "{:?}", c.causes());
+    assert_eq!((c.s.ca_state(), c.cwnd()), (CaState::Loss, M));
+}
+
+/// In Loss, once snd_una advanced, the next timeout is new trouble and cuts again (Linux:
+/// `icsk_ca_state == TCP_CA_Loss && !icsk_retransmits`).
+#[test]
+fn a_timeout_after_progress_in_loss_cuts_again() {
+    let (mut c, _) = established(iw20());
+    c.ack(seg(2), &[], 100 * MS);
+    let fire = c.s.rto_timer.deadline().unwrap();
+    c.rto(fire);
+    c.ack(seg(3), &[], fire + 100 * MS);
+    assert_eq!(c.s.ca_state(), CaState::Loss, "the recovery point is still ahead");
+    let (cwnd, ssthresh) = (c.cwnd(), c.ssthresh());
+    let fire2 = c.s.rto_timer.deadline().unwrap();
+    c.rto(fire2);
+    assert_eq!(c.causes()[1], Cause::Rto { backoffs: 0 });
+    assert_eq!(c.ssthresh(), (cwnd / 2).max(2 * M).min(ssthresh), "NewReno halves the window");
+}
+
 #[test]
 fn rto_without_outstanding_data_does_nothing() {
     let mut c = Conn::with_size(opts(), Some(2 * M));

@@ -463,10 +463,15 @@ impl TcpSender {
             }
             _ => return,
         }
-        self.congestion(Cause::Rto { backoffs: self.timers.backoffs() }, now);
+        // The controller sees a fresh timeout (0) only when Linux would cut ssthresh; otherwise
+        // how often the same data has timed out.
+        let retries = self.timers.retries();
+        let fresh = self.rec.rto_reduces(self.sb.snd_una(), retries);
+        self.congestion(Cause::Rto { backoffs: if fresh { 0 } else { retries.max(1) } }, now);
         self.clamp_cwnd();
         self.sb.enter_loss();
         self.timers.back_off();
+        self.timers.count_retry();
         self.stats.timeouts += 1;
         self.timers.restart(&mut self.rto_timer, now);
         self.transmit(now, out);

@@ -128,6 +128,18 @@ impl Recovery {
         self.episode.map(|e| e.cause)
     }
 
+    /// Linux `tcp_enter_loss`: a timeout reduces ssthresh only when no reduction for the same
+    /// data is under way — in Open or Disorder, once snd_una reached the recovery point, or in
+    /// Loss after snd_una advanced since the last timeout (`retries` back at 0).
+    pub fn rto_reduces(&self, snd_una: u64, retries: u32) -> bool {
+        match self.ca_state {
+            CaState::Open | CaState::Disorder => true,
+            _ if snd_una >= self.recovery_point() => true,
+            CaState::Loss => retries == 0,
+            CaState::Recovery | CaState::Cwr => false,
+        }
+    }
+
     pub fn in_prr(&self) -> bool {
         self.episode.is_some_and(|e| e.prr)
     }

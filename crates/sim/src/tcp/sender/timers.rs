@@ -13,15 +13,20 @@ use crate::tcp::rtt::RttEstimator;
 
 pub(super) struct Timers {
     rtt: RttEstimator,
-    /// Consecutive expiries without a valid RTT sample since (Linux `icsk_backoff`).
+    /// Consecutive expiries without a valid RTT sample since (Linux `icsk_backoff`): the RTO's
+    /// exponent.
     backoffs: u32,
+    /// Timeouts of the same data: expiries since snd_una last advanced (Linux
+    /// `icsk_retransmits`). Kept apart from `backoffs`, which any valid RTT sample (a SACKed
+    /// segment's too) resets, while only progress of snd_una resets this.
+    retries: u32,
     rto_max: Nanos,
 }
 
 impl Timers {
     pub fn new(opt: &TcpOptions) -> Self {
         let rtt = RttEstimator::new(opt.rto_initial, opt.rto_min, opt.rto_max, opt.ts_granularity);
-        Timers { rtt, backoffs: 0, rto_max: opt.rto_max }
+        Timers { rtt, backoffs: 0, retries: 0, rto_max: opt.rto_max }
     }
 
     pub fn rtt(&self) -> &RttEstimator {
@@ -30,6 +35,15 @@ impl Timers {
 
     pub fn backoffs(&self) -> u32 {
         self.backoffs
+    }
+
+    pub fn retries(&self) -> u32 {
+        self.retries
+    }
+
+    /// A data timeout retransmitted the head (Linux `tcp_retransmit_timer`: `icsk_retransmits++`).
+    pub fn count_retry(&mut self) {
+        self.retries += 1;
     }
 
     /// RFC 6298 §5.5: the RTO doubles with every expiry, up to `rto_max` (the exponent is capped
@@ -78,6 +92,10 @@ impl Timers {
     /// RFC 6298 §5.2–5.3: an ACK that covers everything stops the timer (nothing left to back
     /// off for, e.g. an answered window probe); one that acknowledges new data restarts it.
     pub fn on_ack(&mut self, t: &mut Timer, now: Nanos, new_data_acked: bool, all_acked: bool) {
+        if new_data_acked {
+            // Linux `tcp_ack`: snd_una advanced, so the data is no longer being retried.
+            self.retries = 0;
+        }
         if all_acked {
             self.backoffs = 0;
             t.cancel();
