@@ -33,6 +33,7 @@ impl Timers {
         &self.rtt
     }
 
+    #[cfg(test)]
     pub fn backoffs(&self) -> u32 {
         self.backoffs
     }
