@@ -66,7 +66,8 @@ const MIN_CNT: f64 = 2.0;
 /// Which RTT stands in for `RTT` in `W_cubic(t + RTT)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RttSource {
-    /// The stack's windowed minimum RTT (Linux `delay_min`). Parameter value `"min_rtt"`.
+    /// The minimum RTT CUBIC itself has seen since the last timeout (Linux `delay_min`).
+    /// Parameter value `"min_rtt"`.
     MinRtt,
     /// The smoothed RTT (RFC 9438). Parameter value `"srtt"`.
     Srtt,
@@ -227,7 +228,14 @@ pub struct Cubic {
     /// Last computed segments-per-increment.
     cnt: f64,
     hystart: Hystart,
+    /// Linux `delay_min`: the smallest RTT sample since the last timeout, skipping samples in
+    /// the first second of an epoch (right after a reduction). Not the stack's 10 s windowed
+    /// minimum, which rises under a standing queue and would change multi-flow shares.
+    delay_min: Option<Nanos>,
 }
+
+/// Linux `bictcp_acked`: samples this soon after an epoch starts are discarded (`HZ`).
+const DELAY_SAMPLE_HOLDOFF: Nanos = NANOS_PER_SEC;
 
 impl Cubic {
     pub fn new(cfg: CubicConfig) -> Self {
@@ -242,7 +250,35 @@ impl Cubic {
             cwnd_cnt: 0.0,
             cnt: 0.0,
             hystart: Hystart::new(),
+            delay_min: None,
         }
+    }
+
+    /// The minimum RTT CUBIC keeps (Linux `delay_min`), if it has a sample.
+    pub fn delay_min(&self) -> Option<Nanos> {
+        self.delay_min
+    }
+
+    /// Linux `bictcp_acked`: keep the all-time minimum, except right after a reduction.
+    fn sample_delay(&mut self, now: Nanos, rtt: Option<Nanos>) {
+        let Some(rtt) = rtt else { return };
+        if self.epoch_start.is_some_and(|e| now.saturating_sub(e) < DELAY_SAMPLE_HOLDOFF) {
+            return;
+        }
+        let rtt = rtt.max(1);
+        self.delay_min = Some(self.delay_min.map_or(rtt, |d| d.min(rtt)));
+    }
+
+    /// Linux `bictcp_state(TCP_CA_Loss)`: every timeout forgets the curve, the minimum delay
+    /// and HyStart (`bictcp_reset`, `bictcp_hystart_reset`).
+    fn reset_on_loss(&mut self) {
+        self.w_max = 0.0;
+        self.k = 0.0;
+        self.origin = 0.0;
+        self.w_est = 0.0;
+        self.hystart = Hystart::new();
+        self.delay_min = None;
+        self.reset_epoch();
     }
 
     pub fn config(&self) -> &CubicConfig {
@@ -299,8 +335,8 @@ impl Cubic {
 
     fn target_rtt(&self, path: &PathInfo) -> Nanos {
         let (first, second) = match self.cfg.rtt_for_target {
-            RttSource::MinRtt => (path.min_rtt, path.srtt),
-            RttSource::Srtt => (path.srtt, path.min_rtt),
+            RttSource::MinRtt => (self.delay_min, path.srtt),
+            RttSource::Srtt => (path.srtt, self.delay_min),
         };
         first.or(second).unwrap_or(0)
     }
@@ -364,7 +400,7 @@ impl Cubic {
 
     /// Linux `hystart_update`. Runs before growth so that an exit takes effect on this ACK.
     fn hystart_update(&mut self, st: &mut CcState, path: &PathInfo, ack: &AckSample) {
-        let Some(min_rtt) = path.min_rtt else { return };
+        let Some(min_rtt) = self.delay_min else { return };
         let h = &mut self.hystart;
         let Some(round_start) = h.round_start else {
             return;
@@ -420,6 +456,7 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack(&mut self, st: &mut CcState, path: &PathInfo, ack: &AckSample) {
+        self.sample_delay(path.now, ack.rtt);
         if self.cfg.hystart {
             if ack.round_start {
                 self.hystart.new_round(path.now);
@@ -445,8 +482,8 @@ impl CongestionControl for Cubic {
     fn on_congestion(&mut self, st: &mut CcState, path: &PathInfo, ev: &CongestionEvent) -> Reaction {
         if let Cause::Rto { backoffs } = ev.cause {
             if backoffs > 0 {
-                // Nothing new was learnt; only make sure the next CA stage starts afresh.
-                self.reset_epoch();
+                // The same data timed out again: ssthresh stays, the Loss state resets CUBIC.
+                self.reset_on_loss();
                 return Reaction::Prr { ssthresh: st.ssthresh };
             }
         }
@@ -470,12 +507,8 @@ impl CongestionControl for Cubic {
             Cause::Ecn => Reaction::Immediate { ssthresh, cwnd: ssthresh },
             Cause::Rto { .. } => {
                 // §4.8 / Linux TCP_CA_Loss: forget the plateau (K = 0, origin = window at the
-                // next CA start) and re-arm HyStart for the slow start that follows.
-                self.w_max = 0.0;
-                self.k = 0.0;
-                self.origin = 0.0;
-                self.w_est = 0.0;
-                self.hystart = Hystart::new();
+                // next CA start), the minimum delay, and re-arm HyStart for the slow start.
+                self.reset_on_loss();
                 Reaction::Prr { ssthresh }
             }
         }
@@ -763,6 +796,8 @@ mod tests {
         rtt: Nanos,
         min_rtt: Nanos,
     ) {
+        // As if CUBIC had already seen the path's minimum RTT (its own `delay_min`).
+        cc.delay_min = Some(cc.delay_min.map_or(min_rtt, |d| d.min(min_rtt)));
         for i in 0..n {
             *now += gap;
             let mut p = path(*now);
@@ -865,6 +900,38 @@ mod tests {
         ss_round(&mut cc, &mut s, &mut now, 60, MS, min_rtt, min_rtt);
         assert!(cc.hystart_found());
         assert_eq!(s.ssthresh, before + 51 * M);
+    }
+
+    /// Linux `bictcp_acked`: the all-time minimum of CUBIC's own samples, not the stack's
+    /// windowed one; samples within a second of an epoch start are skipped; a timeout forgets it.
+    #[test]
+    fn delay_min_is_the_all_time_minimum_of_its_own_samples() {
+        let mut cc = Cubic::default();
+        let mut s = st(10.0, 5 * M);
+        let feed = |cc: &mut Cubic, s: &mut CcState, now: Nanos, rtt: Nanos| {
+            let mut p = path(now);
+            // The stack's windowed minimum has risen under a standing queue: not what CUBIC uses.
+            p.min_rtt = Some(150 * MS);
+            let mut a = ack(1);
+            a.rtt = Some(rtt);
+            cc.on_ack(s, &p, &a);
+        };
+        feed(&mut cc, &mut s, 10 * MS, 100 * MS);
+        assert_eq!(cc.delay_min(), Some(100 * MS));
+        // Congestion avoidance started an epoch at 10 ms; a lower sample within 1 s is skipped.
+        assert!(cc.epoch_start().is_some());
+        feed(&mut cc, &mut s, 500 * MS, 80 * MS);
+        assert_eq!(cc.delay_min(), Some(100 * MS));
+        feed(&mut cc, &mut s, 1_500 * MS, 80 * MS);
+        assert_eq!(cc.delay_min(), Some(80 * MS));
+        feed(&mut cc, &mut s, 2_000 * MS, 150 * MS);
+        assert_eq!(cc.delay_min(), Some(80 * MS), "never rises");
+        let flight = s.cwnd;
+        cc.on_congestion(&mut s, &path(2_100 * MS), &event(Cause::Rto { backoffs: 0 }, flight));
+        assert_eq!(cc.delay_min(), None, "entering Loss resets it");
+        cc.delay_min = Some(90 * MS);
+        cc.on_congestion(&mut s, &path(2_200 * MS), &event(Cause::Rto { backoffs: 1 }, M));
+        assert_eq!(cc.delay_min(), None, "every timeout does");
     }
 
     #[test]
