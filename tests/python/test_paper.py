@@ -27,9 +27,12 @@ def test_aimd_model_newreno_utilization():
         assert abs(row["utilization"] - model) <= 0.03, (row["buffer_bdp"], row["utilization"], model)
 
 
-def test_lone_cubic_flow_completion_time_matches_table1():
+def test_lone_cubic_flow_completion_time_matches_table1(tmp_path):
     """rLEDBAT Table 1: a 262 KB CUBIC flow (handshake on), 20 Mbps, buffer 500 ms."""
-    results = run_experiment(TABLE1, jobs=2)
+    results = run_experiment(TABLE1, jobs=2, out=tmp_path)
+    # comparison.md puts each paper value beside ours with a verdict.
+    comparison = (tmp_path / "comparison.md").read_text()
+    assert comparison.count("| agrees |") == len(RTTS_MS), comparison
     assert list(results["rtt_ms"]) == RTTS_MS
     for (_, row), paper in zip(results.iterrows(), PAPER_FCT_S):
         assert row["error"] == ""

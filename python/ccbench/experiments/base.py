@@ -64,7 +64,8 @@ class Experiment:
     (it runs in a worker process, so it must be a module-level function). ``reference`` holds the
     paper's values as ``{column: values}`` keyed by grid columns and is joined into the summary;
     ``compare(summary)`` may add derived columns (model values, differences);
-    ``figure(summary, out_dir)`` draws the PNG and returns its path.
+    ``figure(summary, out_dir)`` draws the PNG and returns its path; ``comparison(summary)``
+    returns the rows of ``comparison.md``: ``what``, ``paper``, ``ours``, ``verdict``, ``reason``.
     """
 
     name: str
@@ -80,6 +81,7 @@ class Experiment:
     reference: Optional[Mapping[str, Sequence[Any]]] = None
     compare: Optional[Callable[[Any], Any]] = None
     figure: Optional[Callable[[Any, Path], Path]] = None
+    comparison: Optional[Callable[[Any], List[dict]]] = None
 
     def params(self, quick: bool = False) -> List[dict]:
         grid = self.quick_grid if quick and self.quick_grid is not None else self.grid
@@ -97,3 +99,11 @@ class Experiment:
     def runs(self, quick: bool = False) -> List[Tuple[dict, int]]:
         """The (point, seed) pairs of a sweep in their fixed order."""
         return [(point, seed) for point in self.params(quick) for seed in self.run_seeds(quick)]
+
+
+def comparison_markdown(title: str, rows: Sequence[Mapping[str, Any]]) -> str:
+    """``comparison.md``: the paper's value or claim beside ours, with a verdict and its reason."""
+    lines = [f"# {title}", "", "| what | paper | ours | verdict | reason |", "|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['what']} | {r['paper']} | {r['ours']} | {r['verdict']} | {r.get('reason') or '—'} |")
+    return "\n".join(lines) + "\n"

@@ -84,6 +84,11 @@ def _write(exp: Experiment, results, out, quick: bool) -> None:
     results.to_csv(out_dir / "results.csv", index=False)
     summary = summarize(exp, results, quick)
     summary.to_csv(out_dir / "summary.csv", index=False)
+    if exp.comparison is not None and not summary.empty:
+        from ccbench.experiments.base import comparison_markdown
+
+        text = comparison_markdown(exp.description or exp.name, exp.comparison(summary))
+        (out_dir / "comparison.md").write_text(text)
     if exp.figure is not None and not summary.empty:
         try:
             exp.figure(summary, out_dir)

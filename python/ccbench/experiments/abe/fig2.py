@@ -35,6 +35,24 @@ def _compare(summary):
     return summary
 
 
+#: Tolerance of the paper check (tests/python/test_paper.py): utilization points off the model.
+TOLERANCE = 0.03
+
+
+def _comparison(summary) -> list:
+    rows = []
+    for _, r in summary.iterrows():
+        model = float(aimd_utilization(r["beta"], r["buffer_bdp"]))
+        ok = abs(r["utilization"] - model) <= TOLERANCE
+        rows.append({
+            "what": f"utilization, beta {r['beta']:g}, buffer {r['buffer_bdp']:g} BDP",
+            "paper": f"{model:.3f} (eq. 6)", "ours": f"{r['utilization']:.3f}",
+            "verdict": "agrees" if ok else "differs",
+            "reason": "" if ok else f"outside the ±{TOLERANCE * 100:.0f}-point tolerance of the paper check",
+        })
+    return rows
+
+
 def _figure(summary, out_dir: Path) -> Path:
     import numpy as np
 
@@ -80,4 +98,5 @@ EXPERIMENT = Experiment(
     metric=_metric,
     compare=_compare,
     figure=_figure,
+    comparison=_comparison,
 )
