@@ -15,13 +15,11 @@ use ccbench_sim::scenario::{
 };
 use serde_json::Value;
 
+use crate::apps::sockopt::{kernel_cca, KERNEL_CCAS};
 use crate::apps::AppError;
 use crate::forwarder::{Forwarder, ForwarderConfig, Report};
 use crate::netns::{self, Testbed};
 use crate::results;
-
-/// The scenario names of the kernel controllers the traffic programs can select.
-pub const KERNEL_CCAS: &[&str] = &["newreno", "reno", "cubic", "bbr"];
 
 /// Data ports: flow `i` listens on `BASE_PORT + i`.
 pub const BASE_PORT: u16 = 5000;
@@ -65,9 +63,14 @@ pub fn main(args: &[String]) -> Result<(), AppError> {
     let source = a.scenario.display().to_string();
     let text = std::fs::read_to_string(&a.scenario)
         .map_err(|e| AppError::usage(format!("{source}: cannot read file: {e}")))?;
-    let kernel = Controllers::Kernel(KERNEL_CCAS);
+    let names: Vec<&str> = KERNEL_CCAS.iter().map(|(name, _)| *name).collect();
+    let kernel = Controllers::Kernel(&names);
     let sc =
         parse_str_for(&text, &source, &a.sets, a.seed, kernel).map_err(|e| AppError::usage(e.to_string()))?;
+    // Before anything is built: every flow's controller must exist in this kernel.
+    for (i, f) in sc.flows.iter().enumerate().filter(|(_, f)| f.kind == FlowKind::Tcp) {
+        kernel_cca(&f.cca).map_err(|e| AppError::usage(format!("{source}: flows[{i}].cca: {e}")))?;
+    }
     let emu = emulated_topology(&sc).map_err(|m| AppError::usage(format!("{source}: {m}")))?;
     netns::preflight().map_err(|e| AppError::usage(e.to_string()))?;
     netns::reap_stale();

@@ -37,6 +37,19 @@ fn tmp(name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// `ccbench-emu run SCENARIO --out OUT` in the background, output discarded.
+fn spawn_run(scenario: &Path, out: &Path) -> Child {
+    Command::new(EXE)
+        .arg("run")
+        .arg(scenario)
+        .arg("--out")
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 /// Namespaces a `ccbench-emu` process with `pid` owns (their names start `ccb-<pid>-`).
 fn namespaces_of(pid: u32) -> Vec<String> {
     let out = Command::new("ip").args(["netns", "list"]).output().unwrap();
@@ -66,14 +79,7 @@ fn cubic_download_fills_our_bottleneck_and_writes_a_run_directory() {
     require_netns!();
     let dir = tmp("run");
     let out = dir.join("out");
-    let mut child = Command::new(EXE)
-        .arg("run")
-        .arg(scenario(&dir, "8s"))
-        .arg("--out")
-        .arg(&out)
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_run(&scenario(&dir, "8s"), &out);
     let status = wait_bounded(&mut child, Duration::from_secs(40)).unwrap();
     assert!(status.success(), "ccbench-emu run failed: {status}");
     assert!(namespaces_of(child.id()).is_empty(), "namespaces left behind");
@@ -105,8 +111,7 @@ fn cbr_beside_cubic_measures_one_way_delay() {
         + "[[flows]]\nname = \"voip\"\ntype = \"cbr\"\n";
     std::fs::write(&path, text).unwrap();
     let out = dir.join("out");
-    let mut child =
-        Command::new(EXE).arg("run").arg(&path).arg("--out").arg(&out).stdout(Stdio::null()).spawn().unwrap();
+    let mut child = spawn_run(&path, &out);
     assert!(wait_bounded(&mut child, Duration::from_secs(40)).unwrap().success());
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
@@ -139,15 +144,7 @@ fn bad_scenarios_are_one_line_errors() {
 
 /// Start a long run and wait until its namespaces exist (bounded).
 fn start_long_run(dir: &Path) -> Child {
-    let child = Command::new(EXE)
-        .arg("run")
-        .arg(scenario(dir, "60s"))
-        .arg("--out")
-        .arg(dir.join("out"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = spawn_run(&scenario(dir, "60s"), &dir.join("out"));
     let until = Instant::now() + Duration::from_secs(15);
     while namespaces_of(child.id()).len() < 2 && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(50));
@@ -210,15 +207,7 @@ fn a_run_killed_at_any_moment_is_reaped() {
     require_netns!();
     let dir = tmp("anytime");
     for delay_ms in [0, 20, 100, 300, 800] {
-        let mut child = Command::new(EXE)
-            .arg("run")
-            .arg(scenario(&dir, "60s"))
-            .arg("--out")
-            .arg(dir.join("out"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_run(&scenario(&dir, "60s"), &dir.join("out"));
         std::thread::sleep(Duration::from_millis(delay_ms));
         let programs = pids_in(&namespaces_of(child.id()));
         kill(Pid::from_raw(child.id() as i32), Signal::SIGKILL).unwrap();

@@ -13,21 +13,22 @@ const AVAILABLE: &str = "/proc/sys/net/ipv4/tcp_available_congestion_control";
 /// Bit of `tcpi_options` set when ECN was negotiated on the connection (linux/tcp.h).
 pub const TCPI_OPT_ECN: u8 = 8;
 
+/// Scenario `cca` names the real stack offers, and the kernel module each one selects.
+pub const KERNEL_CCAS: &[(&str, &str)] =
+    &[("newreno", "reno"), ("reno", "reno"), ("cubic", "cubic"), ("bbr", "bbr")];
+
 /// Maps a scenario `cca` to the kernel's module name and checks that this kernel accepts it (by
 /// setting it on a throwaway socket: as root, the kernel may load a module that is not listed
 /// as available yet). Both failures are usage errors that list what the kernel offers.
 pub fn kernel_cca(scenario_name: &str) -> Result<&'static str, AppError> {
-    let kernel = match scenario_name.to_ascii_lowercase().as_str() {
-        "newreno" | "reno" => "reno",
-        "cubic" => "cubic",
-        "bbr" => "bbr",
-        _ => {
-            return Err(AppError::usage(format!(
-                "cca {scenario_name:?} has no kernel counterpart (known: newreno, reno, cubic, bbr); \
-                 this kernel offers: {}",
-                available()
-            )))
-        }
+    let lower = scenario_name.to_ascii_lowercase();
+    let Some(&(_, kernel)) = KERNEL_CCAS.iter().find(|(name, _)| *name == lower) else {
+        let known: Vec<&str> = KERNEL_CCAS.iter().map(|(name, _)| *name).collect();
+        return Err(AppError::usage(format!(
+            "cca {scenario_name:?} has no kernel counterpart (known: {}); this kernel offers: {}",
+            known.join(", "),
+            available()
+        )));
     };
     let probe = socket(libc::AF_INET).map_err(|e| AppError::run(format!("socket: {e}")))?;
     set_cca(probe.as_raw_fd(), kernel).map_err(|e| {
