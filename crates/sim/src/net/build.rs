@@ -3,7 +3,7 @@
 //!
 //! A flow's access delay (its RTT beyond its path's links) sits on infinitely fast links at the
 //! sender, half on the way out and the rest on the way back, so the only queues a flow meets are
-//! the topology's.
+//! the topology's. The outgoing one also carries the sending host's timing noise (`host_noise`).
 
 use ccbench_aqm::{build_queue, DropTail, Limit, QueueConfig};
 
@@ -36,13 +36,17 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
     let routes = sc.flows.iter().enumerate().map(|(i, f)| {
         let there = f.access_delay / 2;
         let back = f.access_delay - there;
-        let mut access = |name: String, delay| {
-            let id = net.links.len() as u64;
+        // The sending host's timing noise rides on its access link as non-reordering jitter, drawn
+        // from a stream of its own so that switching it on moves no other draw.
+        let mut access = |name: String, delay, jitter| {
             let queue = Box::new(DropTail::new(Limit::Packets(u64::MAX)));
-            net.add_link(Link::new(name, f64::INFINITY, delay, 0, 0.0, queue, rng::link_streams(sc.seed, id)))
+            let streams =
+                (rng::stream(sc.seed, "access-loss", i as u64), rng::stream(sc.seed, "host-noise", i as u64));
+            net.add_link(Link::new(name, f64::INFINITY, delay, jitter, 0.0, queue, streams))
         };
-        let up = (there > 0).then(|| access(format!("access-{}", f.name), there));
-        let down = (back > 0).then(|| access(format!("access-rev-{}", f.name), back));
+        let noisy = there > 0 || f.host_noise > 0;
+        let up = noisy.then(|| access(format!("access-{}", f.name), there, f.host_noise));
+        let down = (back > 0).then(|| access(format!("access-rev-{}", f.name), back, 0));
         let as_ids = |path: &[usize]| path.iter().map(|&l| l as u32).collect::<Vec<_>>();
         let data_links = up.into_iter().chain(as_ids(&f.path)).collect();
         let ack_links = as_ids(&f.ack_path).into_iter().chain(down).collect();

@@ -136,6 +136,8 @@ pub struct Flow {
     pub rtt: Nanos,
     /// Bytes of payload to transfer; None = infinite (greedy).
     pub size: Option<u64>,
+    /// Largest seeded extra delay the sending host adds to each packet (TCP; 0 = none).
+    pub host_noise: Nanos,
     pub tcp: TcpOptions,
     pub cbr: CbrOptions,
 }

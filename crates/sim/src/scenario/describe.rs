@@ -92,6 +92,7 @@ fn flow(t: &Topology, f: &Flow) -> Value {
         "path": names(&f.path),
         "ack_path": names(&f.ack_path),
         "access_delay_ns": f.access_delay,
+        "host_noise_ns": f.host_noise,
         "rtt_ns": f.rtt,
         "start_ns": f.start,
         "stop_ns": f.stop,

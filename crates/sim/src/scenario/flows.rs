@@ -39,6 +39,7 @@ const FLOW_TCP_KEYS: &[&str] = &[
     "ca_counting",
     "receiver_cca",
     "receiver_cc",
+    "host_noise",
 ];
 const FLOW_CBR_KEYS: &[&str] = &["packet_size", "interval"];
 /// Most flows a scenario may expand to (a swarm has hundreds; this bounds memory, not realism).
@@ -50,6 +51,7 @@ pub fn build_flows(
     attach: Attach,
     duration: Nanos,
     ccas: Controllers<'_>,
+    noise: HostNoise,
 ) -> R<Vec<Flow>> {
     let entries = match v {
         None => return Err(fe("flows", "at least one [[flows]] entry is required")),
@@ -66,7 +68,7 @@ pub fn build_flows(
         let Value::Table(ft) = entry else {
             return Err(fe(p, format!("expected a table ([[flows]]), got {entry}")));
         };
-        let (template, count, explicit_name) = build_flow(ft, &p, topo, attach, duration, ccas)?;
+        let (template, count, explicit_name) = build_flow(ft, &p, topo, attach, duration, ccas, noise)?;
         if flows.len() + count > MAX_FLOWS {
             return Err(fe(
                 join(&p, "count"),
@@ -238,6 +240,7 @@ fn build_flow(
     attach: Attach,
     duration: Nanos,
     ccas: Controllers<'_>,
+    noise: HostNoise,
 ) -> R<(Flow, usize, Option<String>)> {
     let kind = flow_kind(t, p)?;
     check_flow_keys(t, p, &kind)?;
@@ -263,6 +266,7 @@ fn build_flow(
         access_delay: r.access_delay,
         rtt: r.rtt,
         size: None,
+        host_noise: 0,
         tcp: TcpOptions::default(),
         cbr: CbrOptions::default(),
     };
@@ -274,10 +278,55 @@ fn build_flow(
             let hint = "expected a size like \"1MB\" or \"inf\"";
             flow.size = get_unit(t, p, "size", hint, units::parse_size_or_inf)?.flatten();
             flow.tcp = build_tcp(t, p)?;
+            let noise = get_host_noise(t, p, "host_noise")?.unwrap_or(noise);
+            flow.host_noise = noise.resolve(topo, &flow.path, flow.tcp.mss + flow.tcp.header_bytes);
         }
         FlowKind::Cbr => flow.cbr = build_cbr(t, p)?,
     }
     Ok((flow, count, explicit_name))
+}
+
+/// Seeded timing noise at a sending host (docs/model.md, "Host timing noise").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostNoise {
+    /// Up to one full-size packet's time on the slowest link of the flow's path.
+    Auto,
+    Fixed(Nanos),
+}
+
+impl HostNoise {
+    /// The largest extra delay per packet for a flow whose packets are `wire_bytes` long.
+    fn resolve(self, topo: &Topology, path: &[usize], wire_bytes: u32) -> Nanos {
+        match self {
+            HostNoise::Fixed(d) => d,
+            HostNoise::Auto => {
+                let slowest = path.iter().map(|&l| topo.links[l].rate).fold(f64::INFINITY, f64::min);
+                if slowest.is_finite() {
+                    (wire_bytes as f64 * 8e9 / slowest).ceil() as Nanos
+                } else {
+                    0
+                }
+            }
+        }
+    }
+}
+
+/// `host_noise = "auto" | "off" | "<duration>"` (also `true` = auto, `false` = off).
+pub fn get_host_noise(t: &Table, p: &str, key: &str) -> R<Option<HostNoise>> {
+    match t.get(key) {
+        None => Ok(None),
+        Some(Value::Boolean(true)) => Ok(Some(HostNoise::Auto)),
+        Some(Value::Boolean(false)) => Ok(Some(HostNoise::Fixed(0))),
+        Some(Value::String(s)) if s == "auto" => Ok(Some(HostNoise::Auto)),
+        Some(Value::String(s)) if s == "off" => Ok(Some(HostNoise::Fixed(0))),
+        Some(v) => match get_duration(t, p, key) {
+            Ok(d) => Ok(d.map(HostNoise::Fixed)),
+            Err(_) => Err(fe(
+                join(p, key),
+                format!("expected \"auto\", \"off\" or a duration like \"500us\", got {v}"),
+            )),
+        },
+    }
 }
 
 /// The controller exists for the back end and takes these parameters.
@@ -450,4 +499,74 @@ fn build_tcp(t: &Table, p: &str) -> R<TcpOptions> {
         None => {}
     }
     Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::parse::parse_str;
+    use crate::scenario::Scenario;
+
+    fn parse(text: &str, sets: &[&str]) -> Result<Scenario, (String, String)> {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        parse_str(text, "test.toml", &sets, None).map_err(|e| (e.field, e.message))
+    }
+
+    const TWO_LINKS: &str = r#"
+duration = "10s"
+[[links]]
+name = "fast"
+from = "a"
+to = "b"
+rate = "100Mbps"
+[[links]]
+name = "slow"
+from = "b"
+to = "c"
+rate = "20Mbps"
+[[flows]]
+from = "a"
+to = "c"
+[[flows]]
+type = "cbr"
+from = "a"
+to = "c"
+"#;
+
+    /// "auto" is one full-size packet (1448 + 52 bytes) at the slowest link of the path.
+    #[test]
+    fn host_noise_defaults_to_one_packet_time_at_the_slowest_link() {
+        let s = parse(TWO_LINKS, &[]).unwrap();
+        assert_eq!(s.flows[0].host_noise, 600_000, "1500 B at 20 Mbps");
+        assert_eq!(s.flows[1].host_noise, 0, "CBR flows keep their exact period");
+        let s = parse(TWO_LINKS, &["flows[0].mss=948"]).unwrap();
+        assert_eq!(s.flows[0].host_noise, 400_000);
+    }
+
+    #[test]
+    fn host_noise_per_flow_and_for_the_whole_scenario() {
+        let cases: [(&[&str], u64); 6] = [
+            (&["host_noise=\"off\""], 0),
+            (&["host_noise=false"], 0),
+            (&["host_noise=\"2ms\""], 2_000_000),
+            (&["host_noise=\"off\"", "flows[0].host_noise=\"auto\""], 600_000),
+            (&["host_noise=\"off\"", "flows[0].host_noise=true"], 600_000),
+            (&["flows[0].host_noise=\"0s\""], 0),
+        ];
+        for (sets, expect) in cases {
+            assert_eq!(parse(TWO_LINKS, sets).unwrap().flows[0].host_noise, expect, "{sets:?}");
+        }
+    }
+
+    #[test]
+    fn bad_host_noise_names_its_field() {
+        for (set, field) in [
+            ("host_noise=\"loud\"", "host_noise"),
+            ("flows[0].host_noise=3", "flows[0].host_noise"),
+            ("flows[0].host_noise=\"-1ms\"", "flows[0].host_noise"),
+            ("flows[1].host_noise=\"1ms\"", "flows[1].host_noise"),
+        ] {
+            let (f, message) = parse(TWO_LINKS, &[set]).unwrap_err();
+            assert_eq!(f, field, "{set}: {message}");
+        }
+    }
 }

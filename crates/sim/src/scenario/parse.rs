@@ -15,7 +15,7 @@ use super::fields::{
     check_keys, fe, get_bool, get_duration, get_int, get_positive_duration, get_str, get_table, required, Fe,
     R,
 };
-use super::flows::build_flows;
+use super::flows::{build_flows, get_host_noise, HostNoise};
 use super::overrides::apply_override;
 use super::units::format_duration;
 use crate::topology::TOPOLOGIES;
@@ -128,7 +128,7 @@ fn one_line(s: &str) -> String {
 /// Most time-series bins a run may have.
 const MAX_BINS: u64 = 1_000_000;
 
-const TOP_KEYS: &[&str] = &["name", "duration", "warmup", "seed", "flows", "output", "nodes"];
+const TOP_KEYS: &[&str] = &["name", "duration", "warmup", "seed", "host_noise", "flows", "output", "nodes"];
 const OUTPUT_KEYS: &[&str] = &["bin", "sojourn_samples"];
 const DEFAULT_BIN: Nanos = 100_000_000;
 
@@ -167,7 +167,8 @@ fn build(t: &Table, ccas: Controllers<'_>) -> R<Scenario> {
         ));
     }
     let (topology, attach) = build_topology(t, duration)?;
-    let flows = build_flows(t.get("flows"), &topology, attach, duration, ccas)?;
+    let noise = get_host_noise(t, "", "host_noise")?.unwrap_or(HostNoise::Auto);
+    let flows = build_flows(t.get("flows"), &topology, attach, duration, ccas, noise)?;
     Ok(Scenario { name, duration, warmup, seed, topology, flows, output })
 }
 
