@@ -503,8 +503,8 @@ impl CongestionControl for Cubic {
         self.k = ((self.w_max - ss_seg).max(0.0) / self.cfg.c).cbrt();
         self.origin = self.w_max;
         match ev.cause {
-            Cause::Loss => Reaction::Prr { ssthresh },
-            Cause::Ecn => Reaction::Immediate { ssthresh, cwnd: ssthresh },
+            // How fast cwnd follows (PRR in Linux, at once in FreeBSD) is the stack's business.
+            Cause::Loss | Cause::Ecn => Reaction::Prr { ssthresh },
             Cause::Rto { .. } => {
                 // §4.8 / Linux TCP_CA_Loss: forget the plateau (K = 0, origin = window at the
                 // next CA start), the minimum delay, and re-arm HyStart for the slow start.
@@ -743,11 +743,11 @@ mod tests {
     }
 
     #[test]
-    fn ecn_is_immediate_and_rto_resets() {
+    fn ecn_reduces_like_a_loss_and_rto_resets() {
         let mut cc = Cubic::default();
         let mut s = st(100.0, u64::MAX);
         let r = cc.on_congestion(&mut s, &path(0), &event(Cause::Ecn, 100 * M));
-        assert_eq!(r, Reaction::Immediate { ssthresh: 70 * M, cwnd: 70 * M });
+        assert_eq!(r, Reaction::Prr { ssthresh: 70 * M });
         assert_eq!(cc.w_max(), 100.0);
 
         s.cwnd = 70 * M;

@@ -207,8 +207,8 @@ impl CongestionControl for NewReno {
         let ssthresh =
             reduced_ssthresh(self.cfg.ssthresh_from.bytes(st, ev), self.beta_for(ev.cause), path.mss);
         match ev.cause {
-            Cause::Loss => Reaction::Prr { ssthresh },
-            Cause::Ecn => Reaction::Immediate { ssthresh, cwnd: ssthresh },
+            // How fast cwnd follows (PRR in Linux, at once in FreeBSD) is the stack's business.
+            Cause::Loss | Cause::Ecn => Reaction::Prr { ssthresh },
             Cause::Rto { backoffs: 0 } => Reaction::Prr { ssthresh },
             // RFC 5681 §3.1: repeated expiries of the same segment must not shrink ssthresh
             // again, since cwnd is already one segment and flight says nothing new.
@@ -422,11 +422,11 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn ecn_is_immediate() {
+    fn ecn_sets_ssthresh_like_a_loss() {
         let mut cc = NewReno::default();
         let mut st = state(40, u64::MAX);
         let r = cc.on_congestion(&mut st, &path(0), &event(Cause::Ecn, 40 * M));
-        assert_eq!(r, Reaction::Immediate { ssthresh: 20 * M, cwnd: 20 * M });
+        assert_eq!(r, Reaction::Prr { ssthresh: 20 * M });
     }
 
     #[test]

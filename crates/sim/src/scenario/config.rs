@@ -152,6 +152,27 @@ pub struct CbrOptions {
     pub header_bytes: u32,
 }
 
+/// How a SACK sender decides that a segment is lost. Without SACK both fall back to NewReno's
+/// duplicate-ACK rules (RFC 6582), as Linux does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossRecovery {
+    /// RACK-TLP (RFC 8985): time-based detection, reorder timer, tail loss probe.
+    Rack,
+    /// RFC 6675 `IsLost` (three SACKed segments above), no probe: Linux before 4.18.
+    Rfc6675,
+}
+
+/// Where TCP stacks differ outside the congestion controller. Today: the ECN-Echo response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StackProfile {
+    /// Linux: an ECN-Echo enters CWR and PRR walks cwnd down to the new ssthresh over one RTT
+    /// (`tcp_enter_cwr`, `tcp_cwnd_reduction`).
+    Linux,
+    /// FreeBSD: cwnd drops to the new ssthresh at once (`cc_cong_signal` with `CC_ECN`, as the
+    /// ABE paper's FreeBSD runs did).
+    FreeBsd,
+}
+
 #[derive(Clone, Debug)]
 pub struct TcpOptions {
     /// Payload bytes per segment (default 1448).
@@ -181,6 +202,10 @@ pub struct TcpOptions {
     pub rto_initial: Nanos,
     pub rto_max: Nanos,
     pub ca_counting: CaCounting,
+    /// Loss detection with SACK (default RACK-TLP, as Linux since 4.18).
+    pub recovery: LossRecovery,
+    /// Whose TCP stack's conventions the sender follows where stacks differ (default Linux).
+    pub stack: StackProfile,
     /// Receive-side window controller (rLEDBAT later); None = plain flow control.
     pub receiver_cca: Option<String>,
     pub receiver_cc: Params,
@@ -206,6 +231,8 @@ impl Default for TcpOptions {
             rto_initial: 1_000_000_000,
             rto_max: 120_000_000_000,
             ca_counting: CaCounting::Segments,
+            recovery: LossRecovery::Rack,
+            stack: StackProfile::Linux,
             receiver_cca: None,
             receiver_cc: Params::new(),
         }

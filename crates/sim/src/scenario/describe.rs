@@ -5,7 +5,7 @@ use ccbench_aqm::Limit;
 use ccbench_cc::{ParamValue, Params};
 use serde_json::{json, Map, Value};
 
-use super::config::{BufferSize, Flow, FlowKind, LinkSpec, Scenario, Topology};
+use super::config::{BufferSize, Flow, FlowKind, LinkSpec, LossRecovery, Scenario, StackProfile, Topology};
 
 pub fn describe(sc: &Scenario) -> Value {
     let t = &sc.topology;
@@ -105,6 +105,8 @@ fn flow(t: &Topology, f: &Flow) -> Value {
             "handshake": o.handshake, "ecn": o.ecn, "rto_min_ns": o.rto_min,
             "rto_initial_ns": o.rto_initial, "rto_max_ns": o.rto_max,
             "ca_counting": match o.ca_counting { ccbench_cc::CaCounting::Segments => "segments", ccbench_cc::CaCounting::Acks => "acks" },
+            "recovery": match o.recovery { LossRecovery::Rack => "rack", LossRecovery::Rfc6675 => "rfc6675" },
+            "stack": match o.stack { StackProfile::Linux => "linux", StackProfile::FreeBsd => "freebsd" },
             "receiver_cca": o.receiver_cca, "receiver_cc": params(&o.receiver_cc),
         },
         "cbr": {"packet_size": f.cbr.packet_size, "interval_ns": f.cbr.interval, "header_bytes": f.cbr.header_bytes},

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use ccbench_cc::{CaCounting, Params};
 use toml::{Table, Value};
 
-use super::config::{CbrOptions, Flow, FlowKind, Nanos, TcpOptions, Topology};
+use super::config::{CbrOptions, Flow, FlowKind, LossRecovery, Nanos, StackProfile, TcpOptions, Topology};
 use super::fields::{
     fe, get_bool, get_duration, get_int, get_params, get_positive_duration, get_size, get_str, get_unit,
     join, map_param_error, R,
@@ -37,6 +37,8 @@ const FLOW_TCP_KEYS: &[&str] = &[
     "rto_initial",
     "rto_max",
     "ca_counting",
+    "recovery",
+    "stack",
     "receiver_cca",
     "receiver_cc",
     "host_noise",
@@ -484,6 +486,20 @@ fn build_tcp(t: &Table, p: &str) -> R<TcpOptions> {
                 join(p, "ca_counting"),
                 format!("expected \"segments\" or \"acks\", got \"{other}\""),
             ))
+        }
+    };
+    o.recovery = match get_str(t, p, "recovery")? {
+        None | Some("rack") => LossRecovery::Rack,
+        Some("rfc6675") => LossRecovery::Rfc6675,
+        Some(other) => {
+            return Err(fe(join(p, "recovery"), format!("expected \"rack\" or \"rfc6675\", got \"{other}\"")))
+        }
+    };
+    o.stack = match get_str(t, p, "stack")? {
+        None | Some("linux") => StackProfile::Linux,
+        Some("freebsd") => StackProfile::FreeBsd,
+        Some(other) => {
+            return Err(fe(join(p, "stack"), format!("expected \"linux\" or \"freebsd\", got \"{other}\"")))
         }
     };
     o.receiver_cca = get_str(t, p, "receiver_cca")?.map(str::to_string);

@@ -24,6 +24,8 @@ pub struct TcpReceiver {
     ooo_bytes: u64,
     /// Range containing the most recent out-of-order arrival (first SACK block).
     recent_block: Option<(u64, u64)>,
+    /// A segment that arrived twice, reported once as a D-SACK block (RFC 2883).
+    dsack: Option<(u64, u64)>,
     ts_recent: u32,
     /// `rcv_nxt` carried by the last ACK sent.
     last_ack_sent: u64,
@@ -64,6 +66,7 @@ impl TcpReceiver {
             ooo: Vec::with_capacity(16),
             ooo_bytes: 0,
             recent_block: None,
+            dsack: None,
             ts_recent: 0,
             last_ack_sent: 0,
             unacked_segments: 0,
@@ -162,10 +165,15 @@ impl TcpReceiver {
             // as Linux does via ICSK_ACK_PUSHED; our application reads immediately.
             immediate |= had_hole || p.len < self.opt.mss;
         } else if out_of_order {
+            if self.ooo.iter().any(|&(s, e)| s <= p.seq && end <= e) {
+                self.dsack = Some((p.seq, end));
+            }
             self.insert_ooo(p.seq, end);
             immediate = true;
         } else {
-            // Entirely old data: a duplicate ACK tells the sender where we are.
+            // Entirely old data: a duplicate ACK tells the sender where we are (Linux
+            // `tcp_dsack_set`: and that this segment came twice).
+            self.dsack = Some((p.seq, end));
             immediate = true;
         }
         self.highest_seen = self.highest_seen.max(end);
@@ -265,11 +273,16 @@ impl TcpReceiver {
     fn send_ack(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         let mut a = Packet::new(self.flow, 0, Kind::Ack, self.opt.header_bytes, now);
         a.ack = self.rcv_nxt;
-        if self.opt.sack && !self.ooo.is_empty() {
+        let dsack = self.dsack.take().filter(|_| self.opt.sack);
+        if self.opt.sack && (!self.ooo.is_empty() || dsack.is_some()) {
             let mut n = 0usize;
-            if let Some(b) = self.recent_block {
+            if let Some(b) = dsack {
                 a.sack[0] = b;
                 n = 1;
+            }
+            if let Some(b) = self.recent_block {
+                a.sack[n] = b;
+                n += 1;
             }
             // Then the highest other ranges: the sender's scoreboard accumulates them.
             for &b in self.ooo.iter().rev() {

@@ -17,7 +17,7 @@ use ccbench_cc::{
 
 use super::{Phase, TcpReceiver, TcpSender};
 use crate::packet::{Kind, Packet};
-use crate::scenario::TcpOptions;
+use crate::scenario::{LossRecovery, StackProfile, TcpOptions};
 
 type Nanos = u64;
 
@@ -87,8 +87,15 @@ impl CongestionControl for Recorder {
 
 // ----- harness --------------------------------------------------------------------------------
 
-/// Default options without the handshake (data flows at `start`).
+/// Default options without the handshake (data flows at `start`), and with RFC 6675's
+/// sequence-based loss detection and no tail loss probe, so that the RTO and the SACK rules are
+/// seen on their own; the RACK-TLP tests (`rack_tests.rs`) use [`rack_opts`].
 fn opts() -> TcpOptions {
+    TcpOptions { handshake: false, recovery: LossRecovery::Rfc6675, ..TcpOptions::default() }
+}
+
+/// The defaults, RACK-TLP included, without the handshake.
+fn rack_opts() -> TcpOptions {
     TcpOptions { handshake: false, ..TcpOptions::default() }
 }
 
@@ -294,7 +301,7 @@ fn handshake_against_real_receiver_negotiates_ecn() {
 
 #[test]
 fn synack_sets_srtt_to_handshake_rtt() {
-    let mut c = Conn::new(TcpOptions::default());
+    let mut c = Conn::new(TcpOptions { recovery: LossRecovery::Rfc6675, ..TcpOptions::default() });
     c.start(5 * MS);
     assert_eq!(c.s.srtt(), None);
     c.recv(&synack(35 * MS, false), 35 * MS);
@@ -333,7 +340,8 @@ fn lost_syn_is_retransmitted_with_backoff_and_iw_drops_to_one_segment() {
 /// Linux does the same (`tcp_init_metrics`, TCP_TIMEOUT_FALLBACK).
 #[test]
 fn rto_after_syn_timeout_is_three_seconds() {
-    let mut c = Conn::new(TcpOptions { timestamps: false, ..TcpOptions::default() });
+    let opt = TcpOptions { timestamps: false, recovery: LossRecovery::Rfc6675, ..TcpOptions::default() };
+    let mut c = Conn::new(opt);
     c.start(0);
     c.rto(SEC);
     let t = SEC + 50 * MS;
@@ -607,23 +615,24 @@ fn early_recovery_exit_sets_cwnd_to_ssthresh() {
 #[test]
 fn prr_slow_start_reduction_bound_after_heavy_loss() {
     // Segments 0..14 lost, 15..17 SACKed in one ACK: all 15 holes are lost at once and pipe
-    // (18, 19) falls far below ssthresh. PRR-SSRB (RFC 6937 (1.6)) then sends
-    // min(ssthresh − pipe, max(prr_delivered − prr_out, DeliveredData) + MSS) per ACK.
+    // (18, 19) falls far below ssthresh. PRR-SSRB as Linux runs it (`tcp_cwnd_reduction`)
+    // then sends min(ssthresh − pipe, max(prr_delivered − prr_out, DeliveredData)) per ACK,
+    // plus one segment only when the ACK advances snd_una and reports no new loss.
     let (mut c, _) = established(iw20());
     let out = c.ack(0, &[(seg(15), seg(18))], 100 * MS);
     assert_eq!(c.log.lock().unwrap().lost.len(), 15);
     assert_eq!(c.ssthresh(), 10 * M);
-    // prr_delivered 3, pipe 2: limit = 3 + 1 = 4 < ssthresh − pipe = 8.
-    assert_eq!(retx(&out), vec![0, 1, 2, 3]);
-    assert_eq!(c.cwnd(), 6 * M);
-    // Delivered 1, prr_out = prr_delivered: limit = 1 + 1 = 2 (pipe 1 + 4 = 5).
+    // prr_delivered 3, pipe 2, a SACK only: limit = 3 < ssthresh − pipe = 8.
+    assert_eq!(retx(&out), vec![0, 1, 2]);
+    assert_eq!(c.cwnd(), 5 * M);
+    // Each further SACK of one segment releases one.
     let out = c.ack(0, &[(seg(15), seg(19))], 101 * MS);
-    assert_eq!(retx(&out), vec![4, 5]);
-    // prr_out > prr_delivered: limit = DeliveredData + 1 = 2 (pipe 6).
+    assert_eq!(retx(&out), vec![3]);
     let out = c.ack(0, &[(seg(15), seg(20))], 102 * MS);
-    assert_eq!(retx(&out), vec![6, 7]);
+    assert_eq!(retx(&out), vec![4]);
+    // snd_una advances with no new loss: one delivered plus one.
     let out = c.ack(seg(1), &[(seg(15), seg(20))], 200 * MS);
-    assert_eq!(retx(&out), vec![8, 9]);
+    assert_eq!(retx(&out), vec![5, 6]);
     assert!(new_data(&out).is_empty());
     assert_eq!(c.n_congestion(), 1);
 }
@@ -1011,9 +1020,37 @@ fn rto_for_long_rtt_uses_variance() {
 
 // ----- 10. ECN (RFC 3168) ---------------------------------------------------------------------
 
+/// Linux (`tcp_enter_cwr`, `tcp_cwnd_reduction`): an ECN-Echo sets ssthresh and PRR walks cwnd
+/// down to it over the round trip, one segment for every two delivered while pipe is above it;
+/// the first new segment carries CWR.
 #[test]
-fn ecn_echo_halves_once_per_window_and_sets_cwr_once() {
-    let (mut c, out) = established(TcpOptions { ecn: true, ..opts() });
+fn ecn_echo_in_linux_walks_cwnd_down_with_prr() {
+    let (mut c, _) = established(TcpOptions { ecn: true, ..opts() });
+    let t = 100 * MS;
+    let mut sent = Vec::new();
+    for k in 1..=4u64 {
+        let ece = k == 1;
+        let out = if ece { c.ack_ece(seg(2 * k), t + k * MS) } else { c.ack(seg(2 * k), &[], t + k * MS) };
+        assert_eq!((c.s.ca_state(), c.ssthresh()), (CaState::Cwr, 5 * M), "ACK {k}");
+        assert_eq!(out.iter().filter(|p| p.cwr).count(), ece as usize, "ACK {k}");
+        sent.push(new_data(&out));
+    }
+    // The fourth ACK leaves pipe at ssthresh: nothing more.
+    assert_eq!(sent, vec![vec![10], vec![11], vec![12], vec![]]);
+    assert_eq!(c.log.lock().unwrap().reactions[0], Reaction::Prr { ssthresh: 5 * M });
+    // snd_una reaches the recovery point (10): cwnd lands on ssthresh.
+    let out = c.ack(seg(10), &[], t + 5 * MS);
+    assert_eq!((c.s.ca_state(), c.cwnd()), (CaState::Open, 5 * M));
+    assert_eq!(new_data(&out), vec![13, 14], "inflight 3 → 5");
+    assert_eq!(c.n_congestion(), 1);
+}
+
+/// FreeBSD (`stack = "freebsd"`, as the ABE paper's FreeBSD runs): cwnd drops to ssthresh at
+/// once, and the rest of the window sends nothing until inflight falls below it.
+#[test]
+fn ecn_echo_in_freebsd_halves_at_once_per_window_and_sets_cwr_once() {
+    let opt = TcpOptions { ecn: true, stack: StackProfile::FreeBsd, ..opts() };
+    let (mut c, out) = established(opt);
     assert!(c.s.ecn_negotiated());
     assert!(out.iter().all(|p| p.ecn == Ecn::Ect0 && !p.cwr));
     let t = 100 * MS;
@@ -1021,7 +1058,7 @@ fn ecn_echo_halves_once_per_window_and_sets_cwr_once() {
     let out = c.ack_ece(seg(2), t);
     assert!(out.is_empty(), "inflight 8 > cwnd 5");
     assert_eq!(c.causes(), vec![Cause::Ecn]);
-    assert_eq!(c.log.lock().unwrap().reactions[0], Reaction::Immediate { ssthresh: 5 * M, cwnd: 5 * M });
+    assert_eq!(c.log.lock().unwrap().reactions[0], Reaction::Prr { ssthresh: 5 * M });
     assert_eq!(c.cwnd(), 5 * M);
     assert_eq!(c.ssthresh(), 5 * M);
     assert_eq!(c.s.ca_state(), CaState::Cwr);

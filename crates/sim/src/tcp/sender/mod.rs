@@ -6,8 +6,11 @@
 //!   place where a congestion signal, from an ACK or from the RTO, reaches the controller;
 //! * `scoreboard.rs`: the retransmission queue, cumulative and SACK marking, the RFC 6675 pipe and
 //!   Linux's duplicate-ACK SACK emulation when SACK is off;
-//! * `recovery.rs`: loss detection (RFC 6675 `IsLost`, RFC 6582 NewReno), CA states and reduction
-//!   episodes, Proportional Rate Reduction (RFC 6937);
+//! * `loss.rs`: the loss detectors wired together — RACK-TLP by default, else RFC 6675 — the
+//!   reorder, probe and retransmission timeouts (`tcp_recovery.c`, `tcp_timer.c`);
+//! * `rack.rs`, `tlp.rs`: RACK-TLP (RFC 8985);
+//! * `recovery.rs`: sequence-based loss detection (RFC 6675 `IsLost`, RFC 6582 NewReno), CA
+//!   states and reduction episodes, Proportional Rate Reduction (RFC 6937);
 //! * `rate.rs`: delivery-rate samples and round counting (draft-cheng-iccrg-delivery-rate-estimation);
 //! * `timers.rs`: RTT and RTO per RFC 6298 with Linux's floor on the variance term, back-off, and
 //!   when the retransmission, SYN and persist timers run;
@@ -17,28 +20,33 @@
 //! numbers count payload bytes from 0; the SYN is a separate packet kind.
 
 use ccbench_cc::{
-    AckSample, CaCounting, CaState, Cause, CcState, CongestionControl, CongestionEvent, LossInfo, PathInfo,
+    AckSample, CaCounting, CaState, Cause, CcState, CongestionControl, CongestionEvent, PathInfo, Reaction,
 };
 
+use self::rack::Rack;
 use self::rate::{Deliveries, RateSampler};
 use self::recovery::Recovery;
 use self::scoreboard::{Scoreboard, Seg};
 use self::timers::Timers;
+use self::tlp::Tlp;
 use super::rtt::{self, RttSamples, WindowedMin};
 use crate::engine::Timer;
 use crate::packet::{Kind, Packet};
-use crate::scenario::TcpOptions;
+use crate::scenario::{LossRecovery, StackProfile, TcpOptions};
 
 pub type Nanos = u64;
 
+mod loss;
 mod output;
+mod rack;
 mod rate;
 mod recovery;
 mod scoreboard;
 mod timers;
+mod tlp;
 
-/// Linux keeps the minimum RTT over a 10 s window (`tcp_min_rtt_wlen`).
-const MIN_RTT_WINDOW: Nanos = 10_000_000_000;
+/// Linux keeps the minimum RTT over a 300 s window (`sysctl_tcp_min_rtt_wlen`).
+const MIN_RTT_WINDOW: Nanos = 300_000_000_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -60,6 +68,8 @@ struct Acked {
     /// Bytes delivered for the first time (`acked` less what was SACKed before, plus `sacked`).
     delivered: u64,
     is_dupack: bool,
+    /// The ACK carries a D-SACK (RFC 2883): its first block reports data received twice.
+    dsack: bool,
     /// Without SACK: duplicate-ACK emulated SACKs the cumulative ACK used up.
     reno_consumed: u64,
     newly_lost: u64,
@@ -80,6 +90,7 @@ impl Acked {
             sacked: 0,
             delivered: 0,
             is_dupack: false,
+            dsack: false,
             reno_consumed: 0,
             newly_lost: 0,
             deliveries,
@@ -129,6 +140,10 @@ pub struct TcpSender {
     app_end: u64,
     sb: Scoreboard,
     rec: Recovery,
+    rack: Rack,
+    tlp: Tlp,
+    /// Segments a detector just marked, before the controller hears of them (reused).
+    lost_buf: Vec<Seg>,
     timers: Timers,
     min_rtt: WindowedMin,
     pub rto_timer: Timer,
@@ -150,6 +165,16 @@ pub struct TcpSender {
     pub stats: SenderStats,
 }
 
+/// RFC 2883 §4: the first SACK block reports a duplicate if it lies below the cumulative ACK
+/// or inside the second block.
+fn is_dsack(blocks: &[(u64, u64)], ack: u64) -> bool {
+    match blocks {
+        [(_, end), ..] if *end <= ack => true,
+        [(s0, e0), (s1, e1), ..] => s1 <= s0 && e0 <= e1,
+        _ => false,
+    }
+}
+
 fn ticks(now: Nanos, granularity: Nanos) -> u32 {
     (now / granularity) as u32
 }
@@ -166,6 +191,9 @@ impl TcpSender {
             app_end: size.unwrap_or(u64::MAX),
             sb: Scoreboard::new(opt.mss),
             rec: Recovery::new(opt.sack, opt.mss),
+            rack: Rack::new(),
+            tlp: Tlp::default(),
+            lost_buf: Vec::with_capacity(16),
             timers: Timers::new(&opt),
             min_rtt: WindowedMin::new(MIN_RTT_WINDOW),
             rto_timer: Timer::default(),
@@ -307,8 +335,10 @@ impl TcpSender {
         self.snd_wnd = p.window;
         self.ts_recent = p.tsval;
         let mut a = self.update_scoreboard(p, now);
-        a.newly_lost = self.detect_losses(&a, now);
+        let (newly_lost, reorder_timer_armed) = self.detect_losses(&a, now);
+        a.newly_lost = newly_lost;
         a.rtt = self.update_rtt(&a, p.tsecr, now);
+        self.process_probe_ack(p.ack, &a, now);
         self.update_episode(&a, p.ece, now);
         let sample = self.ack_sample(p, &a, now);
         let path = self.path(now);
@@ -316,10 +346,13 @@ impl TcpSender {
         if self.rec.in_prr() {
             let delivered = self.rec.delivered_data(a.delivered, a.is_dupack, a.acked, a.reno_consumed);
             let pipe = self.inflight();
-            self.rec.prr_update(&mut self.st, delivered, pipe);
+            self.rec.prr_update(&mut self.st, delivered, pipe, a.acked > 0, a.newly_lost > 0);
         }
         self.clamp_cwnd();
-        self.timers.on_ack(&mut self.rto_timer, now, a.acked > 0, self.sb.flight_size() == 0);
+        let all_acked = self.sb.flight_size() == 0;
+        if self.timers.on_ack(&mut self.rto_timer, a.acked > 0, all_acked) && !reorder_timer_armed {
+            self.set_xmit_timer(now);
+        }
         self.check_finished(now);
         self.transmit(now, out);
         self.sync_cc_timer();
@@ -329,15 +362,29 @@ impl TcpSender {
     /// (`tcp_sacktag_write_queue`), and whether it is a duplicate (RFC 5681 §2).
     fn update_scoreboard(&mut self, p: &Packet, now: Nanos) -> Acked {
         let prior_una = self.sb.snd_una();
-        let rate = &mut self.rate;
+        let (rate, rack) = (&mut self.rate, &mut self.rack);
+        let (min_rtt, prior_fack) = (self.min_rtt.get(), rack.fack());
         let mut a = Acked::new(rate.begin_ack(), self.sb.inflight());
-        let acked = self.sb.ack_cumulative(p.ack, |seg| a.on_cumulative(rate, seg, now));
+        let acked = self.sb.ack_cumulative(p.ack, |seg| {
+            a.on_cumulative(rate, seg, now);
+            rack.check_reordering(seg, prior_fack);
+            rack.on_delivered(seg, now, min_rtt);
+        });
         a.acked = acked;
         a.reno_consumed = self.sb.remove_reno_sacks(acked);
         if self.opt.sack {
+            a.dsack = is_dsack(p.sack_blocks(), p.ack);
             for &(start, end) in p.sack_blocks() {
-                let sacked = self.sb.mark_sacked(start, end, |seg| a.on_sacked(rate, seg, now));
+                let sacked = self.sb.mark_sacked(start, end, |seg| {
+                    a.on_sacked(rate, seg, now);
+                    rack.check_reordering(seg, prior_fack);
+                    rack.on_delivered(seg, now, min_rtt);
+                    rack.on_sacked(seg);
+                });
                 a.sacked += sacked;
+            }
+            if a.dsack {
+                rack.on_dsack();
             }
         }
         a.delivered = rate.delivered() - a.deliveries.prior_delivered;
@@ -347,20 +394,6 @@ impl TcpSender {
             self.sb.add_reno_sack();
         }
         a
-    }
-
-    /// Marks what the loss detector finds, telling the controller of each loss as it is found;
-    /// returns the bytes newly marked lost.
-    fn detect_losses(&mut self, a: &Acked, now: Nanos) -> u64 {
-        let lost_before = self.sb.lost_total();
-        let mut scan = self.rec.loss_scan(&self.sb, a.acked, a.sacked);
-        while let Some(i) = scan.next(&self.sb) {
-            if let Some(seg) = self.sb.mark_lost(i) {
-                let path = self.path(now);
-                self.cc.on_packet_lost(&mut self.st, &path, &LossInfo { seq: seg.seq, bytes: seg.len });
-            }
-        }
-        self.sb.lost_total() - lost_before
     }
 
     /// Feeds SRTT (and so the RTO) and the minimum RTT; returns the controller's sample.
@@ -387,6 +420,9 @@ impl TcpSender {
         if let Some(cause) = self.rec.finish(self.sb.snd_una(), &mut self.st) {
             if !self.opt.sack {
                 self.sb.reset_reno_sacks();
+            }
+            if cause == Cause::Loss {
+                self.rack.on_recovery_end();
             }
             let path = self.path(now);
             self.cc.on_episode_end(&mut self.st, &path, cause);
@@ -420,7 +456,7 @@ impl TcpSender {
 
     /// The one path for every congestion signal, from an ACK (loss, ECN-Echo) or from the RTO:
     /// the controller picks the reaction, the stack carries it out and opens the episode.
-    fn congestion(&mut self, cause: Cause, now: Nanos) {
+    fn congestion(&mut self, cause: Cause, now: Nanos) -> Reaction {
         let ev = CongestionEvent {
             cause,
             open_episode: self.rec.open_cause(),
@@ -428,14 +464,22 @@ impl TcpSender {
             in_slow_start: self.st.in_slow_start(),
         };
         let path = self.path(now);
-        let reaction = self.cc.on_congestion(&mut self.st, &path, &ev);
-        let mss = self.mss();
-        let prr = recovery::apply_reaction(&mut self.st, reaction, cause, mss);
-        self.rec.enter(cause, prr, self.sb.snd_una(), self.sb.snd_nxt());
+        let mut reaction = self.cc.on_congestion(&mut self.st, &path, &ev);
+        if let (Cause::Ecn, StackProfile::FreeBsd, Reaction::Prr { ssthresh }) =
+            (cause, self.opt.stack, reaction)
+        {
+            reaction = Reaction::Immediate { ssthresh, cwnd: ssthresh.min(self.st.cwnd) };
+        }
+        let prior_cwnd = self.st.cwnd;
+        let prr = recovery::apply_reaction(&mut self.st, reaction, cause);
+        self.rec.enter(cause, prr, prior_cwnd, self.sb.snd_nxt());
+        // Linux `tcp_init_cwnd_reduction`: a probe outstanding is covered by this reduction.
+        self.tlp.forget();
         if cause == Cause::Ecn {
             // RFC 3168 §6.1.2: CWR on the next new segment tells the receiver to stop echoing.
             self.cwr_pending = true;
         }
+        reaction
     }
 
     fn clamp_cwnd(&mut self) {
@@ -443,40 +487,6 @@ impl TcpSender {
     }
 
     // ----- timers ---------------------------------------------------------------------------
-
-    /// The retransmission timer fired (Linux `tcp_retransmit_timer`): resend the SYN, probe a
-    /// closed window, or, with data outstanding, report the timeout and go back N (RFC 6298
-    /// §5.4–5.6, RFC 5681 §3.1).
-    pub fn on_rto(&mut self, now: Nanos, out: &mut Vec<Packet>) {
-        match self.phase {
-            Phase::SynSent => {
-                self.syn_retransmitted = true;
-                self.timers.back_off();
-                self.stats.timeouts += 1;
-                self.send_syn(now, out);
-                return;
-            }
-            Phase::Established if self.sb.flight_size() > 0 => {}
-            Phase::Established if self.sb.snd_nxt() < self.app_end => {
-                self.send_window_probe(now, out);
-                return;
-            }
-            _ => return,
-        }
-        // The controller sees a fresh timeout (0) only when Linux would cut ssthresh; otherwise
-        // how often the same data has timed out.
-        let retries = self.timers.retries();
-        let fresh = self.rec.rto_reduces(self.sb.snd_una(), retries);
-        self.congestion(Cause::Rto { backoffs: if fresh { 0 } else { retries.max(1) } }, now);
-        self.clamp_cwnd();
-        self.sb.enter_loss();
-        self.timers.back_off();
-        self.timers.count_retry();
-        self.stats.timeouts += 1;
-        self.timers.restart(&mut self.rto_timer, now);
-        self.transmit(now, out);
-        self.sync_cc_timer();
-    }
 
     /// Pacing release or controller timer.
     pub fn on_send_timer(&mut self, now: Nanos, out: &mut Vec<Packet>) {

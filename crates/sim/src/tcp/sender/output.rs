@@ -5,6 +5,7 @@ use ccbench_aqm::Ecn;
 use ccbench_cc::SentInfo;
 
 use super::scoreboard::Seg;
+use super::timers::Pending;
 use super::{ticks, Nanos, Phase, TcpSender};
 use crate::packet::{Kind, Packet};
 
@@ -23,21 +24,51 @@ impl TcpSender {
         if self.phase != Phase::Established {
             return;
         }
+        let mut sent_new = false;
         while let Some(next) = self.next_segment() {
             if !self.window_allows(next, now) || !self.pacing_allows(next.len, now) {
-                return;
+                break;
             }
             match next.retx {
                 Some(i) => self.send_segment(i, true, now, out),
                 None => {
-                    if self.inflight() == 0 {
-                        self.idle_restart(now);
-                    }
-                    let i = self.sb.push(next.len);
-                    self.send_segment(i, false, now, out);
+                    self.send_new_segment(next.len, now, out);
+                    sent_new = true;
                 }
             }
         }
+        if sent_new {
+            self.after_new_data(now);
+        }
+    }
+
+    fn send_new_segment(&mut self, len: u64, now: Nanos, out: &mut Vec<Packet>) {
+        if self.inflight() == 0 {
+            self.idle_restart(now);
+        }
+        let i = self.sb.push(len);
+        self.send_segment(i, false, now, out);
+    }
+
+    /// Linux `tcp_event_new_data_sent` and the end of `tcp_write_xmit`: new data moves a loss
+    /// probe back to a full probe timeout from now.
+    fn after_new_data(&mut self, now: Nanos) {
+        if !self.schedule_loss_probe(now, false) && self.timers.pending() == Pending::Probe {
+            self.rearm_rto(now);
+        }
+    }
+
+    /// The tail loss probe's new segment: it goes whatever cwnd and pacing say, if the
+    /// application has data and the peer's window takes it (Linux `tcp_write_xmit` with
+    /// `push_one = 2`). Returns whether it was sent.
+    pub(super) fn send_probe_of_new_data(&mut self, now: Nanos, out: &mut Vec<Packet>) -> bool {
+        let snd_nxt = self.sb.snd_nxt();
+        let len = self.app_end.saturating_sub(snd_nxt).min(self.mss());
+        if len == 0 || snd_nxt + len > self.sb.snd_una() + self.snd_wnd {
+            return false;
+        }
+        self.send_new_segment(len, now, out);
+        true
     }
 
     /// `None` when everything written is sent: then the flow is application-limited.
@@ -105,7 +136,7 @@ impl TcpSender {
         }
     }
 
-    fn send_segment(&mut self, i: usize, is_retx: bool, now: Nanos, out: &mut Vec<Packet>) {
+    pub(super) fn send_segment(&mut self, i: usize, is_retx: bool, now: Nanos, out: &mut Vec<Packet>) {
         let tx = self.rate.on_send(now, self.inflight(), self.sb.seg(i).len, self.sb.lost_total());
         let &Seg { seq, len, .. } = self.sb.on_transmit(i, is_retx, tx);
         self.rec.on_sent(len);
@@ -114,7 +145,15 @@ impl TcpSender {
         self.stats.retransmits += is_retx as u64;
         self.stats.bytes_sent += len as u64;
         self.last_send_time = Some(now);
-        self.timers.start_if_idle(&mut self.rto_timer, now);
+        if is_retx {
+            self.rack.on_retransmit(seq, now);
+        }
+        if is_retx && i == 0 && self.timers.pending() != Pending::Reorder {
+            // Linux `tcp_xmit_retransmit_queue`: resending the head restarts the RTO.
+            self.timers.restart(&mut self.rto_timer, now);
+        } else {
+            self.timers.start_if_idle(&mut self.rto_timer, now);
+        }
         let path = self.path(now);
         let info = SentInfo { seq, bytes: len, is_retransmission: is_retx, inflight_after: self.inflight() };
         self.cc.on_packet_sent(&mut self.st, &path, &info);

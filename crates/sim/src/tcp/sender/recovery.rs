@@ -33,23 +33,18 @@ pub(super) struct Recovery {
     // RFC 6937 state.
     prr_delivered: u64,
     prr_out: u64,
+    /// RecoverFS: Linux uses the window before the reduction (`prior_cwnd`).
     recover_fs: u64,
-    /// Linux forces the fast retransmission on entering loss recovery.
-    fast_rexmit: bool,
 }
 
 /// Carries out a controller's reaction to `cause`; returns whether PRR governs the descent. On
-/// an RTO a loss-style reaction restarts from one segment instead (RFC 5681 §3.1 loss window,
-/// Linux `tcp_enter_loss`).
-pub(super) fn apply_reaction(st: &mut CcState, r: Reaction, cause: Cause, mss: u64) -> bool {
+/// an RTO a loss-style reaction leaves cwnd to the sender, which restarts it from what is still
+/// in flight once the timeout has marked its losses (Linux `tcp_enter_loss`).
+pub(super) fn apply_reaction(st: &mut CcState, r: Reaction, cause: Cause) -> bool {
     match r {
         Reaction::Prr { ssthresh } => {
             st.ssthresh = ssthresh;
-            let rto = matches!(cause, Cause::Rto { .. });
-            if rto {
-                st.cwnd = mss;
-            }
-            !rto
+            !matches!(cause, Cause::Rto { .. })
         }
         Reaction::Immediate { ssthresh, cwnd } => {
             st.ssthresh = ssthresh;
@@ -81,7 +76,8 @@ impl LossScan {
             LossScan::Done => None,
             LossScan::Head => {
                 *self = LossScan::Done;
-                Some(0)
+                // Linux `tcp_newreno_mark_lost`: a head already marked is not marked again.
+                (!sb.seg(0).lost).then_some(0)
             }
             LossScan::Sack { next, sacked_above, threshold } => {
                 let (mut above, threshold) = (*sacked_above, *threshold);
@@ -115,7 +111,6 @@ impl Recovery {
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
-            fast_rexmit: false,
         }
     }
 
@@ -160,7 +155,8 @@ impl Recovery {
 
     /// Which detector runs on this ACK: with SACK, RFC 6675 whenever new blocks arrived;
     /// without, NewReno on the third duplicate ACK (RFC 5681 §3.2) or on a partial ACK in
-    /// recovery (RFC 6582 §3.2, partial acknowledgments). RACK-TLP (RFC 8985) will be one more choice here.
+    /// recovery (RFC 6582 §3.2, partial acknowledgments). With RACK (`rack.rs`) the sender uses
+    /// this only without SACK, as Linux does.
     pub fn loss_scan(&self, sb: &Scoreboard, acked: u64, sacked_new: u64) -> LossScan {
         if self.sack {
             return if sacked_new > 0 {
@@ -194,8 +190,8 @@ impl Recovery {
     }
 
     /// Opens an episode until `snd_nxt` is acknowledged (Linux `tcp_enter_recovery`,
-    /// `tcp_enter_cwr`, `tcp_enter_loss`).
-    pub fn enter(&mut self, cause: Cause, prr: bool, snd_una: u64, snd_nxt: u64) {
+    /// `tcp_enter_cwr`, `tcp_enter_loss`); `prior_cwnd` is the window before the reduction.
+    pub fn enter(&mut self, cause: Cause, prr: bool, prior_cwnd: u64, snd_nxt: u64) {
         self.ca_state = match cause {
             Cause::Loss => CaState::Recovery,
             Cause::Ecn => CaState::Cwr,
@@ -204,8 +200,7 @@ impl Recovery {
         self.episode = Some(Episode { cause, recovery_point: snd_nxt, prr });
         self.prr_delivered = 0;
         self.prr_out = 0;
-        self.recover_fs = (snd_nxt - snd_una).max(1);
-        self.fast_rexmit = cause == Cause::Loss;
+        self.recover_fs = prior_cwnd.max(1);
         if let Cause::Rto { .. } = cause {
             // Go-back-N: the duplicate ACKs seen so far say nothing about the new round.
             self.dupacks = 0;
@@ -226,6 +221,13 @@ impl Recovery {
         self.episode = None;
         self.ca_state = CaState::Open;
         Some(ep.cause)
+    }
+
+    /// Ends the episode at once, cwnd as it stands (Linux enters and leaves CWR on the spot when
+    /// a tail loss probe turns out to have repaired a loss).
+    pub fn close(&mut self) {
+        self.episode = None;
+        self.ca_state = CaState::Open;
     }
 
     /// Outside an episode, Disorder while SACKs or duplicate ACKs hint at reordering or loss
@@ -256,10 +258,22 @@ impl Recovery {
         }
     }
 
-    /// RFC 6937 §3 (Linux `tcp_cwnd_reduction`): above ssthresh, send in proportion to what
-    /// was delivered so the reduction spreads over one RTT; below it, the slow-start reduction
-    /// bound climbs back to ssthresh.
-    pub fn prr_update(&mut self, st: &mut CcState, delivered: u64, pipe: u64) {
+    /// RFC 6937 §3 as Linux runs it (`tcp_cwnd_reduction`): an ACK that delivers nothing
+    /// changes nothing; above ssthresh, send in proportion to what was delivered so the
+    /// reduction spreads over one RTT; below it, climb back towards ssthresh at most as fast as
+    /// data is delivered, plus one segment only on an ACK that advances snd_una and reports no
+    /// new loss. The first segment of an episode always goes (the fast retransmission).
+    pub fn prr_update(
+        &mut self,
+        st: &mut CcState,
+        delivered: u64,
+        pipe: u64,
+        una_advanced: bool,
+        newly_lost: bool,
+    ) {
+        if delivered == 0 {
+            return;
+        }
         let mss = self.mss;
         self.prr_delivered += delivered;
         let ssthresh = st.ssthresh;
@@ -267,12 +281,14 @@ impl Recovery {
             let target = (self.prr_delivered as u128 * ssthresh as u128).div_ceil(self.recover_fs as u128);
             target as i64 - self.prr_out as i64
         } else {
-            let limit = (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64) + mss as i64;
-            (ssthresh as i64 - pipe as i64).min(limit)
+            let mut limit = (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64);
+            if una_advanced && !newly_lost {
+                limit += mss as i64;
+            }
+            (ssthresh.saturating_sub(pipe).min(i64::MAX as u64) as i64).min(limit)
         };
-        if self.fast_rexmit {
+        if self.prr_out == 0 {
             sndcnt = sndcnt.max(mss as i64);
-            self.fast_rexmit = false;
         }
         st.cwnd = pipe + sndcnt.max(0) as u64;
     }
@@ -324,9 +340,10 @@ mod tests {
             let rto = matches!(cause, Cause::Rto { .. });
             for r in reactions {
                 let mut s = st(10 * M, INF);
-                let prr = apply_reaction(&mut s, r, cause, M);
+                let prr = apply_reaction(&mut s, r, cause);
                 let expect = match r {
-                    Reaction::Prr { .. } if rto => (M, 5 * M, false),
+                    // cwnd is the sender's to set once the timeout has marked its losses.
+                    Reaction::Prr { .. } if rto => (10 * M, 5 * M, false),
                     Reaction::Prr { .. } => (10 * M, 5 * M, true),
                     Reaction::Immediate { .. } => (4 * M, 6 * M, false),
                     _ => (10 * M, INF, false),
@@ -456,7 +473,7 @@ mod tests {
             (Cause::Rto { backoffs: 2 }, CaState::Loss),
         ] {
             let mut rec = Recovery::new(true, MSS);
-            rec.enter(cause, cause != Cause::Ecn, 2 * M, 12 * M);
+            rec.enter(cause, cause != Cause::Ecn, 10 * M, 12 * M);
             assert_eq!((rec.ca_state(), rec.open_cause()), (state, Some(cause)));
             assert_eq!(rec.in_prr(), cause != Cause::Ecn);
             assert_eq!((rec.recovery_point(), rec.recover_fs), (12 * M, 10 * M));
@@ -507,64 +524,104 @@ mod tests {
         assert_eq!(reno.delivered_data(0, false, 0, 0), 0, "neither new data nor a duplicate");
     }
 
-    /// RFC 6937 with ssthresh = RecoverFS / 2 and ACKs of two segments each: one segment goes
-    /// out per ACK while pipe > ssthresh, then PRR-SSRB refills the pipe to exactly ssthresh.
-    #[test]
-    fn prr_sends_in_proportion_then_settles_at_ssthresh() {
-        let mut rec = Recovery::new(true, MSS);
-        rec.enter(Cause::Loss, true, 0, 20 * M);
-        let mut s = st(20 * M, 10 * M);
-        let mut pipe = 19 * M; // one segment marked lost
+    /// Feeds PRR one ACK per entry (segments delivered, snd_una advanced, new loss) and sends
+    /// whatever it allows; returns the segments sent per ACK and the final pipe.
+    fn run_prr(
+        rec: &mut Recovery,
+        s: &mut CcState,
+        mut pipe: u64,
+        acks: &[(u64, bool, bool)],
+    ) -> (Vec<u64>, u64) {
         let mut sent = Vec::new();
-        for _ in 0..9 {
-            pipe -= 2 * M;
-            rec.prr_update(&mut s, 2 * M, pipe);
-            let n = (s.cwnd - pipe) / M;
+        for &(segments, una_advanced, newly_lost) in acks {
+            pipe -= segments * M;
+            rec.prr_update(s, segments * M, pipe, una_advanced, newly_lost);
+            let n = s.cwnd.saturating_sub(pipe) / M;
             (0..n).for_each(|_| rec.on_sent(MSS));
             pipe += n * M;
             sent.push(n);
+            assert!(s.cwnd <= pipe.max(s.ssthresh) + M, "never above ssthresh but for the forced segment");
         }
+        (sent, pipe)
+    }
+
+    /// RFC 6937 with ssthresh = RecoverFS / 2 (RecoverFS = the window before the reduction, as
+    /// Linux) and SACKs of two segments each: one segment per ACK while pipe > ssthresh, then
+    /// PRR-SSRB sends what is delivered and no more, since no ACK advances snd_una.
+    #[test]
+    fn prr_sends_in_proportion_then_settles_at_ssthresh() {
+        let mut rec = Recovery::new(true, MSS);
+        rec.enter(Cause::Loss, true, 20 * M, 20 * M);
+        let mut s = st(20 * M, 10 * M);
+        let (sent, pipe) = run_prr(&mut rec, &mut s, 19 * M, &[(2, false, false); 9]);
         assert_eq!(sent, vec![1, 1, 1, 1, 1, 1, 1, 0, 2]);
         assert_eq!((pipe, s.cwnd), (10 * M, 10 * M));
     }
 
-    /// After heavy loss (pipe far below ssthresh) PRR-SSRB sends what was delivered plus one
-    /// segment per ACK, like slow start, and stops at ssthresh.
+    /// Linux's PRR-SSRB adds its extra segment only on an ACK that advances snd_una and reports
+    /// no new loss (RFC 6937 adds it on every ACK): into a full queue, SACKs must not send
+    /// three segments for every two delivered.
+    #[test]
+    fn the_slow_start_bound_adds_a_segment_only_for_progress_without_new_loss() {
+        for (una_advanced, newly_lost, expect) in
+            [(false, false, 1), (false, true, 1), (true, true, 1), (true, false, 2)]
+        {
+            let mut rec = Recovery::new(true, MSS);
+            rec.enter(Cause::Loss, true, 20 * M, 20 * M);
+            rec.on_sent(MSS); // the fast retransmission went
+            let mut s = st(20 * M, 10 * M);
+            let (sent, _) = run_prr(&mut rec, &mut s, 5 * M, &[(1, una_advanced, newly_lost)]);
+            assert_eq!(sent, vec![expect], "una_advanced {una_advanced} newly_lost {newly_lost}");
+        }
+    }
+
+    /// After heavy loss (pipe far below ssthresh) cumulative ACKs let PRR-SSRB send what was
+    /// delivered plus one segment, like slow start, and stop at ssthresh.
     #[test]
     fn prr_slow_start_reduction_bound_after_heavy_loss() {
         let mut rec = Recovery::new(true, MSS);
-        rec.enter(Cause::Loss, true, 0, 20 * M);
+        rec.enter(Cause::Loss, true, 20 * M, 20 * M);
         let mut s = st(20 * M, 10 * M);
-        let mut pipe = 2 * M;
-        let mut sent = Vec::new();
-        for _ in 0..9 {
-            pipe -= M;
-            rec.prr_update(&mut s, M, pipe);
-            let n = (s.cwnd - pipe) / M;
-            (0..n).for_each(|_| rec.on_sent(MSS));
-            pipe += n * M;
-            sent.push(n);
-            assert!(s.cwnd <= 10 * M);
-        }
+        let (sent, pipe) = run_prr(&mut rec, &mut s, 2 * M, &[(1, true, false); 9]);
         assert_eq!(sent, vec![2, 2, 2, 2, 2, 2, 2, 2, 1]);
         assert_eq!(pipe, 10 * M);
     }
 
     #[test]
-    fn the_first_prr_ack_always_releases_the_fast_retransmission() {
-        // Nothing delivered yet (a SACK of a segment already counted), pipe above ssthresh.
+    fn an_ack_that_delivers_nothing_leaves_cwnd_alone() {
         let mut rec = Recovery::new(true, MSS);
-        rec.enter(Cause::Loss, true, 0, 20 * M);
+        rec.enter(Cause::Loss, true, 20 * M, 20 * M);
         let mut s = st(20 * M, 10 * M);
-        rec.prr_update(&mut s, 0, 15 * M);
-        assert_eq!(s.cwnd, 16 * M);
-        rec.prr_update(&mut s, 0, 15 * M);
-        assert_eq!(s.cwnd, 15 * M, "only once");
-        // An ECN reduction retransmits nothing.
+        rec.prr_update(&mut s, 0, 15 * M, false, false);
+        assert_eq!(s.cwnd, 20 * M);
+    }
+
+    /// Linux `tcp_cwnd_reduction`: while nothing has been sent in the episode, at least one
+    /// segment may go — the fast retransmission, or the first segment of an ECN reduction.
+    #[test]
+    fn the_first_segment_of_an_episode_always_goes() {
+        for cause in [Cause::Loss, Cause::Ecn] {
+            let mut rec = Recovery::new(true, MSS);
+            rec.enter(cause, true, 20 * M, 20 * M);
+            let mut s = st(20 * M, 2 * M);
+            // In proportion: ceil(2/20 of one segment) is a tenth of a segment.
+            rec.prr_update(&mut s, M, 15 * M, false, false);
+            assert_eq!(s.cwnd, 16 * M, "{cause:?}");
+            rec.on_sent(MSS);
+            rec.prr_update(&mut s, M, 15 * M, false, false);
+            assert_eq!(s.cwnd, 15 * M, "{cause:?}: only once");
+        }
+    }
+
+    /// An infinite ssthresh (a controller that keeps none) never turns the bound negative.
+    #[test]
+    fn prr_with_an_infinite_ssthresh_is_bounded_by_delivery() {
         let mut rec = Recovery::new(true, MSS);
-        rec.enter(Cause::Ecn, true, 0, 20 * M);
-        rec.prr_update(&mut s, 0, 15 * M);
-        assert_eq!(s.cwnd, 15 * M);
+        rec.enter(Cause::Loss, true, 20 * M, 20 * M);
+        rec.on_sent(MSS);
+        let mut s = st(20 * M, INF);
+        rec.prr_update(&mut s, 2 * M, 10 * M, true, false);
+        assert_eq!(s.cwnd, 13 * M);
     }
 
     #[test]
@@ -572,7 +629,7 @@ mod tests {
         let mut rec = Recovery::new(true, MSS);
         rec.on_sent(MSS);
         assert_eq!(rec.prr_out, 0);
-        rec.enter(Cause::Ecn, true, 0, 10 * M);
+        rec.enter(Cause::Ecn, true, 10 * M, 10 * M);
         rec.on_sent(MSS);
         assert_eq!(rec.prr_out, M);
         rec.finish(10 * M, &mut st(M, M));

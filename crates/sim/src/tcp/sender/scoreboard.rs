@@ -122,9 +122,12 @@ impl Scoreboard {
         // A new segment is not in the pipe yet; a retransmitted one may be (if not marked lost).
         let old_contribution = if is_retx { s.in_flight() } else { 0 };
         if is_retx {
+            // A tail loss probe may resend a segment not marked lost.
+            if s.awaits_retransmission() {
+                self.lost_pending -= 1;
+            }
             s.retrans = true;
             s.ever_retransmitted = true;
-            self.lost_pending -= 1;
         }
         s.tx = tx;
         self.pipe = self.pipe - old_contribution + s.in_flight();
@@ -208,7 +211,7 @@ impl Scoreboard {
     }
 
     /// Every segment but the last is one MSS long, so a sequence number maps to its index.
-    fn index_of(&self, seq: u64) -> Option<usize> {
+    pub fn index_of(&self, seq: u64) -> Option<usize> {
         let front = self.segs.front()?;
         if seq < front.seq {
             return None;
@@ -219,38 +222,35 @@ impl Scoreboard {
 
     // ----- loss marks ---------------------------------------------------------------------
 
-    /// Marks segment `i` lost; returns it unless it was already lost or SACKed (Linux
+    /// Marks segment `i` lost, or its retransmission in flight lost too, and returns it; does
+    /// nothing to a SACKed segment or one already awaiting retransmission (Linux
     /// `tcp_mark_skb_lost`).
     pub fn mark_lost(&mut self, i: usize) -> Option<Seg> {
         let seg = self.segs[i];
-        if seg.lost || seg.sacked {
+        if seg.sacked || seg.awaits_retransmission() {
             return None;
         }
         self.pipe -= seg.in_flight();
         let s = &mut self.segs[i];
         s.lost = true;
         s.retrans = false;
-        self.pipe += self.segs[i].in_flight();
         self.lost_pending += 1;
         self.lost_total += seg.len as u64;
         self.retx_hint = self.retx_hint.min(i);
         Some(seg)
     }
 
-    /// RTO (Linux `tcp_timeout_mark_lost`): everything not SACKed is presumed lost, including
-    /// retransmissions in flight; go back N from `snd_una`.
-    pub fn enter_loss(&mut self) {
-        self.pipe = 0;
-        self.lost_pending = 0;
-        for s in self.segs.iter_mut().filter(|s| !s.sacked) {
-            if !s.lost {
-                self.lost_total += s.len as u64;
+    /// RTO (Linux `tcp_timeout_mark_lost`): the head and every segment not SACKed are presumed
+    /// lost, retransmissions in flight included, except those `keep` spares (RACK: sent within
+    /// the last RTT); go back N from `snd_una`. `lost` sees each segment newly marked.
+    pub fn enter_loss(&mut self, keep: impl Fn(&Seg) -> bool, mut lost: impl FnMut(&Seg)) {
+        for i in 0..self.segs.len() {
+            if i == 0 || !keep(&self.segs[i]) {
+                if let Some(seg) = self.mark_lost(i) {
+                    lost(&seg);
+                }
             }
-            s.lost = true;
-            s.retrans = false;
-            self.lost_pending += 1;
         }
-        self.retx_hint = 0;
         self.reno_sacked = 0;
     }
 
@@ -421,10 +421,10 @@ mod tests {
         sb.mark_lost(0);
         retransmit_next(&mut sb);
         sb.add_reno_sack();
-        sb.enter_loss();
+        sb.enter_loss(|_| false, |_| {});
         sb.check().unwrap();
         assert_eq!(sb.inflight(), 0);
-        assert_eq!(sb.lost_total(), 3 * M, "0 once, then 1 and 3");
+        assert_eq!(sb.lost_total(), 4 * M, "0 and its lost retransmission, then 1 and 3");
         let order: Vec<_> = std::iter::from_fn(|| retransmit_next(&mut sb)).collect();
         assert_eq!(order, vec![0, 1, 3], "go-back-N, the retransmission of 0 included");
         assert_eq!(sb.inflight(), 3 * M);
@@ -473,7 +473,7 @@ mod tests {
             Op::Ack(k) => {
                 sb.ack_cumulative(k * M, |_| {});
             }
-            Op::Rto => sb.enter_loss(),
+            Op::Rto => sb.enter_loss(|_| false, |_| {}),
             Op::RenoSack => sb.add_reno_sack(),
         }
     }

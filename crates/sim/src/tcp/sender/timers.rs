@@ -11,8 +11,18 @@ use crate::engine::Timer;
 use crate::scenario::TcpOptions;
 use crate::tcp::rtt::RttEstimator;
 
+/// What the retransmission timer is armed for (Linux `icsk_pending`): one timer serves the RTO,
+/// RACK's reorder timeout and the tail loss probe, as in Linux.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pending {
+    Rto,
+    Reorder,
+    Probe,
+}
+
 pub(super) struct Timers {
     rtt: RttEstimator,
+    pending: Pending,
     /// Consecutive expiries without a valid RTT sample since (Linux `icsk_backoff`): the RTO's
     /// exponent.
     backoffs: u32,
@@ -26,7 +36,7 @@ pub(super) struct Timers {
 impl Timers {
     pub fn new(opt: &TcpOptions) -> Self {
         let rtt = RttEstimator::new(opt.rto_initial, opt.rto_min, opt.rto_max, opt.ts_granularity);
-        Timers { rtt, backoffs: 0, retries: 0, rto_max: opt.rto_max }
+        Timers { rtt, pending: Pending::Rto, backoffs: 0, retries: 0, rto_max: opt.rto_max }
     }
 
     pub fn rtt(&self) -> &RttEstimator {
@@ -77,32 +87,55 @@ impl Timers {
         self.backoffs += 1;
     }
 
+    pub fn pending(&self) -> Pending {
+        self.pending
+    }
+
     /// Start the timer anew from `now` (RFC 6298 §5.3, §5.6).
-    pub fn restart(&self, t: &mut Timer, now: Nanos) {
+    pub fn restart(&mut self, t: &mut Timer, now: Nanos) {
+        self.pending = Pending::Rto;
         t.set(now + self.rto());
+    }
+
+    /// Arms the timer for a reorder timeout or a loss probe at `at`.
+    pub fn arm(&mut self, t: &mut Timer, kind: Pending, at: Nanos) {
+        self.pending = kind;
+        t.set(at);
+    }
+
+    /// Linux `tcp_rearm_rto`: back to an RTO; one replacing a reorder timeout or a probe counts
+    /// from when the head segment `head_sent` left, not from now.
+    pub fn rearm_rto(&mut self, t: &mut Timer, now: Nanos, head_sent: Nanos) {
+        if self.pending == Pending::Rto {
+            self.restart(t, now);
+        } else {
+            self.pending = Pending::Rto;
+            t.set((head_sent + self.rto()).max(now + 1));
+        }
     }
 
     /// RFC 6298 §5.1: a transmission starts the timer only if it is not running; likewise the
     /// persist timer when a closed window stops new data (RFC 9293 §3.8.6.1).
-    pub fn start_if_idle(&self, t: &mut Timer, now: Nanos) {
+    pub fn start_if_idle(&mut self, t: &mut Timer, now: Nanos) {
         if !t.is_set() {
             self.restart(t, now);
         }
     }
 
-    /// RFC 6298 §5.2–5.3: an ACK that covers everything stops the timer (nothing left to back
-    /// off for, e.g. an answered window probe); one that acknowledges new data restarts it.
-    pub fn on_ack(&mut self, t: &mut Timer, now: Nanos, new_data_acked: bool, all_acked: bool) {
+    /// RFC 6298 §5.2: an ACK that covers everything stops the timer (nothing left to back off
+    /// for, e.g. an answered window probe). Returns whether the ACK advanced snd_una with data
+    /// still outstanding, when the caller re-arms it (RFC 6298 §5.3; Linux `tcp_set_xmit_timer`).
+    pub fn on_ack(&mut self, t: &mut Timer, new_data_acked: bool, all_acked: bool) -> bool {
         if new_data_acked {
             // Linux `tcp_ack`: snd_una advanced, so the data is no longer being retried.
             self.retries = 0;
         }
         if all_acked {
             self.backoffs = 0;
+            self.pending = Pending::Rto;
             t.cancel();
-        } else if new_data_acked {
-            self.restart(t, now);
         }
+        new_data_acked && !all_acked
     }
 
     /// The send timer serves pacing and the controller's wake-ups: the controller may move it
@@ -167,21 +200,42 @@ mod tests {
                 let mut t = timers(120 * SEC);
                 (0..2).for_each(|_| t.back_off());
                 let mut rto = timer(armed);
-                t.on_ack(&mut rto, now, new_data, all);
-                let (deadline, backoffs) = match (new_data, all) {
-                    (_, true) => (None, 0),
-                    (true, false) => (Some(now + 4 * SEC), 2),
-                    (false, false) => (armed, 2),
-                };
+                let rearm = t.on_ack(&mut rto, new_data, all);
+                let (deadline, backoffs) = if all { (None, 0) } else { (armed, 2) };
                 let case = format!("armed {armed:?} new_data {new_data} all {all}");
-                assert_eq!((rto.deadline(), t.backoffs()), (deadline, backoffs), "{case}");
+                assert_eq!(
+                    (rto.deadline(), t.backoffs(), rearm),
+                    (deadline, backoffs, new_data && !all),
+                    "{case}"
+                );
+                if rearm {
+                    t.rearm_rto(&mut rto, now, 0);
+                    assert_eq!(rto.deadline(), Some(now + 4 * SEC), "{case}");
+                }
             }
+        }
+    }
+
+    /// Linux `tcp_rearm_rto`: an RTO replacing a reorder timeout or a probe counts from the head
+    /// segment's transmission, never earlier than now.
+    #[test]
+    fn an_rto_replacing_a_probe_counts_from_the_head_transmission() {
+        for kind in [Pending::Reorder, Pending::Probe] {
+            let mut t = timers(120 * SEC);
+            let mut rto = timer(None);
+            t.arm(&mut rto, kind, 10 * SEC + 5 * MS);
+            assert_eq!((t.pending(), rto.deadline()), (kind, Some(10 * SEC + 5 * MS)));
+            t.rearm_rto(&mut rto, 10 * SEC, 10 * SEC - 300 * MS);
+            assert_eq!((t.pending(), rto.deadline()), (Pending::Rto, Some(10 * SEC + 700 * MS)));
+            t.arm(&mut rto, kind, 20 * SEC);
+            t.rearm_rto(&mut rto, 20 * SEC, 0);
+            assert_eq!(rto.deadline(), Some(20 * SEC + 1), "an overdue head: at once");
         }
     }
 
     #[test]
     fn a_transmission_never_moves_a_running_timer() {
-        let t = timers(120 * SEC);
+        let mut t = timers(120 * SEC);
         let mut rto = timer(Some(5 * SEC));
         t.start_if_idle(&mut rto, SEC);
         assert_eq!(rto.deadline(), Some(5 * SEC));

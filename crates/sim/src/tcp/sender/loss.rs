@@ -1,0 +1,220 @@
+//! The loss detectors wired into the sender, and the one timer they share with the RTO (Linux
+//! `tcp_identify_packet_loss`, `tcp_rack_reo_timeout`, `tcp_send_loss_probe`,
+//! `tcp_retransmit_timer`, `tcp_enter_loss`).
+//!
+//! With SACK and `recovery = "rack"` (the default) RACK-TLP alone decides what is lost, as in
+//! Linux since 4.18; with `recovery = "rfc6675"`, or without SACK, the sequence-based rules of
+//! `recovery.rs` do, and no probe is sent.
+
+use ccbench_cc::{CaState, Cause, LossInfo, Reaction};
+
+use super::rack::TIMER_SLACK;
+use super::scoreboard::Seg;
+use super::timers::Pending;
+use super::tlp::{self, ProbeOutcome};
+use super::{Acked, LossRecovery, Nanos, Phase, TcpSender};
+use crate::packet::Packet;
+
+impl TcpSender {
+    fn rack_enabled(&self) -> bool {
+        self.opt.sack && self.opt.recovery == LossRecovery::Rack
+    }
+
+    /// Marks what the loss detector finds on this ACK and tells the controller of each loss;
+    /// returns the bytes newly marked lost and whether a reorder timeout was armed.
+    pub(super) fn detect_losses(&mut self, a: &Acked, now: Nanos) -> (u64, bool) {
+        let lost_before = self.sb.lost_total();
+        let mut armed = false;
+        if self.rack_enabled() {
+            let delivered = self.rate.delivered();
+            self.rack.update_reo_wnd(a.deliveries.prior_delivered, delivered);
+            if let Some(wait) = self.rack_detect(now, false) {
+                let at = now + wait + TIMER_SLACK;
+                self.timers.arm(&mut self.rto_timer, Pending::Reorder, at);
+                armed = true;
+            }
+        } else {
+            let mut scan = self.rec.loss_scan(&self.sb, a.acked, a.sacked);
+            while let Some(i) = scan.next(&self.sb) {
+                if let Some(seg) = self.sb.mark_lost(i) {
+                    self.report_loss(&seg, now);
+                }
+            }
+        }
+        (self.sb.lost_total() - lost_before, armed)
+    }
+
+    /// One RACK pass; returns how long until the next pending segment expires.
+    fn rack_detect(&mut self, now: Nanos, force: bool) -> Option<Nanos> {
+        let in_recovery = matches!(self.rec.ca_state(), CaState::Recovery | CaState::Loss);
+        let sacked_segments = self.sb.sacked_bytes() / self.mss();
+        let min_rtt = self.min_rtt.get().unwrap_or(0);
+        let srtt = self.timers.rtt().srtt().unwrap_or(0);
+        let reo_wnd = self.rack.reo_wnd(in_recovery, sacked_segments, min_rtt, srtt);
+        let mut lost = std::mem::take(&mut self.lost_buf);
+        let wait = self.rack.detect(&mut self.sb, now, reo_wnd, force, &mut |seg: &Seg| lost.push(*seg));
+        for seg in lost.drain(..) {
+            self.report_loss(&seg, now);
+        }
+        self.lost_buf = lost;
+        wait
+    }
+
+    fn report_loss(&mut self, seg: &Seg, now: Nanos) {
+        let path = self.path(now);
+        self.cc.on_packet_lost(&mut self.st, &path, &LossInfo { seq: seg.seq, bytes: seg.len });
+    }
+
+    // ----- the shared timer -------------------------------------------------------------------
+
+    /// Linux `tcp_set_xmit_timer`, after an ACK that advanced snd_una: a loss probe if one is
+    /// allowed, else the RTO.
+    pub(super) fn set_xmit_timer(&mut self, now: Nanos) {
+        if !self.schedule_loss_probe(now, true) {
+            self.rearm_rto(now);
+        }
+    }
+
+    pub(super) fn rearm_rto(&mut self, now: Nanos) {
+        if self.sb.len() == 0 {
+            self.rto_timer.cancel();
+            return;
+        }
+        let head_sent = self.sb.seg(0).tx.sent_time;
+        self.timers.rearm_rto(&mut self.rto_timer, now, head_sent);
+    }
+
+    /// Linux `tcp_schedule_loss_probe`: with RACK-TLP, data outstanding and no recovery under
+    /// way, probe after the probe timeout, but never later than the RTO would fire.
+    pub(super) fn schedule_loss_probe(&mut self, now: Nanos, advancing_rto: bool) -> bool {
+        let open = matches!(self.rec.ca_state(), CaState::Open | CaState::Cwr);
+        if !self.rack_enabled() || self.sb.len() == 0 || !open || self.phase != Phase::Established {
+            return false;
+        }
+        let mut timeout = tlp::probe_timeout(self.timers.rtt().srtt(), self.sb.len(), self.opt.rto_min);
+        let rto_at = if advancing_rto {
+            now + self.timers.rto()
+        } else {
+            self.sb.seg(0).tx.sent_time + self.timers.rto()
+        };
+        if rto_at > now {
+            timeout = timeout.min(rto_at - now);
+        }
+        self.timers.arm(&mut self.rto_timer, Pending::Probe, now + timeout);
+        true
+    }
+
+    /// What the retransmission timer was armed for decides what its expiry does.
+    pub fn on_rto(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        match self.timers.pending() {
+            Pending::Reorder if self.phase == Phase::Established => self.on_reorder_timeout(now, out),
+            Pending::Probe if self.phase == Phase::Established => self.on_probe_timeout(now, out),
+            _ => self.on_retransmission_timeout(now, out),
+        }
+        self.sync_cc_timer();
+    }
+
+    /// Linux `tcp_rack_reo_timeout`: the segments RACK was waiting on are due; mark them, open
+    /// recovery if none is open (PRR as for one delivered segment), and fall back to the RTO.
+    fn on_reorder_timeout(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        let lost_before = self.sb.lost_total();
+        self.rack_detect(now, true);
+        let newly_lost = self.sb.lost_total() - lost_before;
+        if newly_lost > 0 {
+            if let Some(cause) = self.rec.signal(newly_lost, false, false) {
+                self.congestion(cause, now);
+                let (pipe, mss) = (self.inflight(), self.mss());
+                self.rec.prr_update(&mut self.st, mss, pipe, false, true);
+                self.clamp_cwnd();
+            }
+            self.transmit(now, out);
+        }
+        if self.timers.pending() != Pending::Rto {
+            self.rearm_rto(now);
+        }
+    }
+
+    /// Linux `tcp_send_loss_probe`: one new segment if the windows let new data go (cwnd
+    /// aside), else the highest segment again; at most one probe outstanding.
+    fn on_probe_timeout(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        if self.tlp.outstanding() || self.sb.len() == 0 {
+            self.rearm_rto(now);
+            return;
+        }
+        let sent_new = self.send_probe_of_new_data(now, out);
+        if !sent_new {
+            let last = self.sb.len() - 1;
+            self.send_segment(last, true, now, out);
+        }
+        self.tlp.on_probe_sent(self.sb.snd_nxt(), !sent_new);
+        // The RTO now counts from the probe.
+        self.timers.restart(&mut self.rto_timer, now);
+    }
+
+    /// Linux `tcp_process_tlp_ack`: a retransmitted probe whose ACK covers data sent after it
+    /// repaired a tail loss; reduce once, at once (CWR entered and left on the spot).
+    pub(super) fn process_probe_ack(&mut self, ack: u64, a: &Acked, now: Nanos) {
+        let pure_dupack = a.is_dupack && a.sacked == 0;
+        if self.tlp.on_ack(ack, a.dsack, pure_dupack) != ProbeOutcome::Loss {
+            return;
+        }
+        match self.congestion(Cause::Loss, now) {
+            Reaction::Prr { ssthresh } => self.st.cwnd = ssthresh,
+            _ => {}
+        }
+        self.clamp_cwnd();
+        self.rec.close();
+        let path = self.path(now);
+        self.cc.on_episode_end(&mut self.st, &path, Cause::Loss);
+    }
+
+    /// The timer expired as an RTO (Linux `tcp_retransmit_timer`): resend the SYN, probe a
+    /// closed window, or, with data outstanding, report the timeout and go back N (RFC 6298
+    /// §5.4–5.6, RFC 5681 §3.1).
+    fn on_retransmission_timeout(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        match self.phase {
+            Phase::SynSent => {
+                self.syn_retransmitted = true;
+                self.timers.back_off();
+                self.stats.timeouts += 1;
+                self.send_syn(now, out);
+                return;
+            }
+            Phase::Established if self.sb.flight_size() > 0 => {}
+            Phase::Established if self.sb.snd_nxt() < self.app_end => {
+                self.send_window_probe(now, out);
+                return;
+            }
+            _ => return,
+        }
+        // The controller sees a fresh timeout (0) only when Linux would cut ssthresh; otherwise
+        // how often the same data has timed out.
+        let retries = self.timers.retries();
+        let fresh = self.rec.rto_reduces(self.sb.snd_una(), retries);
+        let reaction = self.congestion(Cause::Rto { backoffs: if fresh { 0 } else { retries.max(1) } }, now);
+        self.timeout_mark_lost(now);
+        if let Reaction::Prr { .. } = reaction {
+            // Linux `tcp_enter_loss`: restart from what is still in flight, plus one.
+            self.st.cwnd = self.inflight() + self.mss();
+        }
+        self.clamp_cwnd();
+        self.timers.back_off();
+        self.timers.count_retry();
+        self.stats.timeouts += 1;
+        self.timers.restart(&mut self.rto_timer, now);
+        self.transmit(now, out);
+    }
+
+    /// Linux `tcp_timeout_mark_lost`: the head and everything not SACKed is lost, except, with
+    /// RACK, segments sent within the last RACK RTT (they may still arrive).
+    fn timeout_mark_lost(&mut self, now: Nanos) {
+        let rack = self.rack_enabled();
+        let rtt = self.rack.rtt();
+        let mut lost = std::mem::take(&mut self.lost_buf);
+        self.sb.enter_loss(|seg| rack && seg.tx.sent_time + rtt > now, |seg| lost.push(*seg));
+        for seg in lost.drain(..) {
+            self.report_loss(&seg, now);
+        }
+        self.lost_buf = lost;
+    }
+}
