@@ -21,6 +21,8 @@ use crate::scenario::{LossRecovery, StackProfile, TcpOptions};
 
 type Nanos = u64;
 
+mod rack;
+
 const MS: Nanos = 1_000_000;
 const SEC: Nanos = 1_000_000_000;
 const MSS: u32 = 1448;

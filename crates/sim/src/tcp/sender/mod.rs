@@ -27,6 +27,7 @@ use self::rack::Rack;
 use self::rate::{Deliveries, RateSampler};
 use self::recovery::Recovery;
 use self::scoreboard::{Scoreboard, Seg};
+pub(crate) use self::timers::Pending;
 use self::timers::Timers;
 use self::tlp::Tlp;
 use super::rtt::{self, RttSamples, WindowedMin};
@@ -238,6 +239,11 @@ impl TcpSender {
     pub fn ecn_negotiated(&self) -> bool {
         self.ecn_ok
     }
+    /// What the retransmission timer is armed for (tests).
+    #[cfg(test)]
+    pub(crate) fn timer_pending(&self) -> Pending {
+        self.timers.pending()
+    }
     pub fn cc_name(&self) -> &'static str {
         self.cc.name()
     }
@@ -329,15 +335,16 @@ impl TcpSender {
         }
     }
 
-    /// Linux `tcp_ack`, in its order: scoreboard, loss detection, RTT, the reduction episode,
-    /// the controller, PRR, the RTO timer; then whatever may be sent.
+    /// Linux `tcp_ack`, in its order: scoreboard and RTT (`tcp_clean_rtx_queue`), loss
+    /// detection, the reduction episode (`tcp_fastretrans_alert`), the controller or PRR
+    /// (`tcp_cong_control`), the RTO or probe timer; then whatever may be sent.
     fn on_ack(&mut self, p: &Packet, now: Nanos, out: &mut Vec<Packet>) {
         self.snd_wnd = p.window;
         self.ts_recent = p.tsval;
         let mut a = self.update_scoreboard(p, now);
+        a.rtt = self.update_rtt(&a, p.tsecr, now);
         let (newly_lost, reorder_timer_armed) = self.detect_losses(&a, now);
         a.newly_lost = newly_lost;
-        a.rtt = self.update_rtt(&a, p.tsecr, now);
         self.process_probe_ack(p.ack, &a, now);
         self.update_episode(&a, p.ece, now);
         let sample = self.ack_sample(p, &a, now);

@@ -14,7 +14,7 @@ use crate::tcp::rtt::RttEstimator;
 /// What the retransmission timer is armed for (Linux `icsk_pending`): one timer serves the RTO,
 /// RACK's reorder timeout and the tail loss probe, as in Linux.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Pending {
+pub(crate) enum Pending {
     Rto,
     Reorder,
     Probe,
