@@ -398,6 +398,25 @@ impl Cubic {
         }
     }
 
+}
+
+/// Linux `hystart_ack_delay`: how much an ACK train may be stretched by the sender's own
+/// bursts, min(1 ms, 4 GSO frames at the pacing rate). Linux computes `sk_pacing_rate` for
+/// every socket (2·cwnd/SRTT in slow start) even when nothing paces; we do the same here.
+fn hystart_ack_delay(st: &CcState, path: &PathInfo) -> Nanos {
+    const GSO_MAX_SIZE: f64 = 65_536.0;
+    const CAP: Nanos = 1_000_000;
+    let rate = st.pacing_rate.or_else(|| {
+        let srtt = path.srtt.filter(|&s| s > 0)? as f64 / 1e9;
+        Some(2.0 * st.cwnd as f64 / srtt)
+    });
+    match rate {
+        Some(r) if r > 0.0 => ((4.0 * GSO_MAX_SIZE / r * 1e9) as Nanos).min(CAP),
+        _ => 0,
+    }
+}
+
+impl Cubic {
     /// Linux `hystart_update`. Runs before growth so that an exit takes effect on this ACK.
     fn hystart_update(&mut self, st: &mut CcState, path: &PathInfo, ack: &AckSample) {
         let Some(min_rtt) = self.delay_min else { return };
@@ -410,7 +429,8 @@ impl Cubic {
             h.last_ack = now;
             // Linux: an unpaced sender's ACK train covers at most half the path's RTT before
             // the bottleneck queue starts to build; a paced one spreads over the whole RTT.
-            let threshold = if st.pacing_rate.is_some() { min_rtt } else { min_rtt / 2 };
+            let threshold = min_rtt + hystart_ack_delay(st, path);
+            let threshold = if st.pacing_rate.is_some() { threshold } else { threshold / 2 };
             if now.saturating_sub(round_start) > threshold {
                 h.found = true;
             }
@@ -418,10 +438,10 @@ impl Cubic {
         if self.cfg.hystart_detect.delay && !h.found {
             if let Some(rtt) = ack.rtt {
                 h.curr_rtt = h.curr_rtt.min(rtt.max(1));
+                // Linux collects `HYSTART_MIN_SAMPLES` first and judges from the next one on.
                 if h.sample_cnt < self.cfg.hystart_min_samples {
                     h.sample_cnt += 1;
-                }
-                if h.sample_cnt >= self.cfg.hystart_min_samples {
+                } else {
                     let eta = (min_rtt / 8).clamp(self.cfg.hystart_delay_min, self.cfg.hystart_delay_max);
                     if h.curr_rtt > min_rtt + eta {
                         h.found = true;
@@ -816,8 +836,8 @@ mod tests {
         let mut s = st(20.0, u64::MAX);
         let mut now = 0;
         // 5 ms between ACKs: no ACK train.
-        ss_round(&mut cc, &mut s, &mut now, 7, 5 * MS, min_rtt + 13 * MS, min_rtt);
-        assert!(!cc.hystart_found(), "needs 8 samples");
+        ss_round(&mut cc, &mut s, &mut now, 8, 5 * MS, min_rtt + 13 * MS, min_rtt);
+        assert!(!cc.hystart_found(), "Linux collects 8 samples and judges from the 9th");
         assert_eq!(s.ssthresh, u64::MAX);
         let mut p = path(now + 5 * MS);
         p.min_rtt = Some(min_rtt);
@@ -825,8 +845,8 @@ mod tests {
         a.rtt = Some(min_rtt + 13 * MS);
         cc.on_ack(&mut s, &p, &a);
         assert!(cc.hystart_found());
-        assert_eq!(s.ssthresh, 27 * M, "ssthresh = cwnd at detection");
-        assert_eq!(s.cwnd, 27 * M, "no slow-start growth on the exiting ACK");
+        assert_eq!(s.ssthresh, 28 * M, "ssthresh = cwnd at detection");
+        assert_eq!(s.cwnd, 28 * M, "no slow-start growth on the exiting ACK");
         assert!(!s.in_slow_start());
     }
 
@@ -900,6 +920,30 @@ mod tests {
         ss_round(&mut cc, &mut s, &mut now, 60, MS, min_rtt, min_rtt);
         assert!(cc.hystart_found());
         assert_eq!(s.ssthresh, before + 51 * M);
+    }
+
+    /// Linux `hystart_update`: the train must outlast (delay_min + ack_delay) / 2, where
+    /// ack_delay = min(1 ms, 4 GSO frames at 2·cwnd/SRTT).
+    #[test]
+    fn hystart_ack_train_threshold_includes_linux_ack_delay() {
+        let mut s = st(40.0, u64::MAX);
+        let mut p = path(0);
+        p.srtt = Some(100 * MS);
+        assert_eq!(hystart_ack_delay(&s, &p), MS, "800 kB/s: 4 frames take 328 ms, capped");
+        s.cwnd = 1_000_000_000;
+        assert_eq!(hystart_ack_delay(&s, &p), 13_107, "20 GB/s: 4 · 65536 B take 13.1 µs");
+        p.srtt = None;
+        assert_eq!(hystart_ack_delay(&s, &p), 0, "no rate known yet");
+        for (train_ms, found) in [(50, false), (51, true)] {
+            let mut p = Params::new();
+            p.insert("hystart_detect", ParamValue::Str("ack_train".into()));
+            let mut cc = Cubic::new(CubicConfig::from_params(&p).unwrap());
+            let mut s = st(40.0, u64::MAX);
+            let mut now = 0;
+            // Threshold (100 + 1) / 2 = 50.5 ms.
+            ss_round(&mut cc, &mut s, &mut now, train_ms + 1, MS, 100 * MS, 100 * MS);
+            assert_eq!(cc.hystart_found(), found, "train of {train_ms} ms");
+        }
     }
 
     /// Linux `bictcp_acked`: the all-time minimum of CUBIC's own samples, not the stack's

@@ -75,25 +75,33 @@ impl RttSamples {
     }
 }
 
-/// Linux `tcp_ack_update_rtt`: the (SRTT, controller) samples of one ACK. Sequence samples of
-/// newly cumulatively ACKed data come first, else of newly SACKed data. Once the ACK covers a
-/// retransmission (Linux `FLAG_RETRANS_DATA_ACKED`), originals held back behind the hole would
-/// overstate the RTT, so only the timestamp echo counts (Karn's rule; RFC 7323 §4).
+/// Linux `tcp_clean_rtx_queue` + `tcp_ack_update_rtt`: the (SRTT, controller) samples of one
+/// ACK. SRTT takes the oldest newly cumulatively ACKed segment, else the oldest newly SACKed
+/// one; the controller takes the newest SACKed segment when there is one (it left last, so its
+/// RTT is the freshest), else the newest cumulatively ACKed. Once the ACK covers a
+/// retransmission (`FLAG_RETRANS_DATA_ACKED`) cumulative samples are ambiguous (Karn), and with
+/// no sample left an ACK of new data falls back to the timestamp echo (RFC 7323 §4).
 pub(crate) fn ack_rtt(
     cumulative: RttSamples,
     sacked: RttSamples,
     retransmitted_acked: bool,
+    new_data_acked: bool,
     ts_echo_rtt: impl FnOnce() -> Option<Nanos>,
 ) -> (Option<Nanos>, Option<Nanos>) {
-    let seq = if cumulative.oldest.is_some() { cumulative } else { sacked };
-    match (seq.oldest, seq.newest) {
-        (Some(o), Some(n)) if !retransmitted_acked => (Some(o), Some(n)),
-        _ if retransmitted_acked => {
-            let r = ts_echo_rtt();
-            (r, r)
-        }
-        _ => (None, None),
+    let (mut seq, mut ca) = if retransmitted_acked { (None, None) } else { (cumulative.oldest, cumulative.newest) };
+    if sacked.newest.is_some() {
+        ca = sacked.newest;
+        seq = seq.or(sacked.oldest);
     }
+    if seq.is_none() && new_data_acked {
+        if let Some(r) = ts_echo_rtt() {
+            (seq, ca) = (Some(r), Some(r));
+        }
+    }
+    if seq.is_none() {
+        return (None, None);
+    }
+    (seq, ca)
 }
 
 /// Windowed minimum (Nichols' three-sample min tracker, as Linux `win_minmax`): O(1) per sample.
@@ -186,16 +194,19 @@ mod tests {
     }
 
     #[test]
-    fn ack_rtt_prefers_cumulative_then_sack_then_the_echo() {
-        let none = || -> Option<Nanos> { panic!("timestamps are consulted only after a retransmission") };
-        let (cum, sack) = (samples(&[100 * MS, 80 * MS]), samples(&[60 * MS, 40 * MS]));
-        assert_eq!(ack_rtt(cum, sack, false, none), (Some(100 * MS), Some(80 * MS)));
-        assert_eq!(ack_rtt(samples(&[]), sack, false, none), (Some(60 * MS), Some(40 * MS)));
-        assert_eq!(ack_rtt(samples(&[]), samples(&[]), false, none), (None, None));
-        // A covered retransmission: the echo or nothing, whatever the sequence samples say.
-        for (c, s) in [(cum, sack), (samples(&[]), sack), (samples(&[]), samples(&[]))] {
-            assert_eq!(ack_rtt(c, s, true, || Some(7 * MS)), (Some(7 * MS), Some(7 * MS)));
-            assert_eq!(ack_rtt(c, s, true, || None), (None, None));
+    fn ack_rtt_as_linux_takes_it() {
+        let none = || -> Option<Nanos> { panic!("timestamps are consulted only without a sequence sample") };
+        let (cum, sack, empty) = (samples(&[100 * MS, 80 * MS]), samples(&[60 * MS, 40 * MS]), samples(&[]));
+        assert_eq!(ack_rtt(cum, empty, false, true, none), (Some(100 * MS), Some(80 * MS)));
+        assert_eq!(ack_rtt(cum, sack, false, true, none), (Some(100 * MS), Some(40 * MS)), "the SACK's for the controller");
+        assert_eq!(ack_rtt(empty, sack, false, false, none), (Some(60 * MS), Some(40 * MS)));
+        assert_eq!(ack_rtt(empty, empty, false, false, none), (None, None));
+        // A covered retransmission: SACK samples stand; without them, the echo or nothing.
+        assert_eq!(ack_rtt(cum, sack, true, true, none), (Some(60 * MS), Some(40 * MS)));
+        for c in [cum, empty] {
+            assert_eq!(ack_rtt(c, empty, true, true, || Some(7 * MS)), (Some(7 * MS), Some(7 * MS)));
+            assert_eq!(ack_rtt(c, empty, true, true, || None), (None, None));
+            assert_eq!(ack_rtt(c, empty, true, false, none), (None, None), "no new data acked");
         }
     }
 

@@ -407,7 +407,7 @@ impl TcpSender {
     fn update_rtt(&mut self, a: &Acked, tsecr: u32, now: Nanos) -> Option<Nanos> {
         let (g, timestamps) = (self.opt.ts_granularity, self.opt.timestamps);
         let echo = || (timestamps && tsecr != 0).then(|| ticks(now, g).wrapping_sub(tsecr) as u64 * g);
-        let (srtt, cc) = rtt::ack_rtt(a.cum_rtt, a.sack_rtt, a.retransmitted_acked, echo);
+        let (srtt, cc) = rtt::ack_rtt(a.cum_rtt, a.sack_rtt, a.retransmitted_acked, a.acked > 0, echo);
         if let Some(r) = srtt {
             self.timers.on_rtt_sample(r);
         }
