@@ -100,3 +100,57 @@ def test_registry_is_built_on_first_use_only():
             "assert 'ccbench.experiments.abe.fig2' in sys.modules\n")
     proc = python_code(code)
     assert proc.returncode == 0, proc.stderr
+
+
+def _seed_metric(result, point):
+    # A metric that depends on the seed only, so its spread over seeds is known exactly.
+    seed = result.summary["scenario"]["seed"]
+    return {"seed_value": float(seed), "rate_mbps": result.link("bottleneck")["rate_mbps"]}
+
+
+SPREAD_BASE = {"duration": "1s", "bottleneck": {"rate": "10Mbps", "rtt": "20ms"},
+               "flows": [{"cca": "cubic"}], "output": {"sojourn_samples": False}}
+
+
+def test_summary_reports_mean_std_min_max_over_seeds(tmp_path):
+    import pandas as pd
+
+    exp = Experiment(name="spread", base=SPREAD_BASE, metric=_seed_metric, seeds=(1, 2, 4),
+                     grid={"bottleneck.rate": ["5Mbps", "-3"]}, quick_seeds=(3,))
+    results = experiments_pkg.run_experiment(exp, jobs=1, out=tmp_path)
+    assert list(results["error"] == "") == [True] * 3 + [False] * 3
+
+    summary = pd.read_csv(tmp_path / "summary.csv")
+    for metric in ("seed_value", "rate_mbps"):
+        for stat in ("std", "min", "max"):
+            assert f"{metric}_{stat}" in summary.columns
+    good, bad = summary.iloc[0], summary.iloc[1]
+    assert good["seeds"] == 3
+    assert good["seed_value"] == pytest.approx(7 / 3)
+    assert good["seed_value_std"] == pytest.approx((7 / 3) ** 0.5)  # sample std of 1, 2, 4
+    assert (good["seed_value_min"], good["seed_value_max"]) == (1.0, 4.0)
+    assert (good["rate_mbps"], good["rate_mbps_std"]) == (5.0, 0.0)
+    assert (good["rate_mbps_min"], good["rate_mbps_max"]) == (5.0, 5.0)
+    # A grid point whose every run failed has no statistics at all.
+    assert bad["seeds"] == 0
+    assert bad[["seed_value", "seed_value_std", "seed_value_min", "seed_value_max"]].isna().all()
+
+    # One seed: the standard deviation is 0, not NaN; min = max = mean.
+    quick = experiments_pkg.run_experiment(dataclasses.replace(exp, grid={"bottleneck.rate": ["5Mbps"]}),
+                                           quick=True, jobs=1)
+    one = experiments_pkg.summarize(exp, quick, quick=True).iloc[0]
+    assert (one["seeds"], one["seed_value"], one["seed_value_std"]) == (1, 3.0, 0.0)
+    assert one["seed_value_min"] == one["seed_value_max"] == 3.0
+
+
+def test_summary_spread_skips_failed_seeds_and_non_numbers():
+    import pandas as pd
+
+    exp = Experiment(name="spread", base=SPREAD_BASE, metric=_seed_metric, seeds=(1, 2, 3),
+                     grid={"x": [1]})
+    results = pd.DataFrame({"run": [0, 1, 2], "x": [1, 1, 1], "seed": [1, 2, 3],
+                            "m": [2.0, 10.0, float("nan")], "error": ["", "boom", ""]})
+    row = experiments_pkg.summarize(exp, results).iloc[0]
+    assert row["seeds"] == 2  # the failed seed is left out; the NaN metric is a missing value
+    assert (row["m"], row["m_std"], row["m_min"], row["m_max"]) == (2.0, 0.0, 2.0, 2.0)
+
