@@ -154,3 +154,31 @@ def test_summary_spread_skips_failed_seeds_and_non_numbers():
     assert row["seeds"] == 2  # the failed seed is left out; the NaN metric is a missing value
     assert (row["m"], row["m_std"], row["m_min"], row["m_max"]) == (2.0, 0.0, 2.0, 2.0)
 
+
+def test_mean_spread_text():
+    from ccbench.experiments.base import mean_spread
+
+    row = {"u": 0.91234, "u_std": 0.00412, "seeds": 5}
+    assert mean_spread(row, "u") == "0.912 ± 0.004 (5 seeds)"
+    assert mean_spread(row, "u", unit="s", note="+2%") == "0.912 ± 0.004 s (5 seeds, +2%)"
+    assert mean_spread({**row, "seeds": 1, "u_std": 0.0}, "u") == "0.912"
+    assert mean_spread({**row, "seeds": 1}, "u", unit="s", note="-3%") == "0.912 s (-3%)"
+    assert mean_spread({"u": 0.5}, "u", fmt=".2f") == "0.50"
+
+
+def test_comparison_tables_show_mean_and_spread():
+    import pandas as pd
+
+    from ccbench.experiments.abe import fig2
+    from ccbench.experiments.rledbat import table1
+
+    fig = pd.DataFrame({"beta": [0.5, 0.5], "buffer_bdp": [0.5, 1.0], "utilization": [0.9, 0.99],
+                        "utilization_std": [0.012, 0.0], "seeds": [5, 1]})
+    ours = [r["ours"] for r in fig2._comparison(fig)]
+    assert ours == ["0.900 ± 0.012 (5 seeds)", "0.990"]
+
+    tab = pd.DataFrame({"rtt_ms": [20, 100], "fct_s": [0.16, 0.7], "fct_s_std": [0.002, 0.0],
+                        "paper_fct_s": [0.16, 0.62], "seeds": [3, 1]})
+    rows = table1._comparison(tab)
+    assert [r["ours"] for r in rows] == ["0.160 ± 0.002 s (3 seeds, +0%)", "0.700 s (+13%)"]
+    assert [r["verdict"] for r in rows] == ["agrees", "agrees"]
