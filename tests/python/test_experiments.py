@@ -100,3 +100,85 @@ def test_registry_is_built_on_first_use_only():
             "assert 'ccbench.experiments.abe.fig2' in sys.modules\n")
     proc = python_code(code)
     assert proc.returncode == 0, proc.stderr
+
+
+def _seed_metric(result, point):
+    # A metric that depends on the seed only, so its spread over seeds is known exactly.
+    seed = result.summary["scenario"]["seed"]
+    return {"seed_value": float(seed), "rate_mbps": result.link("bottleneck")["rate_mbps"]}
+
+
+SPREAD_BASE = {"duration": "1s", "bottleneck": {"rate": "10Mbps", "rtt": "20ms"},
+               "flows": [{"cca": "cubic"}], "output": {"sojourn_samples": False}}
+
+
+def test_summary_reports_mean_std_min_max_over_seeds(tmp_path):
+    import pandas as pd
+
+    exp = Experiment(name="spread", base=SPREAD_BASE, metric=_seed_metric, seeds=(1, 2, 4),
+                     grid={"bottleneck.rate": ["5Mbps", "-3"]}, quick_seeds=(3,))
+    results = experiments_pkg.run_experiment(exp, jobs=1, out=tmp_path)
+    assert list(results["error"] == "") == [True] * 3 + [False] * 3
+
+    summary = pd.read_csv(tmp_path / "summary.csv")
+    for metric in ("seed_value", "rate_mbps"):
+        for stat in ("std", "min", "max"):
+            assert f"{metric}_{stat}" in summary.columns
+    good, bad = summary.iloc[0], summary.iloc[1]
+    assert good["seeds"] == 3
+    assert good["seed_value"] == pytest.approx(7 / 3)
+    assert good["seed_value_std"] == pytest.approx((7 / 3) ** 0.5)  # sample std of 1, 2, 4
+    assert (good["seed_value_min"], good["seed_value_max"]) == (1.0, 4.0)
+    assert (good["rate_mbps"], good["rate_mbps_std"]) == (5.0, 0.0)
+    assert (good["rate_mbps_min"], good["rate_mbps_max"]) == (5.0, 5.0)
+    # A grid point whose every run failed has no statistics at all.
+    assert bad["seeds"] == 0
+    assert bad[["seed_value", "seed_value_std", "seed_value_min", "seed_value_max"]].isna().all()
+
+    # One seed: the standard deviation is 0, not NaN; min = max = mean.
+    quick = experiments_pkg.run_experiment(dataclasses.replace(exp, grid={"bottleneck.rate": ["5Mbps"]}),
+                                           quick=True, jobs=1)
+    one = experiments_pkg.summarize(exp, quick, quick=True).iloc[0]
+    assert (one["seeds"], one["seed_value"], one["seed_value_std"]) == (1, 3.0, 0.0)
+    assert one["seed_value_min"] == one["seed_value_max"] == 3.0
+
+
+def test_summary_spread_skips_failed_seeds_and_non_numbers():
+    import pandas as pd
+
+    exp = Experiment(name="spread", base=SPREAD_BASE, metric=_seed_metric, seeds=(1, 2, 3),
+                     grid={"x": [1]})
+    results = pd.DataFrame({"run": [0, 1, 2], "x": [1, 1, 1], "seed": [1, 2, 3],
+                            "m": [2.0, 10.0, float("nan")], "error": ["", "boom", ""]})
+    row = experiments_pkg.summarize(exp, results).iloc[0]
+    assert row["seeds"] == 2  # the failed seed is left out; the NaN metric is a missing value
+    assert (row["m"], row["m_std"], row["m_min"], row["m_max"]) == (2.0, 0.0, 2.0, 2.0)
+
+
+def test_mean_spread_text():
+    from ccbench.experiments.base import mean_spread
+
+    row = {"u": 0.91234, "u_std": 0.00412, "seeds": 5}
+    assert mean_spread(row, "u") == "0.912 ± 0.004 (5 seeds)"
+    assert mean_spread(row, "u", unit="s", note="+2%") == "0.912 ± 0.004 s (5 seeds, +2%)"
+    assert mean_spread({**row, "seeds": 1, "u_std": 0.0}, "u") == "0.912"
+    assert mean_spread({**row, "seeds": 1}, "u", unit="s", note="-3%") == "0.912 s (-3%)"
+    assert mean_spread({"u": 0.5}, "u", fmt=".2f") == "0.50"
+
+
+def test_comparison_tables_show_mean_and_spread():
+    import pandas as pd
+
+    from ccbench.experiments.abe import fig2
+    from ccbench.experiments.rledbat import table1
+
+    fig = pd.DataFrame({"beta": [0.5, 0.5], "buffer_bdp": [0.5, 1.0], "utilization": [0.9, 0.99],
+                        "utilization_std": [0.012, 0.0], "seeds": [5, 1]})
+    ours = [r["ours"] for r in fig2._comparison(fig)]
+    assert ours == ["0.900 ± 0.012 (5 seeds)", "0.990"]
+
+    tab = pd.DataFrame({"rtt_ms": [20, 100], "fct_s": [0.16, 0.7], "fct_s_std": [0.002, 0.0],
+                        "paper_fct_s": [0.16, 0.62], "seeds": [3, 1]})
+    rows = table1._comparison(tab)
+    assert [r["ours"] for r in rows] == ["0.160 ± 0.002 s (3 seeds, +0%)", "0.700 s (+13%)"]
+    assert [r["verdict"] for r in rows] == ["agrees", "agrees"]

@@ -33,8 +33,10 @@ def test_lone_cubic_flow_completion_time_matches_table1(tmp_path):
     # comparison.md puts each paper value beside ours with a verdict.
     comparison = (tmp_path / "comparison.md").read_text()
     assert comparison.count("| agrees |") == len(RTTS_MS), comparison
-    assert list(results["rtt_ms"]) == RTTS_MS
-    for (_, row), paper in zip(results.iterrows(), PAPER_FCT_S):
+    seeds = list(TABLE1.seeds)
+    assert list(results["rtt_ms"]) == [rtt for rtt in RTTS_MS for _ in seeds]
+    assert list(results["seed"]) == seeds * len(RTTS_MS)
+    for (_, row), paper in zip(results.iterrows(), [p for p in PAPER_FCT_S for _ in seeds]):
         assert row["error"] == ""
         assert row["fct_s"] == pytest.approx(paper, rel=0.15), (row["rtt_ms"], row["fct_s"], paper)
 

@@ -101,6 +101,23 @@ class Experiment:
         return [(point, seed) for point in self.params(quick) for seed in self.run_seeds(quick)]
 
 
+def mean_spread(row: Mapping[str, Any], metric: str, fmt: str = ".3f", unit: str = "",
+                note: str = "") -> str:
+    """A summary row's ``metric`` as written in ``comparison.md``: ``"0.912 ± 0.004 (5 seeds)"``
+    over several seeds, just ``"0.912"`` over one (or when the row has no spread columns).
+    ``unit`` goes after the numbers and ``note`` into the parentheses:
+    ``"1.230 ± 0.010 s (3 seeds, +2%)"``, ``"1.230 s (+2%)"``."""
+    unit = f" {unit}" if unit else ""
+    text = f"{row[metric]:{fmt}}"
+    n = row.get("seeds")
+    std = row.get(f"{metric}_std")
+    notes = [note] if note else []
+    if n is not None and std is not None and n > 1:
+        text += f" ± {std:{fmt}}"
+        notes.insert(0, f"{int(n)} seeds")
+    return text + unit + (f" ({', '.join(notes)})" if notes else "")
+
+
 def comparison_markdown(title: str, rows: Sequence[Mapping[str, Any]]) -> str:
     """``comparison.md``: the paper's value or claim beside ours, with a verdict and its reason."""
     lines = [f"# {title}", "", "| what | paper | ours | verdict | reason |", "|---|---|---|---|---|"]

@@ -2,7 +2,9 @@
 written as
 
 * ``results.csv`` — one row per run (grid point × seed), in grid order whatever the completion order;
-* ``summary.csv`` — the mean over seeds per grid point, joined with the paper's values and any model;
+* ``summary.csv`` — per grid point, every metric's mean over the successful seeds and its spread
+  (``<metric>_std``, ``<metric>_min``, ``<metric>_max``; ``seeds`` counts them), joined with the
+  paper's values and any model;
 * ``<name>.png`` — the experiment's figure.
 """
 
@@ -31,9 +33,25 @@ def _run_one(metric, base: dict, overrides: List[str], point: dict, seed: int) -
         return None, f"{type(exc).__name__}: {exc}"
 
 
+def spread(values) -> dict:
+    """Mean, sample standard deviation (0 for one value), min and max of ``values``; NaN when
+    there are none. Non-numbers count as missing."""
+    import pandas as pd
+
+    values = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").dropna()
+    n = len(values)
+    if n == 0:
+        nan = float("nan")
+        return {"mean": nan, "std": nan, "min": nan, "max": nan}
+    return {"mean": float(values.mean()), "std": float(values.std(ddof=1)) if n > 1 else 0.0,
+            "min": float(values.min()), "max": float(values.max())}
+
+
 def summarize(experiment: Experiment, results, quick: bool = False):
-    """Mean of every metric over the successful seeds of each grid point, joined with the
-    reference values and passed through ``experiment.compare``."""
+    """Per grid point, every metric over the successful seeds: its mean (column ``<metric>``),
+    sample standard deviation (``<metric>_std``, 0 for one seed), ``<metric>_min`` and
+    ``<metric>_max``; ``seeds`` counts the successful seeds. Joined with the reference values
+    and passed through ``experiment.compare``."""
     import pandas as pd
 
     points = experiment.params(quick)
@@ -49,8 +67,10 @@ def summarize(experiment: Experiment, results, quick: bool = False):
         sel = ok[mask]
         row = dict(point)
         for column in metrics:
-            values = pd.to_numeric(sel[column], errors="coerce")
-            row[column] = values.mean() if len(values) else float("nan")
+            stats = spread(sel[column])
+            row[column] = stats["mean"]
+            for stat in ("std", "min", "max"):
+                row[f"{column}_{stat}"] = stats[stat]
         row["seeds"] = len(sel)
         rows.append(row)
     summary = pd.DataFrame(rows)
