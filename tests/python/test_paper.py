@@ -50,10 +50,14 @@ def test_two_cubic_flows_share_fairly():
         "flows": [{"cca": "cubic"}, {"cca": "cubic"}],
         "output": {"sojourn_samples": False},
     }
-    summary = ccbench.run(scenario).summary
-    assert summary["jain_index"] >= 0.95
-    total = sum(f["goodput_mbps"] for f in summary["flows"])
-    assert 15.0 < total <= 20.0
+    # Host timing noise makes every seed a different run: the check is on the mean of five.
+    summaries = [ccbench.run(scenario, seed=seed).summary for seed in range(1, 6)]
+    jain = sum(s["jain_index"] for s in summaries) / len(summaries)
+    assert jain >= 0.95, [s["jain_index"] for s in summaries]
+    assert len({s["flows"][0]["goodput_mbps"] for s in summaries}) > 1, "the seed must matter"
+    for summary in summaries:
+        total = sum(f["goodput_mbps"] for f in summary["flows"])
+        assert 15.0 < total <= 20.0
 
 
 def _link_metric(result, point):
