@@ -397,7 +397,6 @@ impl Cubic {
             st.cwnd = st.cwnd.saturating_add(delta as u64 * mss);
         }
     }
-
 }
 
 /// Linux `hystart_ack_delay`: how much an ACK train may be stretched by the sender's own

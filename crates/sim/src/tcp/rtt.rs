@@ -88,7 +88,8 @@ pub(crate) fn ack_rtt(
     new_data_acked: bool,
     ts_echo_rtt: impl FnOnce() -> Option<Nanos>,
 ) -> (Option<Nanos>, Option<Nanos>) {
-    let (mut seq, mut ca) = if retransmitted_acked { (None, None) } else { (cumulative.oldest, cumulative.newest) };
+    let (mut seq, mut ca) =
+        if retransmitted_acked { (None, None) } else { (cumulative.oldest, cumulative.newest) };
     if sacked.newest.is_some() {
         ca = sacked.newest;
         seq = seq.or(sacked.oldest);
@@ -198,7 +199,11 @@ mod tests {
         let none = || -> Option<Nanos> { panic!("timestamps are consulted only without a sequence sample") };
         let (cum, sack, empty) = (samples(&[100 * MS, 80 * MS]), samples(&[60 * MS, 40 * MS]), samples(&[]));
         assert_eq!(ack_rtt(cum, empty, false, true, none), (Some(100 * MS), Some(80 * MS)));
-        assert_eq!(ack_rtt(cum, sack, false, true, none), (Some(100 * MS), Some(40 * MS)), "the SACK's for the controller");
+        assert_eq!(
+            ack_rtt(cum, sack, false, true, none),
+            (Some(100 * MS), Some(40 * MS)),
+            "the SACK's for the controller"
+        );
         assert_eq!(ack_rtt(empty, sack, false, false, none), (Some(60 * MS), Some(40 * MS)));
         assert_eq!(ack_rtt(empty, empty, false, false, none), (None, None));
         // A covered retransmission: SACK samples stand; without them, the echo or nothing.

@@ -200,6 +200,28 @@ impl Rack {
         }
     }
 
+    /// Marks segment `i` lost if its time is up; otherwise the scan stops here, with the time
+    /// it still has if it was sent before the most recently delivered segment.
+    fn judge(
+        &self,
+        sb: &mut Scoreboard,
+        i: usize,
+        now: Nanos,
+        reo_wnd: Nanos,
+        lost: &mut impl FnMut(&Seg),
+    ) -> Result<(), Option<Nanos>> {
+        match self.verdict(sb.seg(i), now, reo_wnd) {
+            Verdict::SentAfter => Err(None),
+            Verdict::Wait(t) => Err(Some(t)),
+            Verdict::Lost => {
+                if let Some(seg) = sb.mark_lost(i) {
+                    lost(&seg);
+                }
+                Ok(())
+            }
+        }
+    }
+
     fn scan_originals(
         &mut self,
         sb: &mut Scoreboard,
@@ -214,14 +236,8 @@ impl Rack {
             let seg = *sb.seg(i);
             let candidate = !seg.ever_retransmitted && !seg.sacked && !seg.lost;
             if candidate {
-                match self.verdict(&seg, now, reo_wnd) {
-                    Verdict::SentAfter => return None,
-                    Verdict::Wait(t) => return Some(t),
-                    Verdict::Lost => {
-                        if let Some(seg) = sb.mark_lost(i) {
-                            lost(&seg);
-                        }
-                    }
+                if let Err(stop) = self.judge(sb, i, now, reo_wnd, lost) {
+                    return stop;
                 }
             }
             self.originals_from = end(&seg);
@@ -244,14 +260,8 @@ impl Rack {
                 s.seq == seq && s.retrans && !s.sacked && s.tx.sent_time == sent
             });
             if let Some(i) = live {
-                match self.verdict(&sb.seg(i).clone(), now, reo_wnd) {
-                    Verdict::SentAfter => return None,
-                    Verdict::Wait(t) => return Some(t),
-                    Verdict::Lost => {
-                        if let Some(seg) = sb.mark_lost(i) {
-                            lost(&seg);
-                        }
-                    }
+                if let Err(stop) = self.judge(sb, i, now, reo_wnd, lost) {
+                    return stop;
                 }
             }
             if k == 0 {
