@@ -214,6 +214,13 @@ pub trait CongestionControl: Send {
     /// The episode opened by `cause` has closed (`snd_una >= recovery point`).
     fn on_episode_end(&mut self, _st: &mut CcState, _path: &PathInfo, _cause: Cause) {}
 
+    /// The stack found the last reduction spurious (a D-SACK or a timestamp showed that the
+    /// original transmissions arrived) and undoes it; returns the window to resume with. Linux
+    /// `undo_cwnd`; the default is `tcp_reno_undo_cwnd`, which Reno and CUBIC use.
+    fn undo_cwnd(&mut self, st: &CcState, prior_cwnd: u64) -> u64 {
+        st.cwnd.max(prior_cwnd)
+    }
+
     fn on_packet_sent(&mut self, _st: &mut CcState, _path: &PathInfo, _sent: &SentInfo) {}
 
     fn on_packet_lost(&mut self, _st: &mut CcState, _path: &PathInfo, _lost: &LossInfo) {}

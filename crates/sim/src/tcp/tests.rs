@@ -22,6 +22,7 @@ use crate::scenario::{LossRecovery, StackProfile, TcpOptions};
 type Nanos = u64;
 
 mod rack;
+mod undo;
 
 const MS: Nanos = 1_000_000;
 const SEC: Nanos = 1_000_000_000;

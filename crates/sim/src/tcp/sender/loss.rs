@@ -15,23 +15,34 @@ use super::tlp::{self, ProbeOutcome};
 use super::{Acked, LossRecovery, Nanos, Phase, TcpSender};
 use crate::packet::Packet;
 
+/// What the loss detectors found on one ACK.
+#[derive(Default)]
+pub(super) struct Detected {
+    /// Bytes newly marked lost.
+    pub newly_lost: u64,
+    /// One of them was a retransmission (RACK only).
+    pub lost_retransmission: bool,
+    pub reorder_timer_armed: bool,
+}
+
 impl TcpSender {
     fn rack_enabled(&self) -> bool {
         self.opt.sack && self.opt.recovery == LossRecovery::Rack
     }
 
-    /// Marks what the loss detector finds on this ACK and tells the controller of each loss;
-    /// returns the bytes newly marked lost and whether a reorder timeout was armed.
-    pub(super) fn detect_losses(&mut self, a: &Acked, now: Nanos) -> (u64, bool) {
+    /// Marks what the loss detector finds on this ACK and tells the controller of each loss.
+    pub(super) fn detect_losses(&mut self, a: &Acked, now: Nanos) -> Detected {
         let lost_before = self.sb.lost_total();
-        let mut armed = false;
+        let mut found = Detected::default();
         if self.rack_enabled() {
             let delivered = self.rate.delivered();
             self.rack.update_reo_wnd(a.deliveries.prior_delivered, delivered);
-            if let Some(wait) = self.rack_detect(now, false) {
+            let (wait, lost_retransmission) = self.rack_detect(now, false);
+            found.lost_retransmission = lost_retransmission;
+            if let Some(wait) = wait {
                 let at = now + wait + TIMER_SLACK;
                 self.timers.arm(&mut self.rto_timer, Pending::Reorder, at);
-                armed = true;
+                found.reorder_timer_armed = true;
             }
         } else {
             let mut scan = self.rec.loss_scan(&self.sb, a.acked, a.sacked);
@@ -41,11 +52,13 @@ impl TcpSender {
                 }
             }
         }
-        (self.sb.lost_total() - lost_before, armed)
+        found.newly_lost = self.sb.lost_total() - lost_before;
+        found
     }
 
-    /// One RACK pass; returns how long until the next pending segment expires.
-    fn rack_detect(&mut self, now: Nanos, force: bool) -> Option<Nanos> {
+    /// One RACK pass; returns how long until the next pending segment expires, and whether a
+    /// retransmission was found lost (Linux `FLAG_LOST_RETRANS`).
+    fn rack_detect(&mut self, now: Nanos, force: bool) -> (Option<Nanos>, bool) {
         let in_recovery = matches!(self.rec.ca_state(), CaState::Recovery | CaState::Loss);
         let sacked_segments = self.sb.sacked_bytes() / self.mss();
         let min_rtt = self.min_rtt.get().unwrap_or(0);
@@ -53,11 +66,12 @@ impl TcpSender {
         let reo_wnd = self.rack.reo_wnd(in_recovery, sacked_segments, min_rtt, srtt);
         let mut lost = std::mem::take(&mut self.lost_buf);
         let wait = self.rack.detect(&mut self.sb, now, reo_wnd, force, &mut |seg: &Seg| lost.push(*seg));
+        let lost_retransmission = lost.iter().any(|seg| seg.retrans);
         for seg in lost.drain(..) {
             self.report_loss(&seg, now);
         }
         self.lost_buf = lost;
-        wait
+        (wait, lost_retransmission)
     }
 
     fn report_loss(&mut self, seg: &Seg, now: Nanos) {
@@ -118,10 +132,10 @@ impl TcpSender {
     /// recovery if none is open (PRR as for one delivered segment), and fall back to the RTO.
     fn on_reorder_timeout(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         let lost_before = self.sb.lost_total();
-        self.rack_detect(now, true);
+        let (_, lost_retransmission) = self.rack_detect(now, true);
         let newly_lost = self.sb.lost_total() - lost_before;
         if newly_lost > 0 {
-            if let Some(cause) = self.rec.signal(newly_lost, false, false) {
+            if let Some(cause) = self.rec.signal(newly_lost, lost_retransmission, false, false) {
                 self.congestion(cause, now);
                 let (pipe, mss) = (self.inflight(), self.mss());
                 self.rec.prr_update(&mut self.st, mss, pipe, false, true);

@@ -27,9 +27,11 @@ use self::rack::Rack;
 use self::rate::{Deliveries, RateSampler};
 use self::recovery::Recovery;
 use self::scoreboard::{Scoreboard, Seg};
+#[cfg(test)]
 pub(crate) use self::timers::Pending;
 use self::timers::Timers;
 use self::tlp::Tlp;
+use self::undo::Undo;
 use super::rtt::{self, RttSamples, WindowedMin};
 use crate::engine::Timer;
 use crate::packet::{Kind, Packet};
@@ -45,6 +47,7 @@ mod recovery;
 mod scoreboard;
 mod timers;
 mod tlp;
+mod undo;
 
 /// Linux keeps the minimum RTT over a 300 s window (`sysctl_tcp_min_rtt_wlen`).
 const MIN_RTT_WINDOW: Nanos = 300_000_000_000;
@@ -127,6 +130,8 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub timeouts: u64,
     pub bytes_sent: u64,
+    /// Reductions undone as spurious.
+    pub undos: u64,
 }
 
 pub struct TcpSender {
@@ -143,6 +148,7 @@ pub struct TcpSender {
     rec: Recovery,
     rack: Rack,
     tlp: Tlp,
+    undo: Undo,
     /// Segments a detector just marked, before the controller hears of them (reused).
     lost_buf: Vec<Seg>,
     timers: Timers,
@@ -194,6 +200,7 @@ impl TcpSender {
             rec: Recovery::new(opt.sack, opt.mss),
             rack: Rack::new(),
             tlp: Tlp::default(),
+            undo: Undo::default(),
             lost_buf: Vec::with_capacity(16),
             timers: Timers::new(&opt),
             min_rtt: WindowedMin::new(MIN_RTT_WINDOW),
@@ -343,10 +350,12 @@ impl TcpSender {
         self.ts_recent = p.tsval;
         let mut a = self.update_scoreboard(p, now);
         a.rtt = self.update_rtt(&a, p.tsecr, now);
-        let (newly_lost, reorder_timer_armed) = self.detect_losses(&a, now);
-        a.newly_lost = newly_lost;
+        let found = self.detect_losses(&a, now);
+        a.newly_lost = found.newly_lost;
         self.process_probe_ack(p.ack, &a, now);
-        self.update_episode(&a, p.ece, now);
+        let tsecr = (self.opt.timestamps && p.tsecr != 0).then_some(p.tsecr);
+        self.try_undo(a.acked > 0, tsecr, now);
+        self.update_episode(&a, found.lost_retransmission, p.ece, now);
         let sample = self.ack_sample(p, &a, now);
         let path = self.path(now);
         self.cc.on_ack(&mut self.st, &path, &sample);
@@ -357,7 +366,7 @@ impl TcpSender {
         }
         self.clamp_cwnd();
         let all_acked = self.sb.flight_size() == 0;
-        if self.timers.on_ack(&mut self.rto_timer, a.acked > 0, all_acked) && !reorder_timer_armed {
+        if self.timers.on_ack(&mut self.rto_timer, a.acked > 0, all_acked) && !found.reorder_timer_armed {
             self.set_xmit_timer(now);
         }
         self.check_finished(now);
@@ -400,6 +409,9 @@ impl TcpSender {
         if a.is_dupack && !self.opt.sack {
             self.sb.add_reno_sack();
         }
+        if a.dsack {
+            self.count_dsack(p.sack_blocks()[0], prior_una);
+        }
         a
     }
 
@@ -419,9 +431,9 @@ impl TcpSender {
 
     /// Opens an episode on a new congestion signal and closes the one whose recovery point this
     /// ACK passed (the episode bookkeeping of Linux `tcp_fastretrans_alert`).
-    fn update_episode(&mut self, a: &Acked, ece: bool, now: Nanos) {
+    fn update_episode(&mut self, a: &Acked, lost_retransmission: bool, ece: bool, now: Nanos) {
         let ece = self.ecn_ok && ece;
-        if let Some(cause) = self.rec.signal(a.newly_lost, ece, a.acked + a.sacked > 0) {
+        if let Some(cause) = self.rec.signal(a.newly_lost, lost_retransmission, ece, a.acked + a.sacked > 0) {
             self.congestion(cause, now);
         }
         if let Some(cause) = self.rec.finish(self.sb.snd_una(), &mut self.st) {
@@ -470,6 +482,7 @@ impl TcpSender {
             flight_size: self.sb.flight_size(),
             in_slow_start: self.st.in_slow_start(),
         };
+        self.prepare_undo(cause);
         let path = self.path(now);
         let mut reaction = self.cc.on_congestion(&mut self.st, &path, &ev);
         if let (Cause::Ecn, StackProfile::FreeBsd, Reaction::Prr { ssthresh }) =

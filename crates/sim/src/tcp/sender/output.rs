@@ -147,6 +147,7 @@ impl TcpSender {
         self.last_send_time = Some(now);
         if is_retx {
             self.rack.on_retransmit(seq, now);
+            self.undo.on_retransmit(ticks(now, self.opt.ts_granularity));
         }
         if is_retx && i == 0 && self.timers.pending() != Pending::Reorder {
             // Linux `tcp_xmit_retransmit_queue`: resending the head restarts the RTO.

@@ -90,6 +90,13 @@ impl Rack {
         self.rtt
     }
 
+    /// Losses were unmarked by an undo: look at every segment again (Linux sets
+    /// `rack.advanced` in `tcp_undo_cwnd_reduction`).
+    pub fn rewind(&mut self) {
+        self.originals_from = 0;
+        self.advanced = true;
+    }
+
     pub fn on_retransmit(&mut self, seq: u64, now: Nanos) {
         self.retransmissions.push_back((seq, now));
     }

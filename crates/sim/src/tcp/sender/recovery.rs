@@ -139,7 +139,7 @@ impl Recovery {
         self.episode.is_some_and(|e| e.prr)
     }
 
-    fn recovery_point(&self) -> u64 {
+    pub fn recovery_point(&self) -> u64 {
         self.episode.map_or(0, |e| e.recovery_point)
     }
 
@@ -179,8 +179,21 @@ impl Recovery {
     /// The episode this ACK opens, if any: a loss unless one is already being recovered; an
     /// ECN-Echo on an ACK that delivers data only when no episode is open, so at most once per
     /// RTT (RFC 3168 §6.1.2).
-    pub fn signal(&self, newly_lost: u64, ece: bool, delivered: bool) -> Option<Cause> {
-        if newly_lost > 0 && matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+    /// After a timeout, a retransmission found lost too moves Loss to Recovery (Linux
+    /// `tcp_fastretrans_alert` on `FLAG_LOST_RETRANS`).
+    pub fn signal(
+        &self,
+        newly_lost: u64,
+        lost_retransmission: bool,
+        ece: bool,
+        delivered: bool,
+    ) -> Option<Cause> {
+        let opens = match self.ca_state {
+            CaState::Open | CaState::Disorder | CaState::Cwr => newly_lost > 0,
+            CaState::Loss => lost_retransmission,
+            CaState::Recovery => false,
+        };
+        if opens {
             Some(Cause::Loss)
         } else if ece && self.episode.is_none() && delivered {
             Some(Cause::Ecn)
@@ -454,11 +467,13 @@ mod tests {
                             _ if newly_lost > 0 && ["open", "disorder", "cwr"].contains(&name) => {
                                 Some(Cause::Loss)
                             }
+                            "loss" if newly_lost > 0 => Some(Cause::Loss),
                             "open" | "disorder" if ece && delivered => Some(Cause::Ecn),
                             _ => None,
                         };
                         let case = format!("{name} lost {newly_lost} ece {ece} delivered {delivered}");
-                        assert_eq!(rec.signal(newly_lost, ece, delivered), expect, "{case}");
+                        // In these cases every newly lost segment is a lost retransmission.
+                        assert_eq!(rec.signal(newly_lost, newly_lost > 0, ece, delivered), expect, "{case}");
                     }
                 }
             }

@@ -240,6 +240,17 @@ impl Scoreboard {
         Some(seg)
     }
 
+    /// A reduction was undone (Linux `tcp_undo_cwnd_reduction` with `unmark_loss`): no
+    /// segment is presumed lost any more; those awaiting retransmission count as in flight.
+    pub fn unmark_lost(&mut self) {
+        for s in self.segs.iter_mut().filter(|s| s.lost) {
+            let before = s.in_flight();
+            s.lost = false;
+            self.pipe = self.pipe - before + s.in_flight();
+        }
+        self.lost_pending = 0;
+    }
+
     /// RTO (Linux `tcp_timeout_mark_lost`): the head and every segment not SACKed are presumed
     /// lost, retransmissions in flight included, except those `keep` spares (RACK: sent within
     /// the last RTT); go back N from `snd_una`. `lost` sees each segment newly marked.

@@ -52,6 +52,11 @@ impl Timers {
         self.retries
     }
 
+    /// A timeout was undone as spurious (Linux `tcp_try_undo_loss` zeroes `icsk_retransmits`).
+    pub fn forget_retries(&mut self) {
+        self.retries = 0;
+    }
+
     /// A data timeout retransmitted the head (Linux `tcp_retransmit_timer`: `icsk_retransmits++`).
     pub fn count_retry(&mut self) {
         self.retries += 1;
