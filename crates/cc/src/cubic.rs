@@ -95,7 +95,7 @@ pub struct CubicConfig {
     pub rtt_for_target: RttSource,
     /// Base of the decrease, default cwnd (Linux, ns-3). Key `ssthresh_from` (`"cwnd"`/`"flight"`).
     pub ssthresh_from: SsthreshBase,
-    /// RFC 3465 `L` for slow start, default 2. Key `abc_limit`.
+    /// RFC 3465 `L` in segments for slow start; 0 (default) = no limit, as Linux. Key `abc_limit`.
     pub abc_limit: u64,
     /// HyStart on/off, default on. Key `hystart`.
     pub hystart: bool,
@@ -159,7 +159,7 @@ impl CubicConfig {
             tcp_friendliness: p.bool("tcp_friendliness", d.tcp_friendliness)?,
             rtt_for_target,
             ssthresh_from: SsthreshBase::from_params(p)?,
-            abc_limit: p.u64_in("abc_limit", d.abc_limit, 1, 1_000_000)?,
+            abc_limit: p.u64_in("abc_limit", d.abc_limit, 0, 1_000_000)?,
             hystart: p.bool("hystart", d.hystart)?,
             hystart_detect,
             hystart_low_window: p.u64_in("hystart_low_window", d.hystart_low_window, 2, 1 << 32)?,

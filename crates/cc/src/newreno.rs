@@ -29,12 +29,11 @@ use crate::{
 /// RFC 5681 eq. 4 / RFC 3465: ssthresh never drops below two segments.
 pub const MIN_SSTHRESH_SEGMENTS: u64 = 2;
 
-/// RFC 3465 §2.2: the byte-counting limit `L` in slow start.
-pub const ABC_L: u64 = 2;
-
-/// RFC 3465 §2.3: `L = 1` for the slow start that follows a retransmission timeout, because
-/// the ACKs then may cover segments that left the network long ago.
-pub const ABC_L_AFTER_RTO: u64 = 1;
+/// The byte-counting limit `L` of RFC 3465 §2.2 in slow start, in segments; 0 = none. Linux
+/// dropped the limit (and `tcp_abc`) in 3.9: `tcp_slow_start` credits every segment an ACK
+/// delivers, after a timeout too (RFC 3465 §2.3 would take L = 1 there), so slow start doubles
+/// per RTT with delayed ACKs and stretch ACKs alike.
+pub const ABC_L: u64 = 0;
 
 /// What the multiplicative decrease is applied to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +67,7 @@ pub struct NewRenoConfig {
     pub beta: f64,
     /// Base of the decrease. Default [`SsthreshBase::Cwnd`] (Linux). Key `ssthresh_from`.
     pub ssthresh_from: SsthreshBase,
-    /// RFC 3465 `L` in segments for slow start outside RTO recovery. Default 2. Key `abc_limit`.
+    /// RFC 3465 `L` in segments for slow start; 0 (default) = no limit, as Linux. Key `abc_limit`.
     pub abc_limit: u64,
 }
 
@@ -85,7 +84,7 @@ impl NewRenoConfig {
         Ok(Self {
             beta: p.f64_in("beta", d.beta, 0.01, 0.99)?,
             ssthresh_from: SsthreshBase::from_params(p)?,
-            abc_limit: p.u64_in("abc_limit", d.abc_limit, 1, 1_000_000)?,
+            abc_limit: p.u64_in("abc_limit", d.abc_limit, 0, 1_000_000)?,
         })
     }
 }
@@ -104,8 +103,10 @@ pub(crate) fn growth_allowed(path: &PathInfo, ack: &AckSample) -> bool {
 /// did not use, which the caller credits to congestion avoidance (Linux `tcp_slow_start`).
 pub(crate) fn slow_start(st: &mut CcState, path: &PathInfo, ack: &AckSample, abc_limit: u64) -> u32 {
     let mss = path.mss as u64;
-    let l = if path.state == CaState::Loss { ABC_L_AFTER_RTO } else { abc_limit };
-    let inc = ack.acked.min(l.saturating_mul(mss));
+    let limit = if abc_limit == 0 { u64::MAX } else { abc_limit.saturating_mul(mss) };
+    // What this ACK newly delivered (Linux `acked_sacked`: segments SACKed earlier counted then,
+    // not again when the cumulative ACK passes them), or one segment per ACK when counting ACKs.
+    let inc = (ack.segments_acked as u64 * mss).min(limit);
     if inc == 0 {
         return 0;
     }
@@ -297,19 +298,26 @@ pub(crate) mod tests {
         }
     }
 
+    /// Linux `tcp_slow_start`: every segment an ACK delivers counts, a stretch ACK's and after a
+    /// timeout too (2× per RTT with delayed ACKs); RFC 3465's `L` only if asked for.
     #[test]
-    fn slow_start_is_limited_by_abc_l() {
+    fn slow_start_credits_every_delivered_segment_unless_abc_l_is_set() {
         let mut cc = NewReno::default();
         let mut st = state(10, u64::MAX);
         cc.on_ack(&mut st, &path(0), &ack(10));
-        assert_eq!(st.cwnd, 12 * M, "L = 2 segments per ACK");
-
-        // After an RTO, L = 1 (RFC 3465 §2.3).
+        assert_eq!(st.cwnd, 20 * M, "a stretch ACK of ten segments");
         let mut p = path(0);
         p.state = CaState::Loss;
         let mut st = state(1, 10 * M);
         cc.on_ack(&mut st, &p, &ack(2));
-        assert_eq!(st.cwnd, 2 * M);
+        assert_eq!(st.cwnd, 3 * M, "after a timeout as well");
+
+        let mut params = Params::new();
+        params.insert("abc_limit", ParamValue::Int(2));
+        let mut cc = NewReno::new(NewRenoConfig::from_params(&params).unwrap());
+        let mut st = state(10, u64::MAX);
+        cc.on_ack(&mut st, &path(0), &ack(10));
+        assert_eq!(st.cwnd, 12 * M, "L = 2 segments per ACK");
     }
 
     #[test]
@@ -455,7 +463,7 @@ pub(crate) mod tests {
         assert_eq!(NewRenoConfig::from_params(&p).unwrap_err().key, "ssthresh_from");
 
         let mut p = Params::new();
-        p.insert("abc_limit", ParamValue::Int(0));
+        p.insert("abc_limit", ParamValue::Int(-1));
         assert_eq!(NewRenoConfig::from_params(&p).unwrap_err().key, "abc_limit");
     }
 

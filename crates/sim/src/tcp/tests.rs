@@ -784,25 +784,23 @@ fn rto_collapses_cwnd_retransmits_head_and_backs_off() {
     assert_eq!(c.ssthresh(), 6 * M);
     assert_eq!(c.causes(), vec![Cause::Rto { backoffs: 0 }, Cause::Rto { backoffs: 1 }]);
 
-    // Go-back-N in slow start (L = 1 after an RTO): 1 → 2 → 3 → 4 ...
+    // Go-back-N in slow start, every delivered segment credited as Linux's `tcp_slow_start`
+    // (no RFC 3465 L = 1 after a timeout): 1 → 2 → 4 ...
     let mut t = fire2 + 100 * MS;
     let out = c.ack(seg(3), &[], t);
     assert_eq!(retx(&out), vec![3, 4]);
     assert_eq!(c.cwnd(), 2 * M);
     t += 100 * MS;
     let out = c.ack(seg(5), &[], t);
-    assert_eq!(retx(&out), vec![5, 6, 7]);
-    assert_eq!(c.cwnd(), 3 * M);
-    t += 100 * MS;
-    let out = c.ack(seg(8), &[], t);
-    assert_eq!(retx(&out), vec![8, 9, 10, 11]);
+    assert_eq!(retx(&out), vec![5, 6, 7, 8]);
+    assert_eq!(c.cwnd(), 4 * M);
     assert!(new_data(&out).is_empty());
     assert_eq!(c.s.ca_state(), CaState::Loss);
     t += 100 * MS;
     let out = c.ack(seg(12), &[], t);
     // 12, 13 are the last to repair; then new data (14, ...) in the same window.
     assert_eq!(retx(&out), vec![12, 13]);
-    assert_eq!(new_data(&out), vec![14, 15, 16]);
+    assert_eq!(new_data(&out), vec![14, 15, 16, 17], "cwnd reached ssthresh, 6 segments");
     t += 100 * MS;
     c.ack(seg(14), &[], t);
     assert_eq!(c.s.ca_state(), CaState::Open, "episode ends at the recovery point");

@@ -38,8 +38,8 @@ fn a_timestamp_echo_older_than_the_retransmission_undoes_a_timeout() {
     assert_eq!(c.s.stats.undos, 1);
     assert_eq!(c.s.ca_state(), CaState::Open);
     assert_eq!(c.ssthresh(), u64::MAX);
-    // Back to 10 segments, then slow start credits this ACK (two segments, RFC 3465 L = 2).
-    assert_eq!(c.cwnd(), 12 * M);
+    // Back to 10 segments, then slow start credits the five this ACK delivered.
+    assert_eq!(c.cwnd(), 15 * M);
     assert!(retx(&out).is_empty(), "5..9 are no longer presumed lost");
     assert_eq!(c.s.inflight(), 5 * M + (new_data(&out).len() as u64) * M);
 }
