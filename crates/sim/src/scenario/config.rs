@@ -206,6 +206,8 @@ pub struct TcpOptions {
     pub recovery: LossRecovery,
     /// Whose TCP stack's conventions the sender follows where stacks differ (default Linux).
     pub stack: StackProfile,
+    /// F-RTO (RFC 5682) judges timeouts (default true, as Linux's `tcp_frto`).
+    pub frto: bool,
     /// Receive-side window controller (rLEDBAT later); None = plain flow control.
     pub receiver_cca: Option<String>,
     pub receiver_cc: Params,
@@ -233,6 +235,7 @@ impl Default for TcpOptions {
             ca_counting: CaCounting::Segments,
             recovery: LossRecovery::Rack,
             stack: StackProfile::Linux,
+            frto: true,
             receiver_cca: None,
             receiver_cc: Params::new(),
         }

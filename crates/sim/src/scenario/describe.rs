@@ -106,6 +106,7 @@ fn flow(t: &Topology, f: &Flow) -> Value {
             "rto_initial_ns": o.rto_initial, "rto_max_ns": o.rto_max,
             "ca_counting": match o.ca_counting { ccbench_cc::CaCounting::Segments => "segments", ccbench_cc::CaCounting::Acks => "acks" },
             "recovery": match o.recovery { LossRecovery::Rack => "rack", LossRecovery::Rfc6675 => "rfc6675" },
+            "frto": o.frto,
             "stack": match o.stack { StackProfile::Linux => "linux", StackProfile::FreeBsd => "freebsd" },
             "receiver_cca": o.receiver_cca, "receiver_cc": params(&o.receiver_cc),
         },

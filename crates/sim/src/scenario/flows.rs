@@ -39,6 +39,7 @@ const FLOW_TCP_KEYS: &[&str] = &[
     "ca_counting",
     "recovery",
     "stack",
+    "frto",
     "receiver_cca",
     "receiver_cc",
     "host_noise",
@@ -447,6 +448,9 @@ fn build_tcp(t: &Table, p: &str) -> R<TcpOptions> {
     }
     if let Some(v) = get_bool(t, p, "ecn")? {
         o.ecn = v;
+    }
+    if let Some(v) = get_bool(t, p, "frto")? {
+        o.frto = v;
     }
     if let Some(v) = get_positive_duration(t, p, "rto_min")? {
         o.rto_min = v;

@@ -91,10 +91,11 @@ impl CongestionControl for Recorder {
 // ----- harness --------------------------------------------------------------------------------
 
 /// Default options without the handshake (data flows at `start`), and with RFC 6675's
-/// sequence-based loss detection and no tail loss probe, so that the RTO and the SACK rules are
-/// seen on their own; the RACK-TLP tests (`rack_tests.rs`) use [`rack_opts`].
+/// sequence-based loss detection, no tail loss probe and no F-RTO, so that the RTO and the SACK
+/// rules are seen on their own; the RACK-TLP tests (`tests/rack.rs`) use [`rack_opts`], the
+/// F-RTO ones (`tests/undo.rs`) switch it on.
 fn opts() -> TcpOptions {
-    TcpOptions { handshake: false, recovery: LossRecovery::Rfc6675, ..TcpOptions::default() }
+    TcpOptions { handshake: false, recovery: LossRecovery::Rfc6675, frto: false, ..TcpOptions::default() }
 }
 
 /// The defaults, RACK-TLP included, without the handshake.

@@ -205,6 +205,10 @@ impl TcpSender {
         // how often the same data has timed out.
         let retries = self.timers.retries();
         let fresh = self.rec.rto_reduces(self.sb.snd_una(), retries);
+        // Linux `tcp_enter_loss`: F-RTO judges a timeout that hit outside recovery, or a repeat.
+        let outside_recovery =
+            matches!(self.rec.ca_state(), CaState::Open | CaState::Disorder | CaState::Cwr);
+        self.undo.frto = self.opt.frto && (outside_recovery || retries > 0);
         let reaction = self.congestion(Cause::Rto { backoffs: if fresh { 0 } else { retries.max(1) } }, now);
         self.timeout_mark_lost(now);
         if let Reaction::Prr { .. } = reaction {

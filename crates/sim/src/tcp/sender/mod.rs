@@ -74,6 +74,10 @@ struct Acked {
     is_dupack: bool,
     /// The ACK carries a D-SACK (RFC 2883): its first block reports data received twice.
     dsack: bool,
+    /// It delivers a segment never retransmitted and sent before the recovery point (Linux
+    /// `FLAG_ORIG_SACK_ACKED`, judged against `high_seq`).
+    original_delivered: bool,
+    high_seq: u64,
     /// Without SACK: duplicate-ACK emulated SACKs the cumulative ACK used up.
     reno_consumed: u64,
     newly_lost: u64,
@@ -87,7 +91,7 @@ struct Acked {
 }
 
 impl Acked {
-    fn new(deliveries: Deliveries, prior_inflight: u64) -> Self {
+    fn new(deliveries: Deliveries, prior_inflight: u64, high_seq: u64) -> Self {
         Acked {
             prior_inflight,
             acked: 0,
@@ -95,6 +99,8 @@ impl Acked {
             delivered: 0,
             is_dupack: false,
             dsack: false,
+            original_delivered: false,
+            high_seq,
             reno_consumed: 0,
             newly_lost: 0,
             deliveries,
@@ -105,9 +111,14 @@ impl Acked {
         }
     }
 
+    fn note_original(&mut self, seg: &Seg) {
+        self.original_delivered |= !seg.ever_retransmitted && seg.seq + seg.len as u64 <= self.high_seq;
+    }
+
     /// Karn: no sequence RTT sample from a segment that was ever retransmitted.
     fn on_cumulative(&mut self, rate: &mut RateSampler, seg: &Seg, now: Nanos) {
         rate.on_delivered(&mut self.deliveries, seg.len, &seg.tx, now);
+        self.note_original(seg);
         if seg.ever_retransmitted {
             self.retransmitted_acked = true;
         } else {
@@ -117,6 +128,7 @@ impl Acked {
 
     fn on_sacked(&mut self, rate: &mut RateSampler, seg: &Seg, now: Nanos) {
         rate.on_delivered(&mut self.deliveries, seg.len, &seg.tx, now);
+        self.note_original(seg);
         if !seg.ever_retransmitted {
             self.sack_rtt.add(now - seg.tx.sent_time);
         }
@@ -149,6 +161,8 @@ pub struct TcpSender {
     rack: Rack,
     tlp: Tlp,
     undo: Undo,
+    /// F-RTO step 2.b: this ACK sends new data only, no retransmission.
+    new_data_only: bool,
     /// Segments a detector just marked, before the controller hears of them (reused).
     lost_buf: Vec<Seg>,
     timers: Timers,
@@ -201,6 +215,7 @@ impl TcpSender {
             rack: Rack::new(),
             tlp: Tlp::default(),
             undo: Undo::default(),
+            new_data_only: false,
             lost_buf: Vec::with_capacity(16),
             timers: Timers::new(&opt),
             min_rtt: WindowedMin::new(MIN_RTT_WINDOW),
@@ -354,7 +369,7 @@ impl TcpSender {
         a.newly_lost = found.newly_lost;
         self.process_probe_ack(p.ack, &a, now);
         let tsecr = (self.opt.timestamps && p.tsecr != 0).then_some(p.tsecr);
-        self.try_undo(a.acked > 0, tsecr, now);
+        self.try_undo(&a, tsecr, now);
         self.update_episode(&a, found.lost_retransmission, p.ece, now);
         let sample = self.ack_sample(p, &a, now);
         let path = self.path(now);
@@ -371,6 +386,7 @@ impl TcpSender {
         }
         self.check_finished(now);
         self.transmit(now, out);
+        self.new_data_only = false;
         self.sync_cc_timer();
     }
 
@@ -380,7 +396,7 @@ impl TcpSender {
         let prior_una = self.sb.snd_una();
         let (rate, rack) = (&mut self.rate, &mut self.rack);
         let (min_rtt, prior_fack) = (self.min_rtt.get(), rack.fack());
-        let mut a = Acked::new(rate.begin_ack(), self.sb.inflight());
+        let mut a = Acked::new(rate.begin_ack(), self.sb.inflight(), self.rec.recovery_point());
         let acked = self.sb.ack_cumulative(p.ack, |seg| {
             a.on_cumulative(rate, seg, now);
             rack.check_reordering(seg, prior_fack);

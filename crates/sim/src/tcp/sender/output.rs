@@ -73,7 +73,7 @@ impl TcpSender {
 
     /// `None` when everything written is sent: then the flow is application-limited.
     fn next_segment(&mut self) -> Option<Next> {
-        if let Some(i) = self.sb.next_retransmission() {
+        if let Some(i) = self.sb.next_retransmission().filter(|_| !self.new_data_only) {
             return Some(Next { retx: Some(i), len: self.sb.seg(i).len as u64 });
         }
         let snd_nxt = self.sb.snd_nxt();

@@ -139,6 +139,13 @@ impl Recovery {
         self.episode.is_some_and(|e| e.prr)
     }
 
+    /// F-RTO step 2.b moves the point to `snd_nxt` before new data goes out (`tp->high_seq`).
+    pub fn set_recovery_point(&mut self, snd_nxt: u64) {
+        if let Some(ep) = self.episode.as_mut() {
+            ep.recovery_point = snd_nxt;
+        }
+    }
+
     pub fn recovery_point(&self) -> u64 {
         self.episode.map_or(0, |e| e.recovery_point)
     }

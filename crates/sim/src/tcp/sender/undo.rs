@@ -3,11 +3,12 @@
 //! window and threshold it cut and counts its retransmissions; each D-SACK (RFC 2883) for one of
 //! them shows it was needless, and a timestamp echo older than the first retransmission shows
 //! the original arrived (RFC 7323 §4). When every retransmission is accounted for, or the echo
-//! proves the delay, the cut is undone. F-RTO (RFC 5682) is not modelled.
+//! proves the delay, the cut is undone. After a timeout F-RTO (RFC 5682) sends new data
+//! first and undoes the timeout if the ACKs then cover data sent before it.
 
 use ccbench_cc::{CaState, Cause};
 
-use super::{Nanos, TcpSender};
+use super::{Acked, Nanos, TcpSender};
 
 #[derive(Default)]
 pub(super) struct Undo {
@@ -21,6 +22,8 @@ pub(super) struct Undo {
     pub prior_cwnd: u64,
     /// Timestamp clock (ticks) of the episode's first retransmission (`retrans_stamp`).
     first_retransmission: Option<u32>,
+    /// F-RTO (RFC 5682, SACK-enhanced) is judging the last timeout (`tp->frto`).
+    pub frto: bool,
 }
 
 impl Undo {
@@ -132,7 +135,7 @@ impl TcpSender {
     /// Linux `tcp_fastretrans_alert`'s undo paths: at the end of recovery or on progress after a
     /// timeout if the cut may be undone (`tcp_try_undo_recovery`, `tcp_try_undo_loss`), and at
     /// any time once every retransmission came back as a D-SACK (`tcp_try_undo_dsack`).
-    pub(super) fn try_undo(&mut self, acked: bool, tsecr: Option<u32>, now: Nanos) {
+    pub(super) fn try_undo(&mut self, a: &Acked, tsecr: Option<u32>, now: Nanos) {
         let state = self.rec.ca_state();
         if state == CaState::Open {
             self.undo.on_all_acked();
@@ -140,13 +143,43 @@ impl TcpSender {
         let recovered = self.rec.open_cause().is_some() && self.sb.snd_una() >= self.rec.recovery_point();
         let undo = match state {
             CaState::Recovery if recovered => self.undo.may_undo(tsecr),
-            CaState::Loss if acked || recovered => self.undo.may_undo(tsecr),
+            CaState::Loss if a.acked > 0 && self.undo.may_undo(tsecr) => true,
+            CaState::Loss => self.frto(a, recovered) || (recovered && self.undo.may_undo(tsecr)),
             CaState::Cwr => false,
             _ => self.undo.all_needless(),
         };
         if undo {
             self.undo_reduction(state == CaState::Loss, now);
         }
+    }
+
+    /// F-RTO, SACK-enhanced (RFC 5682 §3.1; Linux `tcp_process_loss`): after a timeout, the
+    /// first ACK that advances snd_una sends new data instead of retransmitting; if what is
+    /// acknowledged next was never retransmitted, data sent before the timeout arrived and the
+    /// timeout was spurious. Returns whether to undo.
+    fn frto(&mut self, a: &Acked, recovered: bool) -> bool {
+        if !self.undo.frto {
+            return false;
+        }
+        if a.original_delivered {
+            return true; // step 3.b
+        }
+        let snd_nxt = self.sb.snd_nxt();
+        if snd_nxt > self.rec.recovery_point() {
+            if a.sacked > 0 || a.is_dupack {
+                self.undo.frto = false; // step 3.a: the loss was real
+            }
+        } else if a.acked > 0 && !recovered {
+            // Step 2.b: new data if the application and the peer's window allow, else give up.
+            self.rec.set_recovery_point(snd_nxt);
+            let window_end = self.sb.snd_una() + self.snd_wnd;
+            if snd_nxt < self.app_end && snd_nxt < window_end {
+                self.new_data_only = true;
+            } else {
+                self.undo.frto = false;
+            }
+        }
+        false
     }
 
     /// Linux `tcp_undo_cwnd_reduction`: the window and threshold come back, the episode ends.

@@ -55,3 +55,40 @@ fn a_dsack_of_an_original_does_not_undo() {
     assert_eq!(c.s.stats.undos, 0);
     assert_eq!(c.ssthresh(), 5 * M);
 }
+
+fn frto_opts() -> TcpOptions {
+    TcpOptions { timestamps: false, frto: true, ..opts() }
+}
+
+/// RFC 5682 §3.1 (Linux `tcp_process_loss`): the first ACK after a timeout that advances
+/// snd_una sends new data, not retransmissions (step 2.b); the next ACK covers segments sent
+/// once, before the timeout, so they were delayed, not lost, and the timeout is undone (3.b).
+#[test]
+fn frto_undoes_a_spurious_timeout_when_new_data_brings_back_old_acks() {
+    let (mut c, _) = established(frto_opts());
+    let out = c.rto(SEC);
+    assert_eq!(retx(&out), vec![0]);
+    let out = c.ack(seg(1), &[], SEC + 50 * MS);
+    assert!(retx(&out).is_empty(), "step 2.b: no retransmission of 1..9");
+    assert_eq!(new_data(&out), vec![10, 11], "new data instead, cwnd 2");
+    assert_eq!(c.s.stats.undos, 0);
+    c.ack(seg(5), &[], SEC + 60 * MS);
+    assert_eq!(c.s.stats.undos, 1, "1..4 were never retransmitted: the timeout was spurious");
+    assert_eq!(c.s.ca_state(), CaState::Open);
+    assert_eq!(c.ssthresh(), u64::MAX);
+    assert!(c.cwnd() >= 10 * M);
+}
+
+/// Step 3.a: if the ACK after the new data only SACKs it, the segments after the head really
+/// were lost; F-RTO steps aside and the timeout's recovery goes on.
+#[test]
+fn frto_steps_aside_when_the_loss_was_real() {
+    let (mut c, _) = established(frto_opts());
+    c.rto(SEC);
+    c.ack(seg(1), &[], SEC + 50 * MS);
+    let out = c.ack(seg(1), &[(seg(10), seg(11))], SEC + 150 * MS);
+    assert_eq!(c.s.stats.undos, 0);
+    assert_eq!(c.s.ca_state(), CaState::Loss);
+    assert_eq!(c.ssthresh(), 5 * M);
+    assert_eq!(retx(&out).first(), Some(&1), "back to retransmitting what the timeout marked");
+}
