@@ -15,6 +15,9 @@ pub struct QueueConfig {
     pub limit: Limit,
     /// Whether the queue may CE-mark ECT packets instead of dropping them.
     pub ecn: bool,
+    /// Seed of the queue's own random stream (RED's and PIE's drop decisions); the simulator
+    /// derives one per link from the scenario seed.
+    pub seed: u64,
 }
 
 pub type BuildQueue<P> = fn(QueueConfig, &Params) -> Result<Box<dyn QueueDisc<P>>, ParamError>;
@@ -44,7 +47,7 @@ pub fn build_queue<P: QueuedPacket + Send + 'static>(
 /// The parameters queue `name` reads, found by building it once with defaults.
 pub fn queue_params<P: QueuedPacket + Send + 'static>(build: BuildQueue<P>) -> Vec<ParamSpec> {
     let p = Params::new();
-    let _ = build(QueueConfig { limit: Limit::Packets(100), ecn: false }, &p);
+    let _ = build(QueueConfig { limit: Limit::Packets(100), ecn: false, seed: 0 }, &p);
     p.specs()
 }
 
@@ -64,7 +67,7 @@ mod tests {
         fn set_ecn(&mut self, _: Ecn) {}
     }
 
-    const CFG: QueueConfig = QueueConfig { limit: Limit::Packets(5), ecn: false };
+    const CFG: QueueConfig = QueueConfig { limit: Limit::Packets(5), ecn: false, seed: 0 };
 
     #[test]
     fn every_row_builds_under_its_own_name() {

@@ -16,7 +16,7 @@ use ccbench_aqm::{
     build_queue, DequeueSink, DropReason, Enqueued, Nanos, QueueConfig, QueueDisc, QueuedPacket,
 };
 use ccbench_sim::net::LinkCounters;
-use ccbench_sim::rng::{link_streams, unit, SimRng};
+use ccbench_sim::rng::{link_streams, queue_seed, unit, SimRng};
 use ccbench_sim::scenario::LinkSpec;
 
 use crate::ip::{FlowKey, IpPacket};
@@ -110,7 +110,7 @@ impl Link {
 
     /// Link `index` of a validated scenario, with the simulator's queue and random streams.
     pub fn from_spec(spec: &LinkSpec, seed: u64, index: usize) -> Result<Link, String> {
-        let cfg = QueueConfig { limit: spec.limit, ecn: spec.ecn };
+        let cfg = QueueConfig { limit: spec.limit, ecn: spec.ecn, seed: queue_seed(seed, index as u64) };
         let queue = build_queue(&spec.aqm, cfg, &spec.aqm_params)
             .map_err(|e| format!("link \"{}\": {e}", spec.name))?;
         let streams = link_streams(seed, index as u64);

@@ -29,6 +29,11 @@ pub fn link_streams(seed: u64, index: u64) -> (SimRng, SimRng) {
     (stream(seed, "link-loss", index), stream(seed, "link-jitter", index))
 }
 
+/// Seed of link `index`'s queue discipline (RED's and PIE's random drops).
+pub fn queue_seed(seed: u64, index: u64) -> u64 {
+    stream(seed, "queue", index).gen()
+}
+
 /// Uniform draw in [0, 1).
 pub fn unit(rng: &mut SimRng) -> f64 {
     rng.gen::<f64>()

@@ -27,8 +27,8 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
         net.add_node(n.clone());
     }
     for (i, l) in topo.links.iter().enumerate() {
-        let queue = build_queue(&l.aqm, QueueConfig { limit: l.limit, ecn: l.ecn }, &l.aqm_params)
-            .expect("queues are validated with the scenario");
+        let cfg = QueueConfig { limit: l.limit, ecn: l.ecn, seed: rng::queue_seed(sc.seed, i as u64) };
+        let queue = build_queue(&l.aqm, cfg, &l.aqm_params).expect("queues are validated with the scenario");
         let streams = rng::link_streams(sc.seed, i as u64);
         let id = net.add_link(Link::new(l.name.clone(), l.rate, l.delay, l.jitter, l.loss, queue, streams));
         net.links[id as usize].measure_sojourn = l.measure_sojourn;

@@ -171,7 +171,7 @@ impl TopologyBuilder {
             return Err(fe(name_field, format!("duplicate link name \"{name}\" (also used by {prev})")));
         }
         let limit = queue_limit(&props.buffer, props.rate, props.rtt);
-        let cfg = QueueConfig { limit, ecn: props.ecn };
+        let cfg = QueueConfig { limit, ecn: props.ecn, seed: 0 };
         build_queue::<Packet>(&props.aqm, cfg, &props.aqm_params.clone())
             .map_err(|e| map_param_error(e, &props.field, "aqm", "aqm_params"))?;
         self.declared.insert(name.to_string(), name_field.to_string());
