@@ -6,7 +6,7 @@
 
 use ccbench_params::{lookup, Entry, ParamError, ParamSpec, Params};
 
-use crate::{DropTail, Limit, QueueDisc, QueuedPacket};
+use crate::{DropTail, Limit, QueueDisc, QueuedPacket, Red};
 
 /// What every queue gets from its link besides its own parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -23,13 +23,22 @@ pub struct QueueConfig {
 pub type BuildQueue<P> = fn(QueueConfig, &Params) -> Result<Box<dyn QueueDisc<P>>, ParamError>;
 
 /// The queue disciplines, for packets of type `P`.
-pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 1] {
-    [Entry {
-        name: "droptail",
-        aliases: &[],
-        summary: "drop-tail FIFO: drops arrivals beyond the buffer, never marks",
-        build: |cfg, _| Ok(Box::new(DropTail::new(cfg.limit))),
-    }]
+pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 2] {
+    [
+        Entry {
+            name: "droptail",
+            aliases: &[],
+            summary: "drop-tail FIFO: drops arrivals beyond the buffer, never marks",
+            build: |cfg, _| Ok(Box::new(DropTail::new(cfg.limit))),
+        },
+        Entry {
+            name: "red",
+            aliases: &[],
+            summary: "RED (Floyd & Jacobson 1993, gentle RED, Linux ECN/harddrop); presets red1, red4, \
+                      nred1, nred4 (SIAD thesis Table 4.8)",
+            build: |cfg, p| Ok(Box::new(Red::from_params(cfg, p)?)),
+        },
+    ]
 }
 
 /// Build queue `name` with `params` (the link's `aqm_params`); errors name `aqm` or the parameter.
@@ -79,8 +88,11 @@ mod tests {
 
     #[test]
     fn unknown_names_and_parameters_are_errors() {
-        let e = build_queue::<Pkt>("red", CFG, &Params::new()).err().unwrap();
-        assert_eq!((e.key.as_str(), e.message.as_str()), ("aqm", "unknown AQM \"red\" (known: droptail)"));
+        let e = build_queue::<Pkt>("blue", CFG, &Params::new()).err().unwrap();
+        assert_eq!(
+            (e.key.as_str(), e.message.as_str()),
+            ("aqm", "unknown AQM \"blue\" (known: droptail, red)")
+        );
         let mut p = Params::new();
         p.insert("target", ccbench_params::ParamValue::Str("5ms".into()));
         let e = build_queue::<Pkt>("droptail", CFG, &p).err().unwrap();
