@@ -29,7 +29,8 @@
 //!   Linux `INET_ECN_set_ce` accepts it) is CE-marked and queued ([`Enqueued::Marked`]); anything
 //!   else is dropped ([`DropReason::Aqm`]). In the forced region Linux marks as well unless
 //!   `harddrop` is set, and so does this queue: `harddrop = true` drops every forced signal
-//!   (RFC 3168 §7's advice and ns-2's behaviour), keeping marks for the random regions only.
+//!   (the RFC 3168 intent and ns-2's behaviour, algorithms.md §12.2), keeping marks for the
+//!   random regions only.
 //!
 //! **Units.** Thresholds and the average are in packets or in bytes, following how the thresholds
 //! are given (`th_unit`): `"packets"` or `"bytes"` directly, or `"buffer"` (the default):
@@ -775,6 +776,33 @@ mod tests {
             let p = params(&kv);
             assert_eq!(RedConfig::from_params(&p, limit).unwrap_err().key, key, "{kv:?}");
         }
+    }
+
+    #[test]
+    fn registry_row_lists_its_parameters_and_rejects_unknown_ones() {
+        let table = crate::queues::<Pkt>();
+        let row = table.iter().find(|e| e.name == "red").unwrap();
+        let specs = crate::queue_params(row.build);
+        let keys: Vec<_> = specs.iter().map(|s| (s.key.as_str(), s.default.as_str())).collect();
+        assert_eq!(
+            keys,
+            [
+                ("preset", "\"none\""),
+                ("th_unit", "\"buffer\""),
+                ("min_th", "0.25"),
+                ("max_th", "0.75"),
+                ("w_q", "0.002"),
+                ("max_p", "0.1"),
+                ("gentle", "true"),
+                ("harddrop", "false"),
+                ("avpkt", "1000"),
+            ]
+        );
+        let cfg = qcfg(Limit::Bytes(125_000), true, 3);
+        let p = params(&[("preset", ParamValue::Str("nred1".into()))]);
+        assert_eq!(crate::build_queue::<Pkt>("RED", cfg, &p).unwrap().name(), "red");
+        let p = params(&[("preset", ParamValue::Str("red1".into())), ("wq", ParamValue::Float(0.1))]);
+        assert_eq!(crate::build_queue::<Pkt>("red", cfg, &p).err().unwrap().key, "wq");
     }
 
     #[test]
