@@ -2,10 +2,11 @@
 //! `sch_codel` runs it (`include/net/codel_impl.h`: `codel_should_drop` and `codel_dequeue`).
 //!
 //! Each packet is stamped on arrival. At dequeue CoDel looks at the head's sojourn time (RFC 8289
-//! §4.1: the estimator is the sojourn time of the packet being dequeued). Once it has stayed at or
-//! above `target` for a whole `interval` (§4.2, §4.3) the queue enters the *dropping state* and
-//! signals (drops, or CE-marks an ECN-capable packet) at the head. The next signal is scheduled by
-//! the control law (§4.3, §5.5 `control_law`, equation 12.6 of the reference notes):
+//! §3, "Building Blocks": the estimator is the sojourn time of the packet being dequeued). Once it
+//! has stayed at or above `target` for a whole `interval` the queue enters the *dropping state*
+//! and signals (drops, or CE-marks an ECN-capable packet) at the head. The next signal is scheduled
+//! by the control law (RFC 8289 §5 pseudocode `control_law`; equation (12.6) of the reference
+//! notes, `algorithms.md` §12.3):
 //!
 //! ```text
 //! drop_next = t + interval / sqrt(count)
@@ -17,50 +18,51 @@
 //!
 //! # Parameters (`aqm_params`)
 //!
-//! | key | default | source |
-//! |---|---|---|
-//! | `target_ms` | 5 ms | RFC 8289 §4.4 and §5.2 (`TARGET = MS2TIME(5)`); Linux `codel_params_init`; [ABE] L203 |
-//! | `interval_ms` | 100 ms | RFC 8289 §4.5 and §5.2 (`INTERVAL = MS2TIME(100)`); Linux `codel_params_init`; [ABE] L203 |
-//! | `mtu` | 1514 bytes | Linux `psched_mtu(dev)` of an Ethernet device: `dev->mtu` 1500 + `hard_header_len` 14 |
+//! * `target_ms`, default 5 ms: RFC 8289 §4 ("Setting TARGET") and the §5 pseudocode's `TARGET`;
+//!   Linux `codel_params_init` (`MS2TIME(5)`); the ABE paper, L203 (`experiments-abe.md` §1.3).
+//! * `interval_ms`, default 100 ms: RFC 8289 §4 ("Setting INTERVAL") and the §5 pseudocode's
+//!   `INTERVAL`; Linux `codel_params_init` (`MS2TIME(100)`); the ABE paper, L203.
+//! * `mtu`, default 1514 bytes: Linux `psched_mtu(dev)` of an Ethernet device, `dev->mtu` 1500 +
+//!   `hard_header_len` 14 (`sch_codel.c`: `q->params.mtu = psched_mtu(qdisc_dev(sch))`).
 //!
 //! The physical buffer is the link's `limit` (overflow drops the arrival, [`DropReason::Overflow`];
 //! Linux's `codel` default is 1000 packets, set by the scenario, not here). ECN marking is on when
 //! the link's `ecn` is (Linux `codel` default: off).
 //!
-//! `mtu` is the *MAXPACKET* rule of RFC 8289 §5.3 (`dodequeue`: `bytes() <= maxpacket`): with at
+//! `mtu` is the *MAXPACKET* rule of RFC 8289 §5 (`dodequeue`: `bytes() <= maxpacket`): with at
 //! most one MTU left in the queue after taking the head, the queue is not "above target", because
 //! at low rates one MTU takes longer than `target` to send. Current Linux compares the backlog with
-//! `params->mtu` (`psched_mtu`); Linux 3.x (`include/net/codel.h` of that era, the kernel the [ABE]
+//! `params->mtu` (`psched_mtu`); Linux 3.x (`include/net/codel.h` of that era, the kernel the ABE
 //! testbed ran, 3.17.4) compared it with `stats->maxpacket`, the largest packet dequeued so far.
 //! `mtu = 0` selects that older rule. Packet sizes here are [`QueuedPacket::wire_bytes`]; Linux's
 //! `qdisc_pkt_len` includes the 14-byte Ethernet header.
 //!
 //! # What exactly is implemented, line by line
 //!
-//! * Sojourn time and "ok to drop" (RFC 8289 §5.3 `dodequeue`; Linux `codel_should_drop`): the
+//! * Sojourn time and "ok to drop" (RFC 8289 §5 `dodequeue`; Linux `codel_should_drop`): the
 //!   head is popped first and `bytes` is the backlog *after* it left. If `sojourn < target` or
 //!   `bytes <= mtu`, `first_above_time` is cleared. Otherwise, if unset it becomes
-//!   `now + interval`; if set, it is ok to drop when `now >= first_above_time` (RFC 8289 §5.3,
-//!   `else if (now >= first_above_time_)`). Linux uses a strict `codel_time_after(now,
+//!   `now + interval`; if set, it is ok to drop when `now >= first_above_time` (RFC 8289 §5
+//!   `dodequeue`, `else if (now >= first_above_time_)`). Linux uses a strict `codel_time_after(now,
 //!   first_above_time)` at 1024 ns resolution; the two differ only for a dequeue at exactly
 //!   `first_above_time`, where this follows the RFC (and the reference notes' §12.3).
-//! * Empty queue (RFC 8289 §5.3, §5.5): popping from an empty queue clears `first_above_time`
-//!   and leaves the dropping state.
-//! * Dropping state (RFC 8289 §5.5 `dequeue`; Linux `codel_dequeue` `if (vars->dropping)`): when
+//! * Empty queue (RFC 8289 §5 `dodequeue` and `dequeue`): popping from an empty queue clears
+//!   `first_above_time` and leaves the dropping state.
+//! * Dropping state (RFC 8289 §5 `dequeue`; Linux `codel_dequeue` `if (vars->dropping)`): when
 //!   not ok to drop, leave it. Otherwise `while dropping && now >= drop_next`: `count += 1`; if the
 //!   head can be marked, mark it, `drop_next = control_law(drop_next, count)` and deliver it (Linux
 //!   `goto end`); else drop the head, pop the next packet, and either leave the dropping state
 //!   (not ok) or `drop_next = control_law(drop_next, count)`. Several drops may thus happen in one
 //!   dequeue.
-//! * Entering the dropping state (RFC 8289 §5.5 `else if (r.ok_to_drop)`; Linux `else if
+//! * Entering the dropping state (RFC 8289 §5 `dequeue`, `else if (r.ok_to_drop)`; Linux `else if
 //!   (drop)`): mark the head, or drop it and pop the next one; `dropping = true`; then the count
 //!   carry-over of Linux, which the RFC adopts verbatim ("this is the Linux version"):
 //!   `delta = count - lastcount; count = (delta > 1 && now - drop_next < 16 * interval) ? delta :
-//!   1` (RFC 8289 §5.5; Linux `codel_dequeue`, `if (delta > 1 && codel_time_before(now -
-//!   vars->drop_next, 16 * params->interval))`); then `drop_next = control_law(now, count)` and
-//!   `lastcount = count`. `now - drop_next` is taken signed: a `drop_next` still in the future
-//!   counts as recent, as Linux's wrapping compare does. The entry signal itself is not counted in
-//!   `count` (it is neither in the RFC nor in Linux).
+//!   1` (RFC 8289 §5 `dequeue`; equation (12.7) of the notes; Linux `codel_dequeue`, `if (delta >
+//!   1 && codel_time_before(now - vars->drop_next, 16 * params->interval))`); then
+//!   `drop_next = control_law(now, count)` and `lastcount = count`. `now - drop_next` is taken
+//!   signed: a `drop_next` still in the future counts as recent, as Linux's wrapping compare does.
+//!   The entry signal sets `count` (to 1 or `delta`) rather than adding to it.
 //! * Marks: a packet is marked instead of dropped when the link has ECN on and the packet is
 //!   ECN-capable, i.e. ECT(0), ECT(1) or already CE (Linux `INET_ECN_set_ce` returns true for CE
 //!   too); a mark counts exactly like a drop in `count`. Plain CoDel never drops a markable packet:
@@ -69,9 +71,9 @@
 //! # Deliberate differences from Linux
 //!
 //! * The control law uses an exact `interval / sqrt(count)` (in `f64`, truncated to whole
-//!   nanoseconds), as RFC 8289 §5.5 writes it. Linux keeps `1/sqrt(count)` as a 16-bit fixed-point
-//!   value refined by one Newton step per count change (`codel_Newton_step`), which after a
-//!   carry-over re-entry can be off by several percent for a few signals.
+//!   nanoseconds), as RFC 8289 §5 `control_law` writes it. Linux keeps `1/sqrt(count)` as a
+//!   16-bit fixed-point value refined by one Newton step per count change (`codel_Newton_step`),
+//!   which after a carry-over re-entry can be off by several percent for a few signals.
 //! * Time is in nanoseconds, not Linux's 1024 ns units.
 //! * No `ce_threshold` (a later Linux addition, off by default).
 
@@ -92,9 +94,10 @@ fn ms_to_nanos(ms: f64) -> Nanos {
 /// CoDel's own parameters (the buffer limit and ECN come from [`QueueConfig`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CoDelConfig {
-    /// Acceptable standing queue delay (RFC 8289 §4.4). Default 5 ms.
+    /// Acceptable standing queue delay (RFC 8289 `TARGET`). Default 5 ms.
     pub target: Nanos,
-    /// Sliding window for the minimum, and the control-law period (RFC 8289 §4.5). Default 100 ms.
+    /// Sliding window for the minimum, and the control-law period (RFC 8289 `INTERVAL`). Default
+    /// 100 ms.
     pub interval: Nanos,
     /// Backlog in bytes at or below which the queue never counts as above target (RFC 8289
     /// MAXPACKET; Linux `params->mtu`). Default 1514. `0`: the largest packet dequeued so far
@@ -170,14 +173,14 @@ impl<P> CoDel<P> {
         self.cfg
     }
 
-    /// `t + interval / sqrt(count)` (RFC 8289 §5.5 `control_law`).
+    /// `t + interval / sqrt(count)` (RFC 8289 §5 `control_law`; (12.6) of the notes).
     fn control_law(&self, t: Nanos) -> Nanos {
         t + (self.cfg.interval as f64 / (self.count as f64).sqrt()) as Nanos
     }
 }
 
 impl<P: QueuedPacket> CoDel<P> {
-    /// Pop the head and judge it (RFC 8289 §5.3 `dodequeue`; Linux `codel_should_drop`).
+    /// Pop the head and judge it (RFC 8289 §5 `dodequeue`; Linux `codel_should_drop`).
     fn pop(&mut self, now: Nanos) -> Option<Head<P>> {
         let Some((pkt, enqueued_at)) = self.fifo.pop_front() else {
             self.first_above_time = None;
