@@ -7,11 +7,13 @@
 //!
 //! Time is an integer number of nanoseconds. Randomised AQMs get their RNG state at construction.
 
+pub mod codel;
 pub mod droptail;
 pub mod red;
 pub mod registry;
 
 pub use ccbench_params::{ParamError, ParamSpec, ParamValue, Params};
+pub use codel::{CoDel, CoDelConfig};
 pub use droptail::DropTail;
 pub use red::Red;
 pub use registry::{build_queue, queue_params, queues, QueueConfig};

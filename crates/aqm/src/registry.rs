@@ -6,7 +6,7 @@
 
 use ccbench_params::{lookup, Entry, ParamError, ParamSpec, Params};
 
-use crate::{DropTail, Limit, QueueDisc, QueuedPacket, Red};
+use crate::{CoDel, CoDelConfig, DropTail, Limit, QueueDisc, QueuedPacket, Red};
 
 /// What every queue gets from its link besides its own parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -23,13 +23,20 @@ pub struct QueueConfig {
 pub type BuildQueue<P> = fn(QueueConfig, &Params) -> Result<Box<dyn QueueDisc<P>>, ParamError>;
 
 /// The queue disciplines, for packets of type `P`.
-pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 2] {
+pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 3] {
     [
         Entry {
             name: "droptail",
             aliases: &[],
             summary: "drop-tail FIFO: drops arrivals beyond the buffer, never marks",
             build: |cfg, _| Ok(Box::new(DropTail::new(cfg.limit))),
+        },
+        Entry {
+            name: "codel",
+            aliases: &[],
+            summary: "CoDel (RFC 8289, Linux sch_codel): head drop, or CE mark with ecn, once the sojourn \
+                      time has stayed above target for an interval; then at interval/sqrt(count)",
+            build: |cfg, p| Ok(Box::new(CoDel::new(cfg, CoDelConfig::from_params(p)?))),
         },
         Entry {
             name: "red",
@@ -91,11 +98,27 @@ mod tests {
         let e = build_queue::<Pkt>("blue", CFG, &Params::new()).err().unwrap();
         assert_eq!(
             (e.key.as_str(), e.message.as_str()),
-            ("aqm", "unknown AQM \"blue\" (known: droptail, red)")
+            ("aqm", "unknown AQM \"blue\" (known: droptail, codel, red)")
         );
         let mut p = Params::new();
         p.insert("target", ccbench_params::ParamValue::Str("5ms".into()));
         let e = build_queue::<Pkt>("droptail", CFG, &p).err().unwrap();
         assert_eq!(e.key, "target");
+    }
+
+    #[test]
+    fn codel_reads_its_parameters() {
+        let codel = queues::<Pkt>().into_iter().find(|e| e.name == "codel").unwrap();
+        let specs = queue_params::<Pkt>(codel.build);
+        let keys: Vec<_> = specs.iter().map(|s| s.key.as_str()).collect();
+        assert_eq!(keys, ["target_ms", "interval_ms", "mtu"]);
+        let mut p = Params::new();
+        p.insert("target_ms", ccbench_params::ParamValue::Float(10.0));
+        assert_eq!(build_queue::<Pkt>("CoDel", CFG, &p).unwrap().name(), "codel");
+        p.insert("interval_ms", ccbench_params::ParamValue::Float(-1.0));
+        assert_eq!(build_queue::<Pkt>("codel", CFG, &p).err().unwrap().key, "interval_ms");
+        let mut p = Params::new();
+        p.insert("target", ccbench_params::ParamValue::Str("5ms".into()));
+        assert_eq!(build_queue::<Pkt>("codel", CFG, &p).err().unwrap().key, "target");
     }
 }
