@@ -8,10 +8,12 @@
 //! Time is an integer number of nanoseconds. Randomised AQMs get their RNG state at construction.
 
 pub mod droptail;
+pub mod pie;
 pub mod registry;
 
 pub use ccbench_params::{ParamError, ParamSpec, ParamValue, Params};
 pub use droptail::DropTail;
+pub use pie::{Pie, PieConfig};
 pub use registry::{build_queue, queue_params, queues, QueueConfig};
 
 pub type Nanos = u64;

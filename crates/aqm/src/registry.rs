@@ -6,7 +6,7 @@
 
 use ccbench_params::{lookup, Entry, ParamError, ParamSpec, Params};
 
-use crate::{DropTail, Limit, QueueDisc, QueuedPacket};
+use crate::{DropTail, Limit, Pie, PieConfig, QueueDisc, QueuedPacket};
 
 /// What every queue gets from its link besides its own parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -23,13 +23,22 @@ pub struct QueueConfig {
 pub type BuildQueue<P> = fn(QueueConfig, &Params) -> Result<Box<dyn QueueDisc<P>>, ParamError>;
 
 /// The queue disciplines, for packets of type `P`.
-pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 1] {
-    [Entry {
-        name: "droptail",
-        aliases: &[],
-        summary: "drop-tail FIFO: drops arrivals beyond the buffer, never marks",
-        build: |cfg, _| Ok(Box::new(DropTail::new(cfg.limit))),
-    }]
+pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 2] {
+    [
+        Entry {
+            name: "droptail",
+            aliases: &[],
+            summary: "drop-tail FIFO: drops arrivals beyond the buffer, never marks",
+            build: |cfg, _| Ok(Box::new(DropTail::new(cfg.limit))),
+        },
+        Entry {
+            name: "pie",
+            aliases: &[],
+            summary: "PIE (RFC 8033; profile \"linux-3.17\" = the sch_pie of the ABE paper): random \
+                      early drop/mark steered to a delay target",
+            build: |cfg, p| Ok(Box::new(Pie::from_queue_config(cfg, PieConfig::from_params(p)?))),
+        },
+    ]
 }
 
 /// Build queue `name` with `params` (the link's `aqm_params`); errors name `aqm` or the parameter.
@@ -80,7 +89,10 @@ mod tests {
     #[test]
     fn unknown_names_and_parameters_are_errors() {
         let e = build_queue::<Pkt>("red", CFG, &Params::new()).err().unwrap();
-        assert_eq!((e.key.as_str(), e.message.as_str()), ("aqm", "unknown AQM \"red\" (known: droptail)"));
+        assert_eq!(
+            (e.key.as_str(), e.message.as_str()),
+            ("aqm", "unknown AQM \"red\" (known: droptail, pie)")
+        );
         let mut p = Params::new();
         p.insert("target", ccbench_params::ParamValue::Str("5ms".into()));
         let e = build_queue::<Pkt>("droptail", CFG, &p).err().unwrap();
