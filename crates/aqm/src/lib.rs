@@ -9,12 +9,14 @@
 
 pub mod codel;
 pub mod droptail;
+pub mod pie;
 pub mod red;
 pub mod registry;
 
 pub use ccbench_params::{ParamError, ParamSpec, ParamValue, Params};
 pub use codel::{CoDel, CoDelConfig};
 pub use droptail::DropTail;
+pub use pie::{Pie, PieConfig};
 pub use red::Red;
 pub use registry::{build_queue, queue_params, queues, QueueConfig};
 

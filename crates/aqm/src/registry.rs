@@ -6,7 +6,7 @@
 
 use ccbench_params::{lookup, Entry, ParamError, ParamSpec, Params};
 
-use crate::{CoDel, CoDelConfig, DropTail, Limit, QueueDisc, QueuedPacket, Red};
+use crate::{CoDel, CoDelConfig, DropTail, Limit, Pie, PieConfig, QueueDisc, QueuedPacket, Red};
 
 /// What every queue gets from its link besides its own parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -23,7 +23,7 @@ pub struct QueueConfig {
 pub type BuildQueue<P> = fn(QueueConfig, &Params) -> Result<Box<dyn QueueDisc<P>>, ParamError>;
 
 /// The queue disciplines, for packets of type `P`.
-pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 3] {
+pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 4] {
     [
         Entry {
             name: "droptail",
@@ -44,6 +44,13 @@ pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 3] {
             summary: "RED (Floyd & Jacobson 1993, gentle RED, Linux ECN/harddrop); presets red1, red4, \
                       nred1, nred4 (SIAD thesis Table 4.8)",
             build: |cfg, p| Ok(Box::new(Red::from_params(cfg, p)?)),
+        },
+        Entry {
+            name: "pie",
+            aliases: &[],
+            summary: "PIE (RFC 8033; profile \"linux-3.17\" = the sch_pie of the ABE paper): random \
+                      early drop/mark steered to a delay target",
+            build: |cfg, p| Ok(Box::new(Pie::from_queue_config(cfg, PieConfig::from_params(p)?))),
         },
     ]
 }
@@ -98,7 +105,7 @@ mod tests {
         let e = build_queue::<Pkt>("blue", CFG, &Params::new()).err().unwrap();
         assert_eq!(
             (e.key.as_str(), e.message.as_str()),
-            ("aqm", "unknown AQM \"blue\" (known: droptail, codel, red)")
+            ("aqm", "unknown AQM \"blue\" (known: droptail, codel, red, pie)")
         );
         let mut p = Params::new();
         p.insert("target", ccbench_params::ParamValue::Str("5ms".into()));

@@ -570,7 +570,7 @@ header_bytes = 40
         ] {
             assert_eq!(err_field(&with_bottleneck(extra)), field, "{extra}");
         }
-        let e = err(&with_bottleneck("aqm = \"red\""));
+        let e = err(&with_bottleneck("aqm = \"blue\""));
         assert!(e.message.contains("known: droptail"), "{}", e.message);
         let e = err(&with_bottleneck("delay = 5"));
         assert_eq!(e.message, "expected a duration like \"100ms\", got 5");

@@ -169,7 +169,11 @@ to = "c"
             (&["links[0].to=a"], "links[0].to", "two different nodes"),
             (&["links[0].name=\"\""], "links[0].name", "must not be empty"),
             (&["links[0].colour=red"], "links[0].colour", "unknown key"),
-            (&["links[0].aqm=red"], "links[0].aqm", "unknown AQM \"red\" (known: droptail)"),
+            (
+                &["links[0].aqm=blue"],
+                "links[0].aqm",
+                "unknown AQM \"blue\" (known: droptail, codel, red, pie)",
+            ),
             (&["links[0].aqm_params={target=\"5ms\"}"], "links[0].aqm_params.target", "unknown parameter"),
             (&["links[0].reverse={aqm_params={x=1}}"], "links[0].reverse.aqm_params.x", "unknown parameter"),
             (&["links[0].reverse={delay=\"1ms\"}"], "links[0].reverse.delay", "unknown key"),
