@@ -34,7 +34,9 @@
 //!
 //! Slow start itself is RFC 3465 byte counting, shared with NewReno.
 
-use crate::newreno::{growth_allowed, reduced_ssthresh, slow_start, SsthreshBase, ABC_L};
+use crate::newreno::{
+    growth_allowed, loss_in_ecn_episode, reduced_ssthresh, slow_start, SsthreshBase, ABC_L,
+};
 use crate::{
     segments, AckSample, Cause, CcState, CongestionControl, CongestionEvent, Nanos, ParamError, Params,
     PathInfo, Reaction, NANOS_PER_SEC,
@@ -85,8 +87,12 @@ pub struct HystartDetect {
 pub struct CubicConfig {
     /// `C`, default 0.4. Key `c`.
     pub c: f64,
-    /// `beta_cubic`, default 0.7. Key `beta`.
+    /// `beta_cubic`, the factor on loss, default 0.7. Key `beta`.
     pub beta: f64,
+    /// Factor on an ECN-Echo (ABE, RFC 8511), default `beta` (plain RFC 3168); the ABE paper
+    /// suggests about 0.85 for CUBIC. It replaces beta in the plateau's fast-convergence rule
+    /// too; CUBIC's Reno-friendly `alpha` stays tied to the loss `beta`. Key `beta_ecn`.
+    pub beta_ecn: f64,
     /// RFC 9438 §4.7, default on. Key `fast_convergence`.
     pub fast_convergence: bool,
     /// Reno-friendly region (§4.3; Linux `tcp_friendliness`), default on. Key `tcp_friendliness`.
@@ -118,6 +124,7 @@ impl Default for CubicConfig {
         Self {
             c: CUBIC_C,
             beta: BETA_CUBIC,
+            beta_ecn: BETA_CUBIC,
             fast_convergence: true,
             tcp_friendliness: true,
             rtt_for_target: RttSource::MinRtt,
@@ -152,9 +159,12 @@ impl CubicConfig {
                 "delay" => HystartDetect { ack_train: false, delay: true },
                 _ => HystartDetect { ack_train: true, delay: true },
             };
+        let c = p.f64_in("c", d.c, 0.001, 100.0)?;
+        let beta = p.f64_in("beta", d.beta, 0.01, 0.99)?;
         let cfg = Self {
-            c: p.f64_in("c", d.c, 0.001, 100.0)?,
-            beta: p.f64_in("beta", d.beta, 0.01, 0.99)?,
+            c,
+            beta,
+            beta_ecn: p.f64_in("beta_ecn", beta, 0.01, 0.99)?,
             fast_convergence: p.bool("fast_convergence", d.fast_convergence)?,
             tcp_friendliness: p.bool("tcp_friendliness", d.tcp_friendliness)?,
             rtt_for_target,
@@ -329,8 +339,11 @@ impl Cubic {
     }
 
     /// Decrease factor for a congestion signal; ABE (RFC 8511) will give `Cause::Ecn` its own.
-    pub fn beta_for(&self, _cause: Cause) -> f64 {
-        self.cfg.beta
+    pub fn beta_for(&self, cause: Cause) -> f64 {
+        match cause {
+            Cause::Ecn => self.cfg.beta_ecn,
+            _ => self.cfg.beta,
+        }
     }
 
     fn target_rtt(&self, path: &PathInfo) -> Nanos {
@@ -507,13 +520,19 @@ impl CongestionControl for Cubic {
             }
         }
         let mss = path.mss;
+        if let (Cause::Loss, Some(Cause::Ecn)) = (ev.cause, ev.open_episode) {
+            // The plateau was set by the ECN cut; only ssthresh deepens to the loss cut.
+            return Reaction::Prr {
+                ssthresh: loss_in_ecn_episode(st, self.cfg.beta, self.cfg.beta_ecn, mss),
+            };
+        }
         let beta = self.beta_for(ev.cause);
         let w = segments(st.cwnd, mss);
         self.cwnd_prior = w;
         // RFC 9438 §4.7: a window that peaks below the last one means a new flow is taking
-        // its share; release bandwidth faster by lowering the plateau.
-        self.w_max =
-            if self.cfg.fast_convergence && w < self.w_max { w * (1.0 + self.cfg.beta) / 2.0 } else { w };
+        // its share; release bandwidth faster by lowering the plateau — halfway between the
+        // new and the old window for the factor of this reduction (`beta_ecn` for ABE).
+        self.w_max = if self.cfg.fast_convergence && w < self.w_max { w * (1.0 + beta) / 2.0 } else { w };
         let ssthresh = reduced_ssthresh(self.cfg.ssthresh_from.bytes(st, ev), beta, mss);
         self.reset_epoch();
         // K and origin as the next epoch will see them if it starts at cwnd = ssthresh; the
@@ -919,6 +938,32 @@ mod tests {
         ss_round(&mut cc, &mut s, &mut now, 60, MS, min_rtt, min_rtt);
         assert!(cc.hystart_found());
         assert_eq!(s.ssthresh, before + 51 * M);
+    }
+
+    /// ABE for CUBIC (RFC 8511, the notes' §4.2 rule): an ECN-Echo cuts by `beta_ecn` and sets
+    /// the plateau as a loss would with `beta_ecn` in place of beta, so K = cbrt(W_max (1 −
+    /// beta_ecn) / C); fast convergence lowers the plateau to W (1 + beta_ecn) / 2.
+    #[test]
+    fn abe_cuts_by_beta_ecn_and_sets_k_from_it() {
+        let mut p = Params::new();
+        p.insert("beta_ecn", ParamValue::Float(0.85));
+        let mut cc = Cubic::new(CubicConfig::from_params(&p).unwrap());
+        let mut s = st(100.0, u64::MAX);
+        let r = cc.on_congestion(&mut s, &path(0), &event(Cause::Ecn, 100 * M));
+        assert_eq!(r, Reaction::Prr { ssthresh: 85 * M });
+        assert_eq!(cc.w_max(), 100.0);
+        assert!((cc.k() - 37.5f64.cbrt()).abs() < 1e-9, "K = cbrt(37.5) = 3.35 s, not 4.22 s");
+        // A later mark below the plateau: fast convergence with beta_ecn.
+        s.cwnd = 90 * M;
+        cc.on_congestion(&mut s, &path(0), &event(Cause::Ecn, 90 * M));
+        assert!((cc.w_max() - 90.0 * 1.85 / 2.0).abs() < 1e-9);
+        // Loss still uses 0.7; inside the ECN episode it deepens ssthresh only.
+        s.ssthresh = 85 * M;
+        let mut ev = event(Cause::Loss, 80 * M);
+        ev.open_episode = Some(Cause::Ecn);
+        let w_max = cc.w_max();
+        assert_eq!(cc.on_congestion(&mut s, &path(0), &ev), Reaction::Prr { ssthresh: 70 * M });
+        assert_eq!(cc.w_max(), w_max);
     }
 
     /// Linux `hystart_update`: the train must outlast (delay_min + ack_delay) / 2, where

@@ -18,8 +18,8 @@
 //! * RTO: the same `ssthresh` on the first expiry only; later back-offs keep it
 //!   (RFC 5681 §3.1, "ssthresh MUST NOT be reduced further"). The stack sets `cwnd = 1 MSS`.
 //!
-//! The reduction factor is looked up per cause ([`NewReno::beta_for`]) so that ABE (RFC 8511)
-//! can later give ECN its own, milder factor without touching the loss path.
+//! The reduction factor is looked up per cause ([`NewReno::beta_for`]): ABE (RFC 8511) gives ECN
+//! its own, milder `beta_ecn`, in congestion avoidance and at the end of slow start alike.
 
 use crate::{
     AckSample, CaState, Cause, CcState, CongestionControl, CongestionEvent, ParamError, Params, PathInfo,
@@ -63,8 +63,11 @@ impl SsthreshBase {
 /// NewReno parameters. Scenario keys are the field names.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewRenoConfig {
-    /// Multiplicative decrease factor on loss and ECN. Default 0.5 (RFC 5681). Key `beta`.
+    /// Multiplicative decrease factor on loss. Default 0.5 (RFC 5681). Key `beta`.
     pub beta: f64,
+    /// Factor on an ECN-Echo: ABE (RFC 8511 §3) backs off less than on loss. Default `beta`
+    /// (plain RFC 3168); RFC 8511 §3.1 recommends 0.8, the ABE paper 0.7–0.85. Key `beta_ecn`.
+    pub beta_ecn: f64,
     /// Base of the decrease. Default [`SsthreshBase::Cwnd`] (Linux). Key `ssthresh_from`.
     pub ssthresh_from: SsthreshBase,
     /// RFC 3465 `L` in segments for slow start; 0 (default) = no limit, as Linux. Key `abc_limit`.
@@ -73,7 +76,7 @@ pub struct NewRenoConfig {
 
 impl Default for NewRenoConfig {
     fn default() -> Self {
-        Self { beta: 0.5, ssthresh_from: SsthreshBase::Cwnd, abc_limit: ABC_L }
+        Self { beta: 0.5, beta_ecn: 0.5, ssthresh_from: SsthreshBase::Cwnd, abc_limit: ABC_L }
     }
 }
 
@@ -81,8 +84,10 @@ impl NewRenoConfig {
     /// Read every supported key; the caller rejects unknown ones afterwards.
     pub fn from_params(p: &Params) -> Result<Self, ParamError> {
         let d = Self::default();
+        let beta = p.f64_in("beta", d.beta, 0.01, 0.99)?;
         Ok(Self {
-            beta: p.f64_in("beta", d.beta, 0.01, 0.99)?,
+            beta,
+            beta_ecn: p.f64_in("beta_ecn", beta, 0.01, 0.99)?,
             ssthresh_from: SsthreshBase::from_params(p)?,
             abc_limit: p.u64_in("abc_limit", d.abc_limit, 0, 1_000_000)?,
         })
@@ -122,6 +127,17 @@ pub(crate) fn slow_start(st: &mut CcState, path: &PathInfo, ack: &AckSample, abc
     ((segs * leftover + inc / 2) / inc) as u32
 }
 
+/// A loss while an ECN reduction is still under way (FreeBSD `cc_abe_frlossreduce`): deepen
+/// the ECN cut to what a loss cut would have been, `ssthresh · beta / beta_ecn`, not cut again
+/// from the shrinking window. With `beta_ecn = beta` this keeps ssthresh, as Linux does when a
+/// loss arrives in CWR (`tcp_enter_recovery` starts no new reduction).
+pub(crate) fn loss_in_ecn_episode(st: &CcState, beta: f64, beta_ecn: f64, mss: u32) -> u64 {
+    if st.ssthresh == u64::MAX {
+        return st.ssthresh;
+    }
+    reduced_ssthresh(st.ssthresh, beta / beta_ecn, mss)
+}
+
 /// `max(beta * base, 2 * MSS)`, in bytes. Rounded rather than truncated so that, e.g.,
 /// 0.7 × 100 segments is exactly 70 segments despite binary floating point.
 pub(crate) fn reduced_ssthresh(base: u64, beta: f64, mss: u32) -> u64 {
@@ -152,8 +168,11 @@ impl NewReno {
 
     /// Decrease factor for a congestion signal. One place to change when ABE (RFC 8511) gives
     /// ECN its own factor.
-    pub fn beta_for(&self, _cause: Cause) -> f64 {
-        self.cfg.beta
+    pub fn beta_for(&self, cause: Cause) -> f64 {
+        match cause {
+            Cause::Ecn => self.cfg.beta_ecn,
+            _ => self.cfg.beta,
+        }
     }
 
     /// Linux `tcp_cong_avoid_ai` with `w` = cwnd in whole segments.
@@ -205,6 +224,11 @@ impl CongestionControl for NewReno {
 
     fn on_congestion(&mut self, st: &mut CcState, path: &PathInfo, ev: &CongestionEvent) -> Reaction {
         self.cwnd_cnt = 0;
+        if let (Cause::Loss, Some(Cause::Ecn)) = (ev.cause, ev.open_episode) {
+            return Reaction::Prr {
+                ssthresh: loss_in_ecn_episode(st, self.cfg.beta, self.cfg.beta_ecn, path.mss),
+            };
+        }
         let ssthresh =
             reduced_ssthresh(self.cfg.ssthresh_from.bytes(st, ev), self.beta_for(ev.cause), path.mss);
         match ev.cause {
@@ -429,6 +453,29 @@ pub(crate) mod tests {
         assert_eq!(cc.cwnd_cnt(), 0);
     }
 
+    /// RFC 8511 §3: an ECN-Echo cuts by `beta_ecn`, a loss by `beta`; a loss inside the ECN
+    /// episode deepens the cut to the loss cut (FreeBSD `cc_abe_frlossreduce`).
+    #[test]
+    fn abe_backs_off_less_on_ecn_and_a_loss_inside_deepens_to_beta() {
+        let mut p = Params::new();
+        p.insert("beta_ecn", ParamValue::Float(0.8));
+        let mut cc = NewReno::new(NewRenoConfig::from_params(&p).unwrap());
+        let mut st = state(40, u64::MAX);
+        let r = cc.on_congestion(&mut st, &path(0), &event(Cause::Ecn, 40 * M));
+        assert_eq!(r, Reaction::Prr { ssthresh: 32 * M });
+        let r = cc.on_congestion(&mut st, &path(0), &event(Cause::Loss, 40 * M));
+        assert_eq!(r, Reaction::Prr { ssthresh: 20 * M }, "loss keeps beta 0.5");
+        st.ssthresh = 32 * M;
+        let mut ev = event(Cause::Loss, 36 * M);
+        ev.open_episode = Some(Cause::Ecn);
+        let r = cc.on_congestion(&mut st, &path(0), &ev);
+        assert_eq!(r, Reaction::Prr { ssthresh: 20 * M }, "32 · 0.5 / 0.8");
+        // Without ABE the same loss keeps the ECN episode's ssthresh (Linux: no new cut in CWR).
+        let mut cc = NewReno::default();
+        assert_eq!(cc.on_congestion(&mut st, &path(0), &ev), Reaction::Prr { ssthresh: 32 * M });
+        assert_eq!(NewRenoConfig::from_params(&Params::new()).unwrap().beta_ecn, 0.5, "default: beta");
+    }
+
     #[test]
     fn ecn_sets_ssthresh_like_a_loss() {
         let mut cc = NewReno::default();
@@ -475,7 +522,10 @@ pub(crate) mod tests {
         p.insert("abc_limit", ParamValue::Int(4));
         let cfg = NewRenoConfig::from_params(&p).unwrap();
         p.reject_unknown("newreno").unwrap();
-        assert_eq!(cfg, NewRenoConfig { beta: 0.7, ssthresh_from: SsthreshBase::Flight, abc_limit: 4 });
+        assert_eq!(
+            cfg,
+            NewRenoConfig { beta: 0.7, beta_ecn: 0.7, ssthresh_from: SsthreshBase::Flight, abc_limit: 4 }
+        );
         assert_eq!(NewRenoConfig::from_params(&Params::new()).unwrap(), NewRenoConfig::default());
         assert_eq!(NewReno::default().name(), "newreno");
     }
