@@ -77,13 +77,10 @@
 //! * Time is in nanoseconds, not Linux's 1024 ns units.
 //! * No `ce_threshold` (a later Linux addition, off by default).
 
-use std::collections::VecDeque;
-
 use ccbench_params::{ParamError, Params};
 
-use crate::{
-    DequeueSink, Dequeued, DropReason, Ecn, Enqueued, Limit, Nanos, QueueConfig, QueueDisc, QueuedPacket,
-};
+use crate::fifo::Fifo;
+use crate::{DequeueSink, Dequeued, DropReason, Ecn, Enqueued, Nanos, QueueConfig, QueueDisc, QueuedPacket};
 
 const MS: f64 = 1e6;
 
@@ -130,10 +127,8 @@ struct Head<P> {
 
 pub struct CoDel<P> {
     cfg: CoDelConfig,
-    limit: Limit,
     ecn: bool,
-    fifo: VecDeque<(P, Nanos)>,
-    bytes: u64,
+    fifo: Fifo<P>,
     /// When the sojourn time will have been above target for a whole interval (RFC 8289
     /// `first_above_time_`; `None` is the RFC's 0).
     first_above_time: Option<Nanos>,
@@ -148,18 +143,12 @@ pub struct CoDel<P> {
     max_packet: u64,
 }
 
-impl<P> CoDel<P> {
+impl<P: QueuedPacket> CoDel<P> {
     pub fn new(queue: QueueConfig, cfg: CoDelConfig) -> Self {
-        let capacity = match queue.limit {
-            Limit::Packets(n) => n.min(1 << 16) as usize,
-            Limit::Bytes(b) => (b / 1500).min(1 << 16) as usize,
-        };
         Self {
             cfg,
-            limit: queue.limit,
             ecn: queue.ecn,
-            fifo: VecDeque::with_capacity(capacity + 1),
-            bytes: 0,
+            fifo: Fifo::new(queue.limit),
             first_above_time: None,
             drop_next: 0,
             count: 0,
@@ -182,17 +171,16 @@ impl<P> CoDel<P> {
 impl<P: QueuedPacket> CoDel<P> {
     /// Pop the head and judge it (RFC 8289 §5 `dodequeue`; Linux `codel_should_drop`).
     fn pop(&mut self, now: Nanos) -> Option<Head<P>> {
-        let Some((pkt, enqueued_at)) = self.fifo.pop_front() else {
+        let Some((pkt, enqueued_at)) = self.fifo.pop() else {
             self.first_above_time = None;
             return None;
         };
         let size = pkt.wire_bytes() as u64;
-        self.bytes -= size;
         self.max_packet = self.max_packet.max(size);
         let sojourn = now.saturating_sub(enqueued_at);
         let mtu = if self.cfg.mtu == 0 { self.max_packet } else { self.cfg.mtu };
         let mut ok_to_drop = false;
-        if sojourn < self.cfg.target || self.bytes <= mtu {
+        if sojourn < self.cfg.target || self.fifo.bytes() <= mtu {
             self.first_above_time = None;
         } else {
             match self.first_above_time {
@@ -221,12 +209,10 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for CoDel<P> {
     }
 
     fn enqueue(&mut self, pkt: P, now: Nanos) -> Enqueued<P> {
-        let size = pkt.wire_bytes();
-        if !self.limit.admits(self.fifo.len(), self.bytes, size) {
+        if !self.fifo.admits(pkt.wire_bytes()) {
             return Enqueued::Dropped(pkt, DropReason::Overflow);
         }
-        self.bytes += size as u64;
-        self.fifo.push_back((pkt, now));
+        self.fifo.push(pkt, now);
         Enqueued::Queued
     }
 
@@ -279,13 +265,14 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for CoDel<P> {
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Limit;
 
     const M: Nanos = 1_000_000;
     /// 100 ms / sqrt(n), truncated to whole nanoseconds, worked out by hand:
@@ -465,8 +452,7 @@ mod tests {
             assert_eq!(d.sojourn, sojourn);
             signals.extend(rec.dropped.iter().chain(&rec.marked).map(|_| t));
             // Empty the rest so the next step starts from fresh stamps.
-            while q.fifo.pop_front().is_some() {}
-            q.bytes = 0;
+            while q.fifo.pop().is_some() {}
             t += M;
         }
         signals

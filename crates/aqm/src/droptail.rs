@@ -1,26 +1,19 @@
 //! Drop-tail FIFO: enqueue while the limit allows, drop arrivals otherwise. Never marks.
 
-use std::collections::VecDeque;
-
+use crate::fifo::Fifo;
 use crate::{DequeueSink, Dequeued, DropReason, Enqueued, Limit, Nanos, QueueDisc, QueuedPacket};
 
 pub struct DropTail<P> {
-    limit: Limit,
-    fifo: VecDeque<(P, Nanos)>,
-    bytes: u64,
+    fifo: Fifo<P>,
 }
 
-impl<P> DropTail<P> {
+impl<P: QueuedPacket> DropTail<P> {
     pub fn new(limit: Limit) -> Self {
-        let capacity = match limit {
-            Limit::Packets(n) => n.min(1 << 16) as usize,
-            Limit::Bytes(b) => (b / 1500).min(1 << 16) as usize,
-        };
-        Self { limit, fifo: VecDeque::with_capacity(capacity + 1), bytes: 0 }
+        Self { fifo: Fifo::new(limit) }
     }
 
     pub fn limit(&self) -> Limit {
-        self.limit
+        self.fifo.limit()
     }
 }
 
@@ -30,18 +23,15 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for DropTail<P> {
     }
 
     fn enqueue(&mut self, pkt: P, now: Nanos) -> Enqueued<P> {
-        let size = pkt.wire_bytes();
-        if !self.limit.admits(self.fifo.len(), self.bytes, size) {
+        if !self.fifo.admits(pkt.wire_bytes()) {
             return Enqueued::Dropped(pkt, DropReason::Overflow);
         }
-        self.bytes += size as u64;
-        self.fifo.push_back((pkt, now));
+        self.fifo.push(pkt, now);
         Enqueued::Queued
     }
 
     fn dequeue(&mut self, now: Nanos, _sink: &mut dyn DequeueSink<P>) -> Option<Dequeued<P>> {
-        let (pkt, enqueued_at) = self.fifo.pop_front()?;
-        self.bytes -= pkt.wire_bytes() as u64;
+        let (pkt, enqueued_at) = self.fifo.pop()?;
         Some(Dequeued { pkt, sojourn: now - enqueued_at })
     }
 
@@ -50,7 +40,7 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for DropTail<P> {
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 }
 
@@ -59,24 +49,7 @@ mod tests {
     use super::*;
     use crate::Ecn;
 
-    #[derive(Debug)]
-    struct Pkt(u32, Ecn);
-    impl QueuedPacket for Pkt {
-        fn wire_bytes(&self) -> u32 {
-            self.0
-        }
-        fn ecn(&self) -> Ecn {
-            self.1
-        }
-        fn set_ecn(&mut self, ecn: Ecn) {
-            self.1 = ecn
-        }
-    }
-    struct NoSink;
-    impl DequeueSink<Pkt> for NoSink {
-        fn dropped(&mut self, _: Pkt, _: DropReason, _: Nanos) {}
-        fn marked(&mut self, _: &Pkt, _: Nanos) {}
-    }
+    use crate::testing::{NoSink, Pkt};
 
     #[test]
     fn packet_limit_drops_the_overflowing_arrival_even_if_ect() {

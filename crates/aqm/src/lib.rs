@@ -9,9 +9,12 @@
 
 pub mod codel;
 pub mod droptail;
+mod fifo;
 pub mod pie;
 pub mod red;
 pub mod registry;
+#[cfg(test)]
+mod testing;
 
 pub use ccbench_params::{ParamError, ParamSpec, ParamValue, Params};
 pub use codel::{CoDel, CoDelConfig};

@@ -97,11 +97,10 @@
 //! Linux's (4.4 s), after which idle time costs nothing. [`QueueDisc::next_timer`] always reports
 //! the next update instant; calling [`QueueDisc::on_timer`] there is O(1) once settled.
 
-use std::collections::VecDeque;
-
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use crate::fifo::Fifo;
 use crate::{
     DequeueSink, Dequeued, DropReason, Ecn, Enqueued, Limit, Nanos, ParamError, Params, QueueConfig,
     QueueDisc, QueuedPacket,
@@ -318,11 +317,9 @@ struct Vars {
 /// A PIE queue; see the module documentation.
 pub struct Pie<P> {
     cfg: PieConfig,
-    limit: Limit,
     ecn: bool,
     rng: Xoshiro256PlusPlus,
-    fifo: VecDeque<(P, Nanos)>,
-    bytes: u64,
+    fifo: Fifo<P>,
     vars: Vars,
     /// The next T_UPDATE instant not yet run.
     next_update: Nanos,
@@ -333,7 +330,7 @@ pub struct Pie<P> {
     updates_run: u64,
 }
 
-impl<P> Pie<P> {
+impl<P: QueuedPacket> Pie<P> {
     pub fn new(cfg: PieConfig, limit: Limit, ecn: bool, seed: u64) -> Self {
         let vars = Vars {
             prob: 0.0,
@@ -347,11 +344,9 @@ impl<P> Pie<P> {
         Self {
             next_update: cfg.first_update(),
             cfg,
-            limit,
             ecn,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
-            fifo: VecDeque::new(),
-            bytes: 0,
+            fifo: Fifo::new(limit),
             vars,
             settled: false,
             updates_run: 0,
@@ -381,7 +376,7 @@ impl<P> Pie<P> {
         match self.cfg.estimator {
             QdelayEstimator::Timestamp => self.vars.qdelay,
             QdelayEstimator::DequeueRate if self.vars.avg_dq_rate > 0.0 => {
-                self.bytes as f64 / self.vars.avg_dq_rate
+                self.fifo.bytes() as f64 / self.vars.avg_dq_rate
             }
             QdelayEstimator::DequeueRate => 0.0,
         }
@@ -428,7 +423,7 @@ impl<P> Pie<P> {
     /// Linux 3.17 `calculate_probability`.
     fn update_linux_3_17(&mut self) {
         let c = &self.cfg;
-        let backlog = self.bytes;
+        let backlog = self.fifo.bytes();
         let v = &mut self.vars;
         let target = secs(c.target);
         let old = v.qdelay;
@@ -466,7 +461,7 @@ impl<P> Pie<P> {
     /// The dequeue-rate estimator, after a packet of `size` bytes left at `now`.
     fn measure_dequeue_rate(&mut self, size: u32, now: Nanos) {
         let threshold = self.cfg.dq_threshold;
-        let backlog = self.bytes;
+        let backlog = self.fifo.bytes();
         let linux = self.cfg.profile == PieProfile::Linux317;
         let v = &mut self.vars;
         if backlog >= threshold && v.dq_count.is_none() {
@@ -506,10 +501,11 @@ impl<P> Pie<P> {
         let half_target = secs(c.target) / 2.0;
         let guarded = match c.profile {
             PieProfile::Rfc8033 => {
-                (v.qdelay_old < half_target && v.prob < GUARD_MAX_PROB) || self.bytes <= 2 * c.pkt_bytes
+                (v.qdelay_old < half_target && v.prob < GUARD_MAX_PROB)
+                    || self.fifo.bytes() <= 2 * c.pkt_bytes
             }
             PieProfile::Linux317 => {
-                (v.qdelay < half_target && v.prob < GUARD_MAX_PROB) || self.bytes < 2 * c.pkt_bytes
+                (v.qdelay < half_target && v.prob < GUARD_MAX_PROB) || self.fifo.bytes() < 2 * c.pkt_bytes
             }
         };
         if guarded || v.prob <= 0.0 {
@@ -527,8 +523,7 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for Pie<P> {
     fn enqueue(&mut self, mut pkt: P, now: Nanos) -> Enqueued<P> {
         self.catch_up(now);
         self.settled = false;
-        let size = pkt.wire_bytes();
-        if !self.limit.admits(self.fifo.len(), self.bytes, size) {
+        if !self.fifo.admits(pkt.wire_bytes()) {
             return Enqueued::Dropped(pkt, DropReason::Overflow);
         }
         let picked = self.pick();
@@ -551,21 +546,19 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for Pie<P> {
         } else {
             return Enqueued::Dropped(pkt, DropReason::Aqm);
         };
-        self.bytes += size as u64;
-        self.fifo.push_back((pkt, now));
+        self.fifo.push(pkt, now);
         outcome
     }
 
     fn dequeue(&mut self, now: Nanos, _sink: &mut dyn DequeueSink<P>) -> Option<Dequeued<P>> {
         self.catch_up(now);
-        let (pkt, enqueued_at) = self.fifo.pop_front()?;
+        let (pkt, enqueued_at) = self.fifo.pop()?;
         self.settled = false;
         let size = pkt.wire_bytes();
-        self.bytes -= size as u64;
         let sojourn = now - enqueued_at;
         match self.cfg.estimator {
             QdelayEstimator::Timestamp => {
-                self.vars.qdelay = if self.bytes == 0 { 0.0 } else { secs(sojourn) };
+                self.vars.qdelay = if self.fifo.bytes() == 0 { 0.0 } else { secs(sojourn) };
             }
             QdelayEstimator::DequeueRate => self.measure_dequeue_rate(size, now),
         }
@@ -577,7 +570,7 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for Pie<P> {
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 
     fn next_timer(&self) -> Option<Nanos> {
@@ -593,23 +586,11 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for Pie<P> {
 mod tests {
     use super::*;
 
-    #[derive(Debug, Clone, PartialEq)]
-    struct Pkt(u32, Ecn);
-    impl QueuedPacket for Pkt {
-        fn wire_bytes(&self) -> u32 {
-            self.0
-        }
-        fn ecn(&self) -> Ecn {
-            self.1
-        }
-        fn set_ecn(&mut self, ecn: Ecn) {
-            self.1 = ecn
-        }
-    }
-    struct NoSink;
-    impl DequeueSink<Pkt> for NoSink {
-        fn dropped(&mut self, _: Pkt, _: DropReason, _: Nanos) {}
-        fn marked(&mut self, _: &Pkt, _: Nanos) {}
+    use crate::testing::{NoSink, Pkt};
+
+    /// Puts `bytes` of 1500-byte packets in the queue without going through the AQM.
+    fn backlog(q: &mut Pie<Pkt>, bytes: u64) {
+        (0..bytes / 1500).for_each(|_| q.fifo.push(Pkt(1500, Ecn::NotEct), 0));
     }
 
     fn full() -> Pkt {
@@ -702,7 +683,7 @@ mod tests {
             // 30 ms standing against 20 ms: Little's law 45 000 B at 1.5 MB/s.
             q.vars.avg_dq_rate = 1.5e6;
             q.vars.qdelay = 0.030;
-            q.bytes = 45_000;
+            backlog(&mut q, 45_000);
             q.on_timer(LINUX_FIRST_UPDATE);
             assert_close!(q.probability(), p + 0.00125 / scale);
         }
@@ -745,7 +726,7 @@ mod tests {
         q.vars.prob = 0.5;
         q.vars.avg_dq_rate = 1.5e6;
         q.vars.qdelay = 0.300;
-        q.bytes = 450_000;
+        backlog(&mut q, 450_000);
         q.on_timer(LINUX_FIRST_UPDATE);
         assert_close!(q.probability(), 0.54);
     }
@@ -776,7 +757,7 @@ mod tests {
         // Linux: no rate known but a packet queued: the estimate is 0 and there is no decay.
         let mut q = linux();
         q.vars.prob = 0.5;
-        q.bytes = 1500;
+        backlog(&mut q, 1500);
         q.on_timer(LINUX_FIRST_UPDATE);
         assert_close!(q.probability(), 0.5 - 0.0025);
     }

@@ -69,11 +69,10 @@
 //! state gentle mode, so the presets set `gentle = false`. Its AQM runs use drops, not ECN
 //! (`ecn` is the link's setting).
 
-use std::collections::VecDeque;
-
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use crate::fifo::Fifo;
 use crate::{
     DequeueSink, Dequeued, DropReason, Ecn, Enqueued, Limit, Nanos, ParamError, Params, QueueConfig,
     QueueDisc, QueuedPacket,
@@ -249,10 +248,8 @@ pub fn spread(p_b: f64, count: i64) -> f64 {
 
 pub struct Red<P> {
     cfg: RedConfig,
-    limit: Limit,
     ecn: bool,
-    fifo: VecDeque<(P, Nanos)>,
-    bytes: u64,
+    fifo: Fifo<P>,
     rng: Xoshiro256PlusPlus,
     avg: f64,
     /// Arrivals in the early regions since the last signal; -1 below `min_th`.
@@ -264,14 +261,12 @@ pub struct Red<P> {
     last_p: f64,
 }
 
-impl<P> Red<P> {
+impl<P: QueuedPacket> Red<P> {
     pub fn new(cfg: RedConfig, queue: QueueConfig) -> Self {
         Self {
             cfg,
-            limit: queue.limit,
             ecn: queue.ecn,
-            fifo: VecDeque::new(),
-            bytes: 0,
+            fifo: Fifo::new(queue.limit),
             rng: Xoshiro256PlusPlus::seed_from_u64(queue.seed),
             avg: 0.0,
             count: -1,
@@ -309,7 +304,7 @@ impl<P> Red<P> {
     fn queue_len(&self) -> f64 {
         match self.cfg.mode {
             RedMode::Packets => self.fifo.len() as f64,
-            RedMode::Bytes => self.bytes as f64,
+            RedMode::Bytes => self.fifo.bytes() as f64,
         }
     }
 
@@ -333,8 +328,7 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for Red<P> {
 
     fn enqueue(&mut self, mut pkt: P, now: Nanos) -> Enqueued<P> {
         self.update_avg(now);
-        let size = pkt.wire_bytes();
-        if !self.limit.admits(self.fifo.len(), self.bytes, size) {
+        if !self.fifo.admits(pkt.wire_bytes()) {
             self.count = 0;
             self.last_p = 0.0;
             return Enqueued::Dropped(pkt, DropReason::Overflow);
@@ -366,8 +360,7 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for Red<P> {
             pkt.set_ecn(Ecn::Ce);
             marked = true;
         }
-        self.bytes += size as u64;
-        self.fifo.push_back((pkt, now));
+        self.fifo.push(pkt, now);
         if marked {
             Enqueued::Marked
         } else {
@@ -376,11 +369,10 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for Red<P> {
     }
 
     fn dequeue(&mut self, now: Nanos, _sink: &mut dyn DequeueSink<P>) -> Option<Dequeued<P>> {
-        let Some((pkt, enqueued_at)) = self.fifo.pop_front() else {
+        let Some((pkt, enqueued_at)) = self.fifo.pop() else {
             self.idle_since.get_or_insert(now);
             return None;
         };
-        self.bytes -= pkt.wire_bytes() as u64;
         Some(Dequeued { pkt, sojourn: now - enqueued_at })
     }
 
@@ -389,7 +381,7 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for Red<P> {
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 
     fn set_link_rate(&mut self, bits_per_sec: f64) {
@@ -404,24 +396,7 @@ mod tests {
     use super::*;
     use crate::ParamValue;
 
-    #[derive(Debug)]
-    struct Pkt(u32, Ecn);
-    impl QueuedPacket for Pkt {
-        fn wire_bytes(&self) -> u32 {
-            self.0
-        }
-        fn ecn(&self) -> Ecn {
-            self.1
-        }
-        fn set_ecn(&mut self, ecn: Ecn) {
-            self.1 = ecn
-        }
-    }
-    struct NoSink;
-    impl DequeueSink<Pkt> for NoSink {
-        fn dropped(&mut self, _: Pkt, _: DropReason, _: Nanos) {}
-        fn marked(&mut self, _: &Pkt, _: Nanos) {}
-    }
+    use crate::testing::{NoSink, Pkt};
 
     const MS: Nanos = 1_000_000;
 
@@ -675,7 +650,7 @@ mod tests {
         assert!(q.avg() > 0.0, "the overflowing arrival still updates the average");
         // Byte limit: a forced signal never turns an overflow into a mark.
         let mut q = red(0.0, 0.0, 1.0, 0.1, false, true);
-        q.limit = Limit::Bytes(3000);
+        q.fifo.set_limit(Limit::Bytes(3000));
         assert!(matches!(q.enqueue(Pkt(1500, Ecn::Ect0), 0), Enqueued::Marked));
         assert!(matches!(q.enqueue(Pkt(1000, Ecn::Ect0), 0), Enqueued::Marked));
         assert!(matches!(q.enqueue(Pkt(600, Ecn::Ect0), 0), Enqueued::Dropped(_, DropReason::Overflow)));
