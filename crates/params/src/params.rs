@@ -16,6 +16,18 @@ pub enum ParamValue {
     Str(String),
 }
 
+/// As the value was written in TOML, for error messages.
+impl fmt::Display for ParamValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamValue::Float(x) => write!(f, "{x}"),
+            ParamValue::Int(i) => write!(f, "{i}"),
+            ParamValue::Bool(b) => write!(f, "{b}"),
+            ParamValue::Str(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
 /// A parameter problem; `key` names the offending parameter.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamError {
@@ -89,7 +101,7 @@ impl Params {
             None => return Ok(default),
             Some(ParamValue::Float(v)) => *v,
             Some(ParamValue::Int(v)) => *v as f64,
-            Some(other) => return Err(Self::err(key, format!("expected a number, got {other:?}"))),
+            Some(other) => return Err(Self::err(key, format!("expected a number, got {other}"))),
         };
         if !v.is_finite() || v < min || v > max {
             return Err(Self::err(key, format!("must be between {min} and {max}, got {v}")));
@@ -103,7 +115,7 @@ impl Params {
             None => return Ok(default),
             Some(ParamValue::Int(v)) if *v >= 0 => *v as u64,
             Some(other) => {
-                return Err(Self::err(key, format!("expected a non-negative integer, got {other:?}")))
+                return Err(Self::err(key, format!("expected a non-negative integer, got {other}")))
             }
         };
         if v < min || v > max {
@@ -117,7 +129,7 @@ impl Params {
         match self.values.get(key) {
             None => Ok(default),
             Some(ParamValue::Bool(b)) => Ok(*b),
-            Some(other) => Err(Self::err(key, format!("expected true or false, got {other:?}"))),
+            Some(other) => Err(Self::err(key, format!("expected true or false, got {other}"))),
         }
     }
 
@@ -127,7 +139,9 @@ impl Params {
         match self.values.get(key) {
             None => Ok(default.to_string()),
             Some(ParamValue::Str(s)) if choices.contains(&s.as_str()) => Ok(s.clone()),
-            Some(other) => Err(Self::err(key, format!("expected one of {choices:?}, got {other:?}"))),
+            Some(other) => {
+                Err(Self::err(key, format!("expected one of {}, got {other}", choices.join(", "))))
+            }
         }
     }
 
