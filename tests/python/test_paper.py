@@ -93,3 +93,22 @@ def test_runner_orders_rows_by_grid_and_seed(tmp_path):
     summary = pd.read_csv(tmp_path / "summary.csv")
     assert len(summary) == 6 and list(summary["seeds"]) == [2, 2, 0, 0, 2, 2]
     assert summarize(exp, results)["rate_mbps"].iloc[0] == 5.0
+
+
+def test_abe_fig7_codel_gains_at_400ms_match_the_paper():
+    """ABE Fig. 7 (L219): one NewReno flow with ECN through CoDel at 10 Mbps, RTT 400 ms:
+    beta_ecn 0.7/0.85/0.95 depart 13/24/31 % more bytes than 0.5 (±5 points), every reduction
+    ECN-caused (no drops)."""
+    from ccbench.experiments.abe.fig7 import BETA_ECN, EXPERIMENT as FIG7, PAPER_GAIN_400MS
+
+    exp = dataclasses.replace(FIG7, quick_grid={"aqm": ["codel"], "rtt_ms": [400], "beta_ecn": BETA_ECN})
+    results = run_experiment(exp, jobs=2, quick=True)
+    assert list(results["error"]) == [""] * len(BETA_ECN)
+    assert (results["drops"] == 0).all() and (results["ecn_marks"] > 0).all()
+    base = float(results.loc[results["beta_ecn"] == 0.5, "throughput_mbps"].iloc[0])
+    gains = []
+    for beta_ecn in BETA_ECN[1:]:
+        thr = float(results.loc[results["beta_ecn"] == beta_ecn, "throughput_mbps"].iloc[0])
+        gains.append(100 * (thr / base - 1))
+        assert gains[-1] == pytest.approx(PAPER_GAIN_400MS[("codel", beta_ecn)], abs=5), beta_ecn
+    assert gains == sorted(gains)
