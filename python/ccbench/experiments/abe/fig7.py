@@ -78,7 +78,7 @@ def _comparison(summary) -> list:
         rows.append({
             "what": f"{aqm}, RTT 400 ms, beta_ecn {beta_ecn:g}: bytes departed over beta_ecn 0.5",
             "paper": f"+{paper}%",
-            "ours": f"{ours:+.1f}% ({mean_spread(row, 'throughput_mbps', unit='Mbps')})",
+            "ours": f"{ours:+.1f}%; {mean_spread(row, 'throughput_mbps', unit='Mbps')}",
             "verdict": "agrees" if ok else "differs",
             "reason": "" if ok else (
                 f"more than {TOLERANCE_POINTS:g} points off; eq. (6) with b = the {TARGET_MS[aqm]:g} ms "
