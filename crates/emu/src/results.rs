@@ -8,8 +8,8 @@
 //! `TCP_INFO`), `events` is 0, `packets` counts link arrivals.
 
 use ccbench_sim::metrics::{
-    jain_index, percentiles, FlowSeries, FlowSummary, LinkSeries, LinkSummary, OwdSeries, ScenarioSummary,
-    SojournSeries, Summary,
+    convergence_time, jain_index, percentiles, tcp_starts, FlowSeries, FlowSummary, LinkSeries, LinkSummary,
+    OwdSeries, ScenarioSummary, SojournSeries, Summary,
 };
 use ccbench_sim::scenario::{FlowKind, Scenario, Topology};
 use ccbench_sim::{Conservation, SimResult};
@@ -42,9 +42,11 @@ pub fn build(sc: &Scenario, topo: &Topology, report: &Report, outputs: &Outputs,
     let queues = |&(i, _): &(usize, &LinkReport)| topo.links[i].rate.is_finite();
     let links =
         report.links.iter().enumerate().filter(queues).map(|(i, l)| link_summary(sc, topo, i, l)).collect();
+    let series = flow_series(sc, outputs);
     let summary = Summary {
         scenario: ScenarioSummary { duration_s: secs(sc.duration), warmup_s: secs(sc.warmup), seed: sc.seed },
         jain_index: jain_index(&tcp),
+        convergence_s: convergence_time(&series, &tcp_starts(sc), secs(sc.output.bin)),
         flows,
         links,
         events: 0,
@@ -56,7 +58,7 @@ pub fn build(sc: &Scenario, topo: &Topology, report: &Report, outputs: &Outputs,
         summary,
         flow_names: sc.flows.iter().map(|f| f.name.clone()).collect(),
         link_names: report.links.iter().map(|l| l.name.clone()).collect(),
-        flows: flow_series(sc, outputs),
+        flows: series,
         links: link_series(sc, topo, report),
         sojourn: sojourn_series(sc, topo, report),
         owd: owd_series(outputs),

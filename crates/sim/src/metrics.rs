@@ -87,6 +87,49 @@ pub fn percentiles(values: &mut [f64]) -> Option<Percentiles> {
     })
 }
 
+/// Jain's index above which two flows count as converged (ABE paper, L270).
+pub const CONVERGED_JAIN: f64 = 0.95;
+
+/// Convergence time (ABE paper L270; notes `experiments-abe.md` §2): from the start of the last
+/// TCP flow to start, how long until Jain's index over the bytes each TCP flow has delivered
+/// since then reaches 0.95 for good. `flows` are the TCP flows' (id, start in s); the series'
+/// bins give the resolution. None with fewer than two TCP flows, or if it never settles.
+pub fn convergence_time(series: &FlowSeries, flows: &[(u32, f64)], bin_s: f64) -> Option<f64> {
+    if flows.len() < 2 {
+        return None;
+    }
+    let t0 = flows.iter().map(|&(_, start)| start).fold(0.0, f64::max);
+    let mut rows: Vec<(f64, Vec<f64>)> = Vec::new();
+    let mut cumulative = vec![0.0; flows.len()];
+    for i in 0..series.t_s.len() {
+        let (t, flow) = (series.t_s[i], series.flow[i]);
+        let Some(k) = flows.iter().position(|&(id, _)| id == flow) else { continue };
+        if t <= t0 {
+            continue;
+        }
+        cumulative[k] += series.goodput_mbps[i] * 1e6 * bin_s / 8.0;
+        match rows.last_mut() {
+            Some((last, values)) if *last == t => values.clone_from(&cumulative),
+            _ => rows.push((t, cumulative.clone())),
+        }
+    }
+    settled_since(&rows, t0)
+}
+
+/// The TCP flows of a scenario with their start times (s), for [`convergence_time`].
+pub fn tcp_starts(sc: &crate::scenario::Scenario) -> Vec<(u32, f64)> {
+    let tcp = |(_, f): &(usize, &crate::scenario::Flow)| f.kind == crate::scenario::FlowKind::Tcp;
+    sc.flows.iter().enumerate().filter(tcp).map(|(i, f)| (i as u32, f.start as f64 / 1e9)).collect()
+}
+
+/// The first time from which every row's Jain index stays at or above [`CONVERGED_JAIN`],
+/// measured from `t0`.
+fn settled_since(rows: &[(f64, Vec<f64>)], t0: f64) -> Option<f64> {
+    let last_unsettled = rows.iter().rposition(|(_, bytes)| jain_index(bytes) < CONVERGED_JAIN);
+    let first_settled = last_unsettled.map_or(0, |i| i + 1);
+    rows.get(first_settled).map(|(t, _)| t - t0)
+}
+
 /// Jain's fairness index (Σx)² / (n·Σx²); 1 for an empty or all-zero set.
 pub fn jain_index(xs: &[f64]) -> f64 {
     let sum: f64 = xs.iter().sum();
@@ -163,6 +206,9 @@ pub struct Summary {
     pub links: Vec<LinkSummary>,
     /// Over the mean goodputs of TCP flows.
     pub jain_index: f64,
+    /// Seconds from the last TCP flow's start until the flows share fairly for good
+    /// ([`convergence_time`]); None with one TCP flow or if they never do.
+    pub convergence_s: Option<f64>,
     pub events: u64,
     /// Packets created by all endpoints.
     pub packets: u64,
@@ -218,6 +264,35 @@ mod tests {
         assert_eq!(jain_index(&[5.0, 5.0, 5.0]), 1.0);
         assert!((jain_index(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
         assert!((jain_index(&[3.0, 1.0]) - 16.0 / 20.0).abs() < 1e-12);
+    }
+
+    /// The notes' worked example (`experiments-abe.md` §2): cumulative bytes (3.5, 1.5) MB at
+    /// +5 s (J 0.862), (6.5, 4.0) at +10 s (J 0.946), (7.1, 4.6) at +11 s (J 0.956): 11 s.
+    #[test]
+    fn convergence_is_when_jain_of_cumulative_bytes_reaches_095_for_good() {
+        let rows = vec![(25.0, vec![3.5, 1.5]), (30.0, vec![6.5, 4.0]), (31.0, vec![7.1, 4.6])];
+        assert_eq!(settled_since(&rows, 20.0), Some(11.0));
+        // A dip below 0.95 afterwards moves it later; never settling gives None.
+        let dip = vec![(21.0, vec![1.0, 1.0]), (22.0, vec![3.0, 1.0]), (23.0, vec![4.0, 3.9])];
+        assert_eq!(settled_since(&dip, 20.0), Some(3.0));
+        assert_eq!(settled_since(&dip[..2], 20.0), None);
+    }
+
+    /// From the series: flow 1 starts at 1 s; bytes count from then, per 1 s bin.
+    #[test]
+    fn convergence_from_the_flow_series() {
+        let mut s = FlowSeries::default();
+        for (t, a, b) in [(1.0, 8.0, 0.0), (2.0, 6.0, 2.0), (3.0, 5.0, 3.0), (4.0, 4.0, 4.0), (5.0, 4.0, 4.0)]
+        {
+            for (flow, mbps) in [(0, a), (1, b)] {
+                s.t_s.push(t);
+                s.flow.push(flow);
+                s.goodput_mbps.push(mbps);
+            }
+        }
+        // Cumulative since 1 s: (6, 2) J 0.8, (11, 5) J 0.89, (15, 9) J 0.94, (19, 13) J 0.966.
+        assert_eq!(convergence_time(&s, &[(0, 0.0), (1, 1.0)], 1.0), Some(4.0));
+        assert_eq!(convergence_time(&s, &[(0, 0.0)], 1.0), None, "one flow");
     }
 
     #[test]

@@ -7,8 +7,8 @@ use ccbench_cc::{build_controller, build_receiver_control};
 
 use crate::engine::{Event, EventQueue, Timer, TimerKind};
 use crate::metrics::{
-    jain_index, percentiles, FlowSeries, FlowSummary, LinkSeries, LinkSummary, OwdSeries, Recorder,
-    ScenarioSummary, SojournSeries, Summary,
+    convergence_time, jain_index, percentiles, tcp_starts, FlowSeries, FlowSummary, LinkSeries, LinkSummary,
+    OwdSeries, Recorder, ScenarioSummary, SojournSeries, Summary,
 };
 use crate::net::build::{self, FlowRoutes};
 use crate::net::{LinkCounters, Network, Side};
@@ -542,6 +542,7 @@ impl<'a> Simulation<'a> {
             },
             flows,
             jain_index: jain_index(&tcp_goodputs),
+            convergence_s: convergence_time(&self.flows, &tcp_starts(sc), sc.output.bin as f64 / 1e9),
             links,
             events: self.events.processed(),
             packets: self.conservation.injected,

@@ -359,3 +359,27 @@ stop = "5s"
     assert_eq!(f.bytes_delivered, 100_000);
     assert!(f.fct_s.is_some_and(|t| t < 1.0));
 }
+
+// ----- convergence time (ABE paper, L270) ----------------------------------------------------
+
+/// A CUBIC flow joining another converges to a fair share: Jain's index over the bytes since it
+/// joined reaches 0.95 for good within the run. One flow alone has no convergence time.
+#[test]
+fn a_late_flow_converges_and_the_summary_says_when() {
+    let text = r#"
+duration = "120s"
+[bottleneck]
+rate = "20Mbps"
+rtt = "50ms"
+[[flows]]
+name = "early"
+[[flows]]
+name = "late"
+start = "20s"
+"#;
+    let r = run(text, &[], Some(1));
+    let t = r.summary.convergence_s.expect("converges");
+    assert!(t > 0.0 && t < 90.0, "convergence after {t} s");
+    let one = run(&text.replace("[[flows]]\nname = \"late\"\nstart = \"20s\"\n", ""), &[], Some(1));
+    assert_eq!(one.summary.convergence_s, None);
+}
