@@ -123,24 +123,25 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def _scenario_arguments(p: argparse.ArgumentParser, default_out: str) -> None:
+    """What `run` and `emu` both take: a scenario file, an output folder, a seed, overrides."""
+    p.add_argument("scenario", metavar="SCENARIO.toml")
+    p.add_argument("--out", metavar="DIR", help=f"output directory (default {default_out})")
+    p.add_argument("--seed", type=_non_negative, help="replace the scenario's seed")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a scenario field, e.g. --set bottleneck.rate=20Mbps (repeatable)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ccbench", description="Congestion-control laboratory.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("run", help="run one scenario file")
-    p.add_argument("scenario", metavar="SCENARIO.toml")
-    p.add_argument("--out", metavar="DIR", help="output directory (default out/runs/<name>)")
-    p.add_argument("--seed", type=_non_negative, help="replace the scenario's seed")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a scenario field, e.g. --set bottleneck.rate=20Mbps (repeatable)")
+    _scenario_arguments(p, "out/runs/<name>")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("emu", help="run one scenario on real Linux TCP through our bottleneck (root)")
-    p.add_argument("scenario", metavar="SCENARIO.toml")
-    p.add_argument("--out", metavar="DIR", help="output directory (default out/emu/<name>)")
-    p.add_argument("--seed", type=_non_negative, help="replace the scenario's seed")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a scenario field (repeatable)")
+    _scenario_arguments(p, "out/emu/<name>")
     p.set_defaults(func=_cmd_emu)
 
     p = sub.add_parser("compare-emu", help="run shared scenarios in the simulator and the emulator, "

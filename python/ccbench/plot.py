@@ -25,7 +25,8 @@ def pyplot():
     return plt
 
 
-def _save(fig, path: Path) -> Path:
+def save(fig, path: Path) -> Path:
+    """Lay out, write (PNG, 110 dpi) and close a figure; returns ``path``."""
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     pyplot().close(fig)
@@ -48,7 +49,7 @@ def plot_cwnd(result: Result, path: Path) -> Path:
     ax.set_title("Congestion window")
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize="small")
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def plot_rate(result: Result, path: Path) -> Path:
@@ -63,7 +64,7 @@ def plot_rate(result: Result, path: Path) -> Path:
     ax.set_title("Goodput per flow")
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize="small")
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def plot_queue(result: Result, path: Path) -> Path:
@@ -98,7 +99,7 @@ def plot_queue(result: Result, path: Path) -> Path:
     cdf.set_xlabel("sojourn (ms)")
     cdf.set_ylabel("CDF")
     cdf.set_title("Queueing delay distribution")
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def plot_run(result: Union[Result, str, "os.PathLike[str]"], out_dir=None) -> List[Path]:

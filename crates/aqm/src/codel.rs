@@ -209,11 +209,7 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for CoDel<P> {
     }
 
     fn enqueue(&mut self, pkt: P, now: Nanos) -> Enqueued<P> {
-        if !self.fifo.admits(pkt.wire_bytes()) {
-            return Enqueued::Dropped(pkt, DropReason::Overflow);
-        }
-        self.fifo.push(pkt, now);
-        Enqueued::Queued
+        self.fifo.enqueue(pkt, now)
     }
 
     fn dequeue(&mut self, now: Nanos, sink: &mut dyn DequeueSink<P>) -> Option<Dequeued<P>> {

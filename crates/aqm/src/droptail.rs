@@ -1,7 +1,7 @@
 //! Drop-tail FIFO: enqueue while the limit allows, drop arrivals otherwise. Never marks.
 
 use crate::fifo::Fifo;
-use crate::{DequeueSink, Dequeued, DropReason, Enqueued, Limit, Nanos, QueueDisc, QueuedPacket};
+use crate::{DequeueSink, Dequeued, Enqueued, Limit, Nanos, QueueDisc, QueuedPacket};
 
 pub struct DropTail<P> {
     fifo: Fifo<P>,
@@ -23,11 +23,7 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for DropTail<P> {
     }
 
     fn enqueue(&mut self, pkt: P, now: Nanos) -> Enqueued<P> {
-        if !self.fifo.admits(pkt.wire_bytes()) {
-            return Enqueued::Dropped(pkt, DropReason::Overflow);
-        }
-        self.fifo.push(pkt, now);
-        Enqueued::Queued
+        self.fifo.enqueue(pkt, now)
     }
 
     fn dequeue(&mut self, now: Nanos, _sink: &mut dyn DequeueSink<P>) -> Option<Dequeued<P>> {
@@ -50,6 +46,7 @@ mod tests {
     use crate::Ecn;
 
     use crate::testing::{NoSink, Pkt};
+    use crate::DropReason;
 
     #[test]
     fn packet_limit_drops_the_overflowing_arrival_even_if_ect() {

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::{Limit, Nanos, QueuedPacket};
+use crate::{DropReason, Enqueued, Limit, Nanos, QueuedPacket};
 
 pub struct Fifo<P> {
     packets: VecDeque<(P, Nanos)>,
@@ -39,6 +39,15 @@ impl<P: QueuedPacket> Fifo<P> {
     pub fn push(&mut self, pkt: P, now: Nanos) {
         self.bytes += pkt.wire_bytes() as u64;
         self.packets.push_back((pkt, now));
+    }
+
+    /// Drop-tail admission: queued if it fits, else handed back as an overflow.
+    pub fn enqueue(&mut self, pkt: P, now: Nanos) -> Enqueued<P> {
+        if !self.admits(pkt.wire_bytes()) {
+            return Enqueued::Dropped(pkt, DropReason::Overflow);
+        }
+        self.push(pkt, now);
+        Enqueued::Queued
     }
 
     /// The oldest packet and when it arrived.

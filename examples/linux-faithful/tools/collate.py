@@ -1,9 +1,9 @@
-"""Collect OUT/{<case>-seed<k>, sim/<case>-seed<k>}/summary.json into OUT/table.md (OUT: argv[1], default /work/linuxref-out)."""
+"""Collect OUT/{<case>-seed<k>, sim/<case>-seed<k>}/summary.json into OUT/table.md (OUT: argv[1], default out/linux-reference)."""
 import json, statistics, subprocess
 from pathlib import Path
 
 import sys
-OUT = Path(sys.argv[1] if len(sys.argv) > 1 else "/work/linuxref-out")
+OUT = Path(sys.argv[1] if len(sys.argv) > 1 else "out/linux-reference")
 KERNEL = subprocess.run(["uname", "-r"], capture_output=True, text=True).stdout.strip()
 CASES = [("overshoot", "overshoot", "100 s"),
          ("overshoot", "overshoot-15s", "15 s"),

@@ -1,13 +1,9 @@
 #!/bin/bash
 # Real-Linux reference runs of examples/linux-faithful/*.toml (docs/linux-reference.md), one at
 # a time: they run in wall-clock time. Needs root and a built ccbench-emu ($CCBENCH_EMU).
-# OUT (default /work/linuxref-out) receives <case>-seed<k>/ run directories with mib.json.
+# $OUT receives <case>-seed<k>/ run directories with mib.json.
 set -u
-TOOLS=$(cd "$(dirname "$0")" && pwd)
-cd "$TOOLS/../../.."
-export PYTHONPATH=$PWD/python
-PY=${PY:-.venv/bin/python}
-OUT=${OUT:-/work/linuxref-out}
+source "$(dirname "$0")/env.sh"
 run() {  # name tag seed [extra args]
   local name=$1 tag=$2 seed=$3; shift 3
   local dir=$OUT/$tag-seed$seed

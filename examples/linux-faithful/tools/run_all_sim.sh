@@ -2,11 +2,7 @@
 # Simulator runs of examples/linux-faithful/*.toml, seeds 1..5, into $OUT/sim/<case>-seed<k>
 # (docs/linux-reference.md: the "sim-before" rows).
 set -u
-TOOLS=$(cd "$(dirname "$0")" && pwd)
-cd "$TOOLS/../../.."
-export PYTHONPATH=$PWD/python
-PY=${PY:-.venv/bin/python}
-OUT=${OUT:-/work/linuxref-out}
+source "$(dirname "$0")/env.sh"
 sim() {  # file tag seed [extra args]
   local file=$1 tag=$2 seed=$3; shift 3
   $PY -m ccbench run examples/linux-faithful/$file.toml --out $OUT/sim/$tag-seed$seed --seed $seed "$@" \

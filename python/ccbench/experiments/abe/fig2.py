@@ -56,7 +56,7 @@ def _comparison(summary) -> list:
 def _figure(summary, out_dir: Path) -> Path:
     import numpy as np
 
-    from ccbench.plot import pyplot
+    from ccbench.plot import pyplot, save
 
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -71,11 +71,7 @@ def _figure(summary, out_dir: Path) -> Path:
     ax.set_ylim(0.5, 1.02)
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", ncol=2, loc="lower right")
-    fig.tight_layout()
-    path = out_dir / "abe-fig2.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out_dir / "abe-fig2.png")
 
 
 EXPERIMENT = Experiment(

@@ -110,7 +110,7 @@ def _comparison(summary) -> list:
 
 
 def _figure(summary, out_dir: Path) -> Path:
-    from ccbench.plot import pyplot
+    from ccbench.plot import pyplot, save
 
     plt = pyplot()
     aqms = sorted(set(summary["aqm"]))
@@ -126,11 +126,7 @@ def _figure(summary, out_dir: Path) -> Path:
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small")
     axes[0][0].set_ylabel("bytes departed, gain over beta_ecn 0.5 (%)")
-    fig.tight_layout()
-    path = out_dir / "abe-fig7.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out_dir / "abe-fig7.png")
 
 
 EXPERIMENT = Experiment(

@@ -49,7 +49,7 @@ def _comparison(summary) -> list:
 def _figure(summary, out_dir: Path) -> Path:
     import numpy as np
 
-    from ccbench.plot import pyplot
+    from ccbench.plot import pyplot, save
 
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
@@ -63,11 +63,7 @@ def _figure(summary, out_dir: Path) -> Path:
     ax.set_title("rLEDBAT Table 1: 262 KB CUBIC flow alone, 20 Mbps")
     ax.legend()
     ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    path = out_dir / "rledbat-table1.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out_dir / "rledbat-table1.png")
 
 
 EXPERIMENT = Experiment(

@@ -172,9 +172,8 @@ impl TcpSender {
         if self.tlp.on_ack(ack, a.dsack, pure_dupack) != ProbeOutcome::Loss {
             return;
         }
-        match self.congestion(Cause::Loss, now) {
-            Reaction::Prr { ssthresh } => self.st.cwnd = ssthresh,
-            _ => {}
+        if let Reaction::Prr { ssthresh } = self.congestion(Cause::Loss, now) {
+            self.st.cwnd = ssthresh;
         }
         self.clamp_cwnd();
         self.rec.close();

@@ -236,9 +236,7 @@ impl Rack {
         reo_wnd: Nanos,
         lost: &mut impl FnMut(&Seg),
     ) -> Option<Nanos> {
-        let Some(mut i) = sb.index_of(self.originals_from.max(sb.snd_una())) else {
-            return None;
-        };
+        let mut i = sb.index_of(self.originals_from.max(sb.snd_una()))?;
         while i < sb.len() {
             let seg = *sb.seg(i);
             let candidate = !seg.ever_retransmitted && !seg.sacked && !seg.lost;

@@ -27,11 +27,11 @@ pub(super) struct Undo {
 }
 
 impl Undo {
-    /// A loss episode or a timeout begins at `snd_una` (`tcp_init_undo`), with `retrans_out`
-    /// retransmissions already in flight.
-    pub fn begin(&mut self, snd_una: u64, retrans_out: u64, prior_ssthresh: u64, prior_cwnd: u64) {
+    /// A loss episode or a timeout begins at `snd_una` (`tcp_init_undo`). Linux also counts the
+    /// retransmissions already in flight then (`retrans_out`); we start from none.
+    pub fn begin(&mut self, snd_una: u64, prior_ssthresh: u64, prior_cwnd: u64) {
         self.marker = Some(snd_una);
-        self.retransmissions = (retrans_out > 0).then_some(retrans_out);
+        self.retransmissions = None;
         self.prior_ssthresh = prior_ssthresh;
         self.prior_cwnd = prior_cwnd;
     }
@@ -114,11 +114,11 @@ impl TcpSender {
             Cause::Loss => {
                 let in_reduction = matches!(self.rec.ca_state(), CaState::Cwr | CaState::Recovery);
                 let prior_ssthresh = if in_reduction { 0 } else { self.current_ssthresh() };
-                self.undo.begin(snd_una, 0, prior_ssthresh, self.st.cwnd);
+                self.undo.begin(snd_una, prior_ssthresh, self.st.cwnd);
             }
             Cause::Rto { backoffs: 0 } => {
                 let prior_ssthresh = self.current_ssthresh();
-                self.undo.begin(snd_una, 0, prior_ssthresh, self.st.cwnd);
+                self.undo.begin(snd_una, prior_ssthresh, self.st.cwnd);
             }
             Cause::Rto { .. } => {}
         }
