@@ -23,14 +23,14 @@ SERIES_COLUMNS = {
     "flows": ["t_s", "flow", "goodput_mbps", "throughput_mbps", "cwnd_bytes", "ssthresh_bytes",
               "srtt_ms", "inflight_bytes", "retransmits"],
     "links": ["t_s", "link", "queue_bytes", "queue_packets", "utilization", "throughput_mbps",
-              "drops", "ecn_marks"],
+              "drops", "ecn_marks", "departed_bytes", "aqm_probability"],
     "sojourn": ["t_s", "link", "flow", "sojourn_ms"],
     "owd": ["t_s", "flow", "owd_ms"],
 }
 
 # Summary entries that are {"mean","p50","p90","p99"} dicts (or null); flattened to
 # `<key>_<stat>` columns so the summary tables stay rectangular.
-_STAT_KEYS = ("owd_ms", "queue_delay_ms")
+_STAT_KEYS = ("owd_ms", "queue_delay_ms", "queue_at_signal_packets")
 _STATS = ("mean", "p50", "p90", "p99")
 
 # Columns of the CLI's plain-text tables.

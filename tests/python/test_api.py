@@ -89,7 +89,7 @@ def test_save_writes_parquet_and_json(small, tmp_path):
 
 
 DTYPES = {"t_s": "f", "flow": "str", "link": "str", "retransmits": "i", "drops": "i",
-          "ecn_marks": "i"}
+          "ecn_marks": "i", "departed_bytes": "i"}
 
 
 def test_saved_files_have_documented_columns_and_dtypes(small, tmp_path):

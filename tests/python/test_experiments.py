@@ -78,9 +78,11 @@ def test_no_second_override_syntax():
 
 def test_registry_finds_every_figure_module():
     found = registry.experiments()
-    # One experiment per <paper>/<figure>.py file, named "<paper>-<figure>".
+    # One experiment per <paper>/<figure>.py file, named "<paper>-<figure>" ("fig12_13.py",
+    # one experiment for two figures, is "abe-fig12-13").
     package = Path(experiments_pkg.__file__).parent
-    files = sorted(f"{p.parent.name}-{p.stem}" for p in package.glob("*/*.py") if p.stem != "__init__")
+    files = sorted(f"{p.parent.name}-{p.stem.replace('_', '-')}" for p in package.glob("*/*.py")
+                   if p.stem != "__init__")
     assert list(found) == files
     assert {"abe-fig2", "abe-fig7", "rledbat-table1"} <= set(found)
     assert type(found["abe-fig2"]).__module__ == "ccbench.experiments.base"

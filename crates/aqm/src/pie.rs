@@ -580,6 +580,12 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for Pie<P> {
     fn on_timer(&mut self, now: Nanos) {
         self.catch_up(now);
     }
+
+    fn signal_probability(&mut self, now: Nanos) -> Option<f64> {
+        // Catching up early runs the same T_UPDATE instants a later catch-up would.
+        self.catch_up(now);
+        Some(self.vars.prob)
+    }
 }
 
 #[cfg(test)]

@@ -384,6 +384,10 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for Red<P> {
         self.fifo.bytes()
     }
 
+    fn signal_probability(&mut self, _now: Nanos) -> Option<f64> {
+        Some(self.last_p)
+    }
+
     fn set_link_rate(&mut self, bits_per_sec: f64) {
         if bits_per_sec.is_finite() && bits_per_sec > 0.0 {
             self.rate_bps = bits_per_sec;

@@ -69,10 +69,13 @@ pub struct QueueSample {
     pub bytes_departed: u64,
     /// Overflow and AQM drops.
     pub drops: u64,
+    pub aqm_drops: u64,
     pub random_losses: u64,
     pub ecn_marks: u64,
     /// Bytes written to the far end's TUN (or handed to the next link).
     pub bytes_delivered: u64,
+    /// The AQM's drop/mark probability; NaN for queues without one.
+    pub aqm_probability: f64,
 }
 
 /// Upper bounds (µs) of the [`Lateness`] histogram buckets; the last bucket is everything above.
@@ -428,7 +431,8 @@ impl State {
     }
 
     fn sample(&mut self, now: Nanos) {
-        for (l, p) in self.fwd.ports.iter().enumerate() {
+        for (l, p) in self.fwd.ports.iter_mut().enumerate() {
+            let aqm_probability = p.link.signal_probability(now).unwrap_or(f64::NAN);
             let c = &p.link.counters;
             self.samples[l].push(QueueSample {
                 t: now,
@@ -438,9 +442,11 @@ impl State {
                 departures: c.departures,
                 bytes_departed: c.bytes_departed,
                 drops: c.drops(),
+                aqm_drops: c.aqm_drops,
                 random_losses: c.random_losses,
                 ecn_marks: c.ecn_marks,
                 bytes_delivered: self.delivered[l],
+                aqm_probability,
             });
         }
     }

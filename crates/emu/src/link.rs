@@ -146,6 +146,11 @@ impl Link {
         self.queue.len_packets()
     }
 
+    /// The queue's drop/mark probability now, if it has one.
+    pub fn signal_probability(&mut self, now: Nanos) -> Option<f64> {
+        self.queue.signal_probability(now)
+    }
+
     /// Packets held anywhere on the link (queue, transmitter, pipe).
     pub fn packets_held(&self) -> usize {
         self.queue.len_packets() + self.transmitting.is_some() as usize + self.pipe.len()

@@ -4,8 +4,9 @@
 //! directory of `ccbench emu` reads like one of `ccbench run`.
 //!
 //! What the kernel does not tell a user-space program is reported as such: `throughput_mbps`
-//! of a flow is NaN (wire bytes per flow are not counted), `timeouts` is 0 (no RTO count in
-//! `TCP_INFO`), `events` is 0, `packets` counts link arrivals.
+//! of a flow is NaN (wire bytes per flow are not counted), `timeouts`, `ecn_reductions` and
+//! `loss_reductions` are 0 (`TCP_INFO` counts none of them), `queue_at_signal_packets` is
+//! None, `events` is 0, `packets` counts link arrivals.
 
 use ccbench_sim::metrics::{
     convergence_time, jain_index, percentiles, tcp_starts, FlowSeries, FlowSummary, LinkSeries, LinkSummary,
@@ -114,6 +115,8 @@ fn flow_summary(sc: &Scenario, i: usize, (tx, rx): &(Value, Value)) -> FlowSumma
         timeouts: 0,
         fct_s: num(tx, "fct_s"),
         bytes_delivered: total as u64,
+        ecn_reductions: 0,
+        loss_reductions: 0,
         ecn_negotiated: tx["ecn_negotiated"] == Value::Bool(true),
         owd_ms: if tcp { None } else { percentiles(&mut owd) },
         packets_lost: (!tcp).then(|| (num(tx, "packets_sent").unwrap_or(0.0) - total).max(0.0) as u64),
@@ -160,11 +163,15 @@ fn link_summary(sc: &Scenario, topo: &Topology, i: usize, l: &LinkReport) -> Lin
         utilization: bytes * 8.0 / spec.rate / window,
         throughput_mbps: bytes * 8.0 / window / 1e6,
         drops: c.drops - w.drops,
+        overflow_drops: (c.drops - c.aqm_drops) - (w.drops - w.aqm_drops),
+        aqm_drops: c.aqm_drops - w.aqm_drops,
         ecn_marks: c.ecn_marks - w.ecn_marks,
         random_losses: c.random_losses - w.random_losses,
+        bytes_departed: c.bytes_departed - w.bytes_departed,
         packets: arrivals,
         loss_rate: if arrivals > 0 { lost as f64 / arrivals as f64 } else { 0.0 },
         queue_delay_ms: spec.measure_sojourn.then(|| percentiles(&mut delays).unwrap_or_default()),
+        queue_at_signal_packets: None,
     }
 }
 
@@ -220,6 +227,8 @@ fn link_series(sc: &Scenario, topo: &Topology, report: &Report) -> LinkSeries {
             s.throughput_mbps.push(bytes * 8.0 / secs(bin) / 1e6);
             s.drops.push(now.drops - prev.drops);
             s.ecn_marks.push(now.ecn_marks - prev.ecn_marks);
+            s.departed_bytes.push(now.bytes_departed);
+            s.aqm_probability.push(now.aqm_probability);
             prev = now;
         }
     }

@@ -54,6 +54,8 @@ pub fn series_tables(r: SimResult) -> Vec<(&'static str, Table)> {
                 ("throughput_mbps", Column::F64(l.throughput_mbps)),
                 ("drops", ints(l.drops)),
                 ("ecn_marks", ints(l.ecn_marks)),
+                ("departed_bytes", ints(l.departed_bytes)),
+                ("aqm_probability", Column::F64(l.aqm_probability)),
             ]),
         ),
         (

@@ -44,6 +44,10 @@ pub struct LinkSeries {
     pub throughput_mbps: Vec<f64>,
     pub drops: Vec<u64>,
     pub ecn_marks: Vec<u64>,
+    /// Wire bytes that left the queue since time zero (the ABE paper's "bytes departed", L211).
+    pub departed_bytes: Vec<u64>,
+    /// The AQM's drop/mark probability at the end of the bin; NaN for queues without one.
+    pub aqm_probability: Vec<f64>,
 }
 
 /// One row per packet leaving a measured queue.
@@ -171,6 +175,10 @@ pub struct FlowSummary {
     /// Start (SYN) to acknowledgment of the last byte; None if unfinished or infinite.
     pub fct_s: Option<f64>,
     pub bytes_delivered: u64,
+    /// Window reductions over the whole run by cause: ECN-Echo, and loss found by ACKs
+    /// (`timeouts` counts the RTO ones); reductions later undone as spurious included.
+    pub ecn_reductions: u64,
+    pub loss_reductions: u64,
     pub ecn_negotiated: bool,
     /// One-way delay of CBR datagrams in the window.
     pub owd_ms: Option<Percentiles>,
@@ -188,15 +196,22 @@ pub struct LinkSummary {
     /// Fraction of the window the transmitter was busy (headers included).
     pub utilization: f64,
     pub throughput_mbps: f64,
+    /// `drops` = `overflow_drops` (the buffer was full) + `aqm_drops` (the AQM chose to).
     pub drops: u64,
+    pub overflow_drops: u64,
+    pub aqm_drops: u64,
     pub ecn_marks: u64,
     pub random_losses: u64,
+    /// Wire bytes that left the queue in the window.
+    pub bytes_departed: u64,
     /// Packets that arrived at the link in the window.
     pub packets: u64,
     pub loss_rate: f64,
     /// Queueing delay of packets leaving the link in the window; None where it is not measured
     /// (the reverse direction of a bidirectional link).
     pub queue_delay_ms: Option<Percentiles>,
+    /// Backlog in packets at each AQM signal (mark or AQM drop) in the window; None without any.
+    pub queue_at_signal_packets: Option<Percentiles>,
 }
 
 #[derive(Clone, Debug, Serialize)]

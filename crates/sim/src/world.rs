@@ -397,10 +397,11 @@ impl<'a> Simulation<'a> {
             self.last_sample.flows[i] = m;
         }
         let bin = self.sc.output.bin as f64;
-        for (i, l) in self.net.links.iter().enumerate() {
+        for (i, l) in self.net.links.iter_mut().enumerate() {
             if !l.rate().is_finite() {
                 continue;
             }
+            let probability = l.signal_probability(now).unwrap_or(f64::NAN);
             let (prev_c, prev_busy, (prev_qb, prev_qp)) = self.last_sample.links[i];
             let busy = l.busy_until(now);
             let (qb, qp) = l.queue_integrals(now);
@@ -413,6 +414,8 @@ impl<'a> Simulation<'a> {
             s.throughput_mbps.push(mbps(l.counters.bytes_departed - prev_c.bytes_departed));
             s.drops.push(l.counters.drops() - prev_c.drops());
             s.ecn_marks.push(l.counters.ecn_marks - prev_c.ecn_marks);
+            s.departed_bytes.push(l.counters.bytes_departed);
+            s.aqm_probability.push(probability);
             self.last_sample.links[i] = (l.counters, busy, (qb, qp));
         }
     }
@@ -452,6 +455,10 @@ impl<'a> Simulation<'a> {
                 }
             };
             let goodput = rate(bytes);
+            let (ecn_reductions, loss_reductions) = match e {
+                Endpoints::Tcp { tx, .. } => (tx.stats.ecn_reductions, tx.stats.loss_reductions),
+                Endpoints::Cbr { .. } => (0, 0),
+            };
             let (cca, kind, retransmits, timeouts, ecn, owd, lost) = match e {
                 Endpoints::Tcp { tx, .. } => {
                     tcp_goodputs.push(goodput);
@@ -492,6 +499,8 @@ impl<'a> Simulation<'a> {
                 timeouts,
                 fct_s: fct.map(|d| d as f64 / 1e9),
                 bytes_delivered: m.delivered,
+                ecn_reductions,
+                loss_reductions,
                 ecn_negotiated: ecn,
                 owd_ms: owd,
                 packets_lost: lost,
@@ -522,11 +531,15 @@ impl<'a> Simulation<'a> {
                 utilization: util,
                 throughput_mbps: (c.bytes_departed - wc.bytes_departed) as f64 * 8.0 / window / 1e6,
                 drops: c.drops() - wc.drops(),
+                overflow_drops: c.overflow_drops - wc.overflow_drops,
+                aqm_drops: c.aqm_drops - wc.aqm_drops,
                 ecn_marks: c.ecn_marks - wc.ecn_marks,
                 random_losses: c.random_losses - wc.random_losses,
+                bytes_departed: c.bytes_departed - wc.bytes_departed,
                 packets: arrivals,
                 loss_rate: if arrivals > 0 { lost as f64 / arrivals as f64 } else { 0.0 },
                 queue_delay_ms: spec.measure_sojourn.then(|| percentiles(sojourns).unwrap_or_default()),
+                queue_at_signal_packets: signal_backlogs(&l.signal_backlogs, sc.warmup),
             });
         }
 
@@ -572,4 +585,11 @@ impl<'a> Simulation<'a> {
         }
         Ok(())
     }
+}
+
+/// Percentiles of the backlog at the AQM signals from `warmup` on.
+fn signal_backlogs(records: &[(u64, u32)], warmup: u64) -> Option<crate::metrics::Percentiles> {
+    let mut backlogs: Vec<f64> =
+        records.iter().filter(|(t, _)| *t >= warmup).map(|&(_, q)| q as f64).collect();
+    percentiles(&mut backlogs)
 }

@@ -35,6 +35,8 @@ fn assert_identical(a: &SimResult, b: &SimResult) {
     assert!(same_f64(&x.throughput_mbps, &y.throughput_mbps), "links.throughput_mbps");
     assert_eq!(x.drops, y.drops, "links.drops");
     assert_eq!(x.ecn_marks, y.ecn_marks, "links.ecn_marks");
+    assert_eq!(x.departed_bytes, y.departed_bytes, "links.departed_bytes");
+    assert!(same_f64(&x.aqm_probability, &y.aqm_probability), "links.aqm_probability");
 
     let (x, y) = (&a.sojourn, &b.sojourn);
     assert!(same_f64(&x.t_s, &y.t_s), "sojourn.t_s");

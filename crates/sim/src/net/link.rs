@@ -58,6 +58,9 @@ pub struct Link {
     losses_by_flow: Vec<u64>,
     /// Record sojourn times of departing packets.
     pub measure_sojourn: bool,
+    /// Backlog (packets) at each AQM congestion signal (mark or AQM drop), with its time: the
+    /// largest queue the AQM let build in a cycle, the `b` of the ABE paper's model (L149).
+    pub signal_backlogs: Vec<(Nanos, u32)>,
 }
 
 fn count_drop(counters: &mut LinkCounters, losses_by_flow: &mut Vec<u64>, flow: u32, reason: DropReason) {
@@ -119,6 +122,7 @@ impl Link {
             counters: LinkCounters::default(),
             losses_by_flow: Vec::new(),
             measure_sojourn: false,
+            signal_backlogs: Vec::new(),
         }
     }
 
@@ -150,6 +154,21 @@ impl Link {
 
     pub fn queue_packets(&self) -> usize {
         self.queue.len_packets()
+    }
+
+    /// The queue's drop/mark probability now, if it has one.
+    pub fn signal_probability(&mut self, now: Nanos) -> Option<f64> {
+        self.queue.signal_probability(now)
+    }
+
+    fn aqm_signals(&self) -> u64 {
+        self.counters.ecn_marks + self.counters.aqm_drops
+    }
+
+    fn note_signal_backlog(&mut self, signals_before: u64, now: Nanos) {
+        if self.aqm_signals() > signals_before {
+            self.signal_backlogs.push((now, self.queue.len_packets() as u32));
+        }
     }
 
     /// Packets held anywhere on the link (queue, transmitter, pipe), for conservation checks.
@@ -205,6 +224,7 @@ impl Link {
             return;
         }
         self.account_queue(now);
+        let signals = self.aqm_signals();
         match self.queue.enqueue(pkt, now) {
             Enqueued::Queued => {}
             Enqueued::Marked => self.counters.ecn_marks += 1,
@@ -212,6 +232,7 @@ impl Link {
                 count_drop(&mut self.counters, &mut self.losses_by_flow, p.flow, reason)
             }
         }
+        self.note_signal_backlog(signals, now);
         if self.transmitting.is_none() {
             self.start_next(id, now, events, sojourn);
         }
@@ -225,9 +246,11 @@ impl Link {
         sojourn: &mut dyn SojournRecorder,
     ) {
         self.account_queue(now);
+        let signals = self.aqm_signals();
         let mut sink =
             DequeueCounter { counters: &mut self.counters, losses_by_flow: &mut self.losses_by_flow };
         let next = self.queue.dequeue(now, &mut sink);
+        self.note_signal_backlog(signals, now);
         if let Some(d) = next {
             if self.measure_sojourn {
                 sojourn.record(id, now, &d.pkt, d.sojourn);

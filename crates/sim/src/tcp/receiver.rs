@@ -388,6 +388,29 @@ mod tests {
     }
 
     #[test]
+    fn with_delayed_acks_a_ce_segment_is_acked_at_once_and_ece_repeats_until_cwr() {
+        let mut r = TcpReceiver::new(TcpOptions { ecn: true, delayed_ack: true, ..opts() }, 0, None);
+        r.quickack_left = 0;
+        let mut out = Vec::new();
+        r.on_packet(&data(0, 1000, 1), 1, &mut out);
+        assert!(out.is_empty(), "first of two segments waits for the delayed ACK");
+        let mut ce = data(1000, 1000, 2);
+        ce.ecn = Ecn::Ce;
+        r.on_packet(&ce, 2, &mut out);
+        r.on_packet(&data(2000, 1000, 3), 3, &mut out);
+        assert_eq!(out.len(), 1, "the CE segment is acknowledged at once");
+        assert!(out[0].ece && out[0].ack == 2000);
+        r.on_packet(&data(3000, 1000, 4), 4, &mut out);
+        assert_eq!(out.len(), 2, "then every second segment again");
+        assert!(out[1].ece && out[1].ack == 4000, "ECE is repeated on delayed ACKs too");
+        let mut cwr = data(4000, 1000, 5);
+        cwr.cwr = true;
+        r.on_packet(&cwr, 5, &mut out);
+        r.on_packet(&data(5000, 1000, 6), 6, &mut out);
+        assert!(!out[2].ece && out[2].ack == 6000, "CWR ends the echo");
+    }
+
+    #[test]
     fn window_edge_never_moves_left_and_is_scaled() {
         let mut r = TcpReceiver::new(TcpOptions { rcv_buf: 1 << 20, ..opts() }, 0, None);
         assert_eq!(r.wscale, 5);

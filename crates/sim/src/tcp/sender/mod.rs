@@ -144,6 +144,9 @@ pub struct SenderStats {
     pub bytes_sent: u64,
     /// Reductions undone as spurious.
     pub undos: u64,
+    /// Reductions started by an ECN-Echo, and by loss found from ACKs (not RTO).
+    pub ecn_reductions: u64,
+    pub loss_reductions: u64,
 }
 
 pub struct TcpSender {
@@ -498,6 +501,11 @@ impl TcpSender {
             flight_size: self.sb.flight_size(),
             in_slow_start: self.st.in_slow_start(),
         };
+        match cause {
+            Cause::Ecn => self.stats.ecn_reductions += 1,
+            Cause::Loss => self.stats.loss_reductions += 1,
+            Cause::Rto { .. } => {}
+        }
         self.prepare_undo(cause);
         let path = self.path(now);
         let mut reaction = self.cc.on_congestion(&mut self.st, &path, &ev);
