@@ -86,6 +86,6 @@ fn pie_probability_is_in_the_series_and_marks_are_ecn_reductions() {
     assert!(p.iter().all(|p| (0.0..=1.0).contains(p)));
     assert!(p.iter().any(|&p| p > 0.0), "PIE raised its probability at some point");
     let departed = r.links.departed_bytes.iter().zip(&r.links.link).filter(|(_, l)| **l == bottleneck);
-    let last = departed.map(|(d, _)| *d).last().unwrap();
+    let last = departed.map(|(d, _)| *d).next_back().unwrap();
     assert!(last >= link.bytes_departed, "cumulative count covers the window's");
 }
