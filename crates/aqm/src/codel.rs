@@ -18,9 +18,9 @@
 //!
 //! # Parameters (`aqm_params`)
 //!
-//! * `target_ms`, default 5 ms: RFC 8289 §4 ("Setting TARGET") and the §5 pseudocode's `TARGET`;
+//! * `target`, default `"5ms"`: RFC 8289 §4 ("Setting TARGET") and the §5 pseudocode's `TARGET`;
 //!   Linux `codel_params_init` (`MS2TIME(5)`); the ABE paper, L203 (`experiments-abe.md` §1.3).
-//! * `interval_ms`, default 100 ms: RFC 8289 §4 ("Setting INTERVAL") and the §5 pseudocode's
+//! * `interval`, default `"100ms"`: RFC 8289 §4 ("Setting INTERVAL") and the §5 pseudocode's
 //!   `INTERVAL`; Linux `codel_params_init` (`MS2TIME(100)`); the ABE paper, L203.
 //! * `mtu`, default 1514 bytes: Linux `psched_mtu(dev)` of an Ethernet device, `dev->mtu` 1500 +
 //!   `hard_header_len` 14 (`sch_codel.c`: `q->params.mtu = psched_mtu(qdisc_dev(sch))`).
@@ -80,13 +80,9 @@
 use ccbench_params::{ParamError, Params};
 
 use crate::fifo::Fifo;
-use crate::{DequeueSink, Dequeued, DropReason, Ecn, Enqueued, Nanos, QueueConfig, QueueDisc, QueuedPacket};
-
-const MS: f64 = 1e6;
-
-fn ms_to_nanos(ms: f64) -> Nanos {
-    (ms * MS).round() as Nanos
-}
+use crate::{
+    DequeueSink, Dequeued, DropReason, Ecn, Enqueued, Nanos, QueueConfig, QueueDisc, QueuedPacket, MS, S, US,
+};
 
 /// CoDel's own parameters (the buffer limit and ECN come from [`QueueConfig`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,8 +107,8 @@ impl Default for CoDelConfig {
 impl CoDelConfig {
     pub fn from_params(p: &Params) -> Result<Self, ParamError> {
         Ok(Self {
-            target: ms_to_nanos(p.f64_in("target_ms", 5.0, 0.001, 10_000.0)?),
-            interval: ms_to_nanos(p.f64_in("interval_ms", 100.0, 0.001, 100_000.0)?),
+            target: p.duration("target", 5 * MS, US, 10 * S)?,
+            interval: p.duration("interval", 100 * MS, US, 100 * S)?,
             mtu: p.u64_in("mtu", 1514, 0, 1 << 20)?,
         })
     }
@@ -684,21 +680,21 @@ mod tests {
         assert_eq!(
             keys,
             [
-                ("target_ms".into(), "5".into()),
-                ("interval_ms".into(), "100".into()),
+                ("target".into(), "\"5ms\"".into()),
+                ("interval".into(), "\"100ms\"".into()),
                 ("mtu".into(), "1514".into())
             ]
         );
         let mut p = Params::new();
-        p.insert("target_ms", ccbench_params::ParamValue::Float(2.5));
-        p.insert("interval_ms", ccbench_params::ParamValue::Int(50));
+        p.insert("target", ccbench_params::ParamValue::Str("2.5ms".into()));
+        p.insert("interval", ccbench_params::ParamValue::Str("50ms".into()));
         p.insert("mtu", ccbench_params::ParamValue::Int(0));
         assert_eq!(
             CoDelConfig::from_params(&p).unwrap(),
             CoDelConfig { target: 2_500_000, interval: 50 * M, mtu: 0 }
         );
         let mut p = Params::new();
-        p.insert("target_ms", ccbench_params::ParamValue::Float(0.0));
-        assert_eq!(CoDelConfig::from_params(&p).unwrap_err().key, "target_ms");
+        p.insert("target", ccbench_params::ParamValue::Str("0ms".into()));
+        assert_eq!(CoDelConfig::from_params(&p).unwrap_err().key, "target");
     }
 }

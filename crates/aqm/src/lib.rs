@@ -25,6 +25,11 @@ pub use registry::{build_queue, queue_params, queues, QueueConfig};
 
 pub type Nanos = u64;
 
+/// Nanoseconds per microsecond, millisecond and second.
+pub const US: Nanos = 1_000;
+pub const MS: Nanos = 1_000_000;
+pub const S: Nanos = 1_000_000_000;
+
 /// ECN codepoint of the IP header (RFC 3168 §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Ecn {

@@ -64,11 +64,11 @@
 //! | key | rfc8033 | linux-3.17 | source |
 //! |---|---|---|---|
 //! | `profile` | `"rfc8033"` | | `"rfc8033"` or `"linux-3.17"` |
-//! | `target_ms` | 15 | 20 | RFC §4.2 `QDELAY_REF`; Linux `pie_params_init`, ABE L203 |
-//! | `tupdate_ms` | 15 | 30 | RFC §4.2 `T_UPDATE`; Linux, ABE L203 |
+//! | `target` | `"15ms"` | `"20ms"` | RFC §4.2 `QDELAY_REF`; Linux `pie_params_init`, ABE L203 |
+//! | `tupdate` | `"15ms"` | `"30ms"` | RFC §4.2 `T_UPDATE`; Linux, ABE L203 |
 //! | `alpha` (1/s) | 0.125 | 0.125 | RFC §4.2; Linux `alpha = 2` (in 1/16), ABE L203 |
 //! | `beta` (1/s) | 1.25 | 1.25 | RFC §4.2; Linux `beta = 20` (in 1/16), ABE L203 |
-//! | `max_burst_ms` | 150 | 100 | RFC §4.4 `MAX_BURST`; Linux `pie_vars_init`, ABE L203 |
+//! | `max_burst` | `"150ms"` | `"100ms"` | RFC §4.4 `MAX_BURST`; Linux `pie_vars_init`, ABE L203 |
 //! | `ecn_drop_above` | 0.1 | 0.1 | RFC §5.1 `mark_ecnth`; Linux `MAX_PROB / 10`, ABE L207 |
 //! | `qdelay_estimator` | `"timestamp"` | `"dq_rate"` | RFC §4.3; Linux 3.17 has only the rate |
 //! | `dq_threshold_bytes` | 16384 | 10000 | RFC §5.2 `DQ_THRESHOLD`; Linux `QUEUE_THRESHOLD` |
@@ -103,10 +103,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::fifo::Fifo;
 use crate::{
     DequeueSink, Dequeued, DropReason, Ecn, Enqueued, Limit, Nanos, ParamError, Params, QueueConfig,
-    QueueDisc, QueuedPacket,
+    QueueDisc, QueuedPacket, MS, S, US,
 };
-
-const MS: Nanos = 1_000_000;
 const NANOS_PER_SEC: f64 = 1e9;
 
 /// Linux 3.17 `pie_init`: the first update runs `HZ / 2` after the qdisc is set up.
@@ -144,15 +142,15 @@ pub enum QdelayEstimator {
 #[derive(Clone, Debug, PartialEq)]
 pub struct PieConfig {
     pub profile: PieProfile,
-    /// `QDELAY_REF` / Linux `target`. Key `target_ms`.
+    /// `QDELAY_REF` / Linux `target`. Key `target`.
     pub target: Nanos,
-    /// `T_UPDATE`. Key `tupdate_ms`.
+    /// `T_UPDATE`. Key `tupdate`.
     pub tupdate: Nanos,
     /// In 1/s. Key `alpha`.
     pub alpha: f64,
     /// In 1/s. Key `beta`.
     pub beta: f64,
-    /// `MAX_BURST`. Key `max_burst_ms`.
+    /// `MAX_BURST`. Key `max_burst`.
     pub max_burst: Nanos,
     /// ECN-capable packets are dropped instead of marked while `p` is above this. Key
     /// `ecn_drop_above`.
@@ -216,7 +214,6 @@ impl PieConfig {
             _ => PieProfile::Rfc8033,
         };
         let d = Self::for_profile(profile);
-        let ms = |n: Nanos| n as f64 / MS as f64;
         let default_estimator = match d.estimator {
             QdelayEstimator::Timestamp => "timestamp",
             QdelayEstimator::DequeueRate => "dq_rate",
@@ -228,11 +225,11 @@ impl PieConfig {
             };
         let cfg = Self {
             profile,
-            target: ms_to_nanos(p.f64_in("target_ms", ms(d.target), 0.001, 10_000.0)?),
-            tupdate: ms_to_nanos(p.f64_in("tupdate_ms", ms(d.tupdate), 0.1, 10_000.0)?),
+            target: p.duration("target", d.target, US, 10 * S)?,
+            tupdate: p.duration("tupdate", d.tupdate, 100 * US, 10 * S)?,
             alpha: p.f64_in("alpha", d.alpha, 0.0, 100.0)?,
             beta: p.f64_in("beta", d.beta, 0.0, 100.0)?,
-            max_burst: ms_to_nanos(p.f64_in("max_burst_ms", ms(d.max_burst), 0.0, 100_000.0)?),
+            max_burst: p.duration("max_burst", d.max_burst, 0, 100 * S)?,
             ecn_drop_above: p.f64_in("ecn_drop_above", d.ecn_drop_above, 0.0, 1.0)?,
             estimator,
             dq_threshold: p.u64_in("dq_threshold_bytes", d.dq_threshold, 1, 1 << 32)?,
@@ -254,10 +251,6 @@ impl PieConfig {
             PieProfile::Linux317 => LINUX_FIRST_UPDATE,
         }
     }
-}
-
-fn ms_to_nanos(ms: f64) -> Nanos {
-    (ms * 1e6).round() as Nanos
 }
 
 fn secs(n: Nanos) -> f64 {
@@ -1118,9 +1111,9 @@ mod tests {
         p.insert("profile", ParamValue::Str("linux-3.17".into()));
         assert_eq!(PieConfig::from_params(&p).unwrap(), PieConfig::linux_3_17());
         p.insert("ecn_drop_above", ParamValue::Float(1.0));
-        p.insert("target_ms", ParamValue::Int(5));
-        p.insert("tupdate_ms", ParamValue::Float(16.0));
-        p.insert("max_burst_ms", ParamValue::Int(150));
+        p.insert("target", ParamValue::Str("5ms".into()));
+        p.insert("tupdate", ParamValue::Str("16ms".into()));
+        p.insert("max_burst", ParamValue::Str("150ms".into()));
         p.insert("cap_step", ParamValue::Bool(false));
         p.insert("dq_threshold_bytes", ParamValue::Int(16384));
         let c = PieConfig::from_params(&p).unwrap();
@@ -1135,7 +1128,7 @@ mod tests {
             ("profile", ParamValue::Str("ns3".into())),
             ("ecn_drop_above", ParamValue::Float(1.5)),
             ("ecn_drop_above", ParamValue::Bool(false)),
-            ("tupdate_ms", ParamValue::Int(0)),
+            ("tupdate", ParamValue::Str("0ms".into())),
             ("alpha", ParamValue::Float(-1.0)),
         ] {
             let mut p = Params::new();
@@ -1162,11 +1155,11 @@ mod tests {
             [
                 "profile",
                 "qdelay_estimator",
-                "target_ms",
-                "tupdate_ms",
+                "target",
+                "tupdate",
                 "alpha",
                 "beta",
-                "max_burst_ms",
+                "max_burst",
                 "ecn_drop_above",
                 "dq_threshold_bytes",
                 "pkt_bytes",

@@ -118,14 +118,14 @@ mod tests {
         let codel = queues::<Pkt>().into_iter().find(|e| e.name == "codel").unwrap();
         let specs = queue_params::<Pkt>(codel.build);
         let keys: Vec<_> = specs.iter().map(|s| s.key.as_str()).collect();
-        assert_eq!(keys, ["target_ms", "interval_ms", "mtu"]);
+        assert_eq!(keys, ["target", "interval", "mtu"]);
         let mut p = Params::new();
-        p.insert("target_ms", ccbench_params::ParamValue::Float(10.0));
+        p.insert("target", ccbench_params::ParamValue::Str("10ms".into()));
         assert_eq!(build_queue::<Pkt>("CoDel", CFG, &p).unwrap().name(), "codel");
-        p.insert("interval_ms", ccbench_params::ParamValue::Float(-1.0));
-        assert_eq!(build_queue::<Pkt>("codel", CFG, &p).err().unwrap().key, "interval_ms");
+        p.insert("interval", ccbench_params::ParamValue::Str("-1ms".into()));
+        assert_eq!(build_queue::<Pkt>("codel", CFG, &p).err().unwrap().key, "interval");
         let mut p = Params::new();
-        p.insert("target", ccbench_params::ParamValue::Str("5ms".into()));
+        p.insert("target", ccbench_params::ParamValue::Float(5.0));
         assert_eq!(build_queue::<Pkt>("codel", CFG, &p).err().unwrap().key, "target");
     }
 }

@@ -6,6 +6,7 @@
 //! an algorithm is one file plus one row.
 
 pub mod params;
+pub mod units;
 
 pub use params::{ParamError, ParamSpec, ParamValue, Params};
 

@@ -124,6 +124,23 @@ impl Params {
         Ok(v)
     }
 
+    /// A duration written with its unit (`"5ms"`, `"1.5s"`), in nanoseconds, within `[min, max]`.
+    pub fn duration(&self, key: &str, default: u64, min: u64, max: u64) -> Result<u64, ParamError> {
+        let show = crate::units::format_duration;
+        self.mark(key, format!("duration in [{}, {}]", show(min), show(max)), format!("\"{}\"", show(default)));
+        let v = match self.values.get(key) {
+            None => return Ok(default),
+            Some(ParamValue::Str(text)) => crate::units::parse_duration(text).map_err(|e| Self::err(key, e))?,
+            Some(other) => {
+                return Err(Self::err(key, format!("expected a duration like \"100ms\", got {other}")))
+            }
+        };
+        if v < min || v > max {
+            return Err(Self::err(key, format!("must be between {} and {}, got {}", show(min), show(max), show(v))));
+        }
+        Ok(v)
+    }
+
     pub fn bool(&self, key: &str, default: bool) -> Result<bool, ParamError> {
         self.mark(key, "true or false".into(), default.to_string());
         match self.values.get(key) {
@@ -170,6 +187,26 @@ mod tests {
         assert_eq!(e.key, "beta");
         let e = p.reject_unknown("newreno").unwrap_err();
         assert_eq!(e.key, "betta");
+    }
+
+    #[test]
+    fn durations_carry_their_unit_and_are_range_checked() {
+        let mut p = Params::new();
+        p.insert("target", ParamValue::Str("2.5ms".into()));
+        assert_eq!(p.duration("target", 5_000_000, 1_000, 10_000_000_000).unwrap(), 2_500_000);
+        for (bad, says) in [
+            (ParamValue::Str("-5ms".into()), "must not be negative"),
+            (ParamValue::Float(5.0), "expected a duration like \"100ms\", got 5"),
+            (ParamValue::Str("5".into()), "expected a duration like \"100ms\", got \"5\""),
+            (ParamValue::Str("20s".into()), "must be between 1us and 10s, got 20s"),
+        ] {
+            p.insert("target", bad);
+            let e = p.duration("target", 5_000_000, 1_000, 10_000_000_000).unwrap_err();
+            assert_eq!(e.key, "target");
+            assert!(e.message.contains(says), "{}", e.message);
+        }
+        let spec = &p.specs()[0];
+        assert_eq!((spec.kind.as_str(), spec.default.as_str()), ("duration in [1us, 10s]", "\"5ms\""));
     }
 
     #[test]

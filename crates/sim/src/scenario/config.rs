@@ -52,15 +52,7 @@ impl Topology {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum BufferSize {
-    Packets(u64),
-    Bytes(u64),
-    /// Time to drain at the link rate.
-    Time(Nanos),
-    /// Multiples of rate × the link's reference `rtt`.
-    Bdp(f64),
-}
+pub use ccbench_params::units::BufferSize;
 
 /// One direction of a link.
 #[derive(Clone, Debug)]

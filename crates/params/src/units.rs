@@ -1,11 +1,23 @@
-//! Parsers for the unit-carrying strings of scenario files: durations, rates, sizes and buffer
-//! sizes. Every function returns `Err(message)` with a message body such as
-//! `expected a rate like "10Mbps", got "-3"`; `parse.rs` prefixes it with the file and field.
+//! Parsers for the unit-carrying strings of scenario files and algorithm parameters: durations,
+//! rates, sizes and buffer sizes. Every function returns `Err(message)` with a message body such
+//! as `expected a rate like "10Mbps", got "-3"`; the caller prefixes it with the file and field.
+//! The one place units are read: the scenario parser and [`crate::Params::duration`] both call it.
 //!
 //! Numbers are plain decimals (`100`, `1.5`, `.5`); no signs, exponents, `inf` or `NaN`.
 //! Whitespace between the number and the unit is allowed (`"100 ms"`).
 
-use super::config::{BufferSize, Nanos};
+pub type Nanos = u64;
+
+/// A queue's buffer as a scenario gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BufferSize {
+    Packets(u64),
+    Bytes(u64),
+    /// Time to drain at the link rate.
+    Time(Nanos),
+    /// Multiples of rate × the link's reference `rtt`.
+    Bdp(f64),
+}
 
 const DURATION_HINT: &str = "expected a duration like \"100ms\"";
 const RATE_HINT: &str = "expected a rate like \"10Mbps\"";
