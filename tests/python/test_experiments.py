@@ -190,3 +190,13 @@ def test_comparison_tables_show_mean_and_spread():
     rows = table1._comparison(tab)
     assert [r["ours"] for r in rows] == ["0.160 ± 0.002 s (3 seeds, +0%)", "0.700 s (+13%)"]
     assert [r["verdict"] for r in rows] == ["agrees", "agrees"]
+
+
+def test_explicit_points_replace_the_grid_and_can_carry_the_seed():
+    exp = Experiment(name="x", base={}, grid={"a": [1, 2, 3]}, metric=lambda r, p: {},
+                     points=[{"a": 1, "b": "x"}, {"a": 5, "b": "y"}], quick_points=[{"a": 7, "b": "z"}],
+                     seeds=(1, 2), seed_in_point=True)
+    assert exp.params() == [{"a": 1, "b": "x"}, {"a": 5, "b": "y"}]
+    assert exp.params(quick=True) == [{"a": 7, "b": "z"}]
+    assert exp.runs()[:2] == [({"a": 1, "b": "x", "seed": 1}, 1), ({"a": 1, "b": "x", "seed": 2}, 2)]
+    assert dataclasses.replace(exp, seed_in_point=False).runs()[0] == ({"a": 1, "b": "x"}, 1)

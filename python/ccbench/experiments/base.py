@@ -56,7 +56,12 @@ def expand_grid(grid: Mapping[str, Sequence[Any]]) -> List[dict]:
 
 @dataclass
 class Experiment:
-    """One sweep. Only ``name``, ``base``, ``grid`` and ``metric`` are required.
+    """One sweep. Only ``name``, ``base``, ``grid`` (or ``points``) and ``metric`` are required.
+
+    ``points`` (and ``quick_points``), when given, replace the product ``grid`` by an explicit
+    list of points, for sweeps whose parts share only some runs. With ``seed_in_point`` every
+    run's point also carries its ``"seed"``, so ``apply`` can draw per-seed scenario values (a
+    start time, an RTT offset) deterministically from it.
 
     ``apply(point)`` maps a grid point to ``{override key: value}``; by default every point key
     is itself an override key (``{"bottleneck.rate": "5Mbps"}``). ``quick_overrides`` are applied
@@ -82,8 +87,14 @@ class Experiment:
     compare: Optional[Callable[[Any], Any]] = None
     figure: Optional[Callable[[Any, Path], Path]] = None
     comparison: Optional[Callable[[Any], List[dict]]] = None
+    points: Optional[Sequence[dict]] = None
+    quick_points: Optional[Sequence[dict]] = None
+    seed_in_point: bool = False
 
     def params(self, quick: bool = False) -> List[dict]:
+        if self.points is not None:
+            chosen = self.quick_points if quick and self.quick_points is not None else self.points
+            return [dict(point) for point in chosen]
         grid = self.quick_grid if quick and self.quick_grid is not None else self.grid
         return expand_grid(grid)
 
@@ -98,7 +109,8 @@ class Experiment:
 
     def runs(self, quick: bool = False) -> List[Tuple[dict, int]]:
         """The (point, seed) pairs of a sweep in their fixed order."""
-        return [(point, seed) for point in self.params(quick) for seed in self.run_seeds(quick)]
+        runs = [(point, seed) for point in self.params(quick) for seed in self.run_seeds(quick)]
+        return [({**point, "seed": seed}, seed) for point, seed in runs] if self.seed_in_point else runs
 
 
 def mean_spread(row: Mapping[str, Any], metric: str, fmt: str = ".3f", unit: str = "",

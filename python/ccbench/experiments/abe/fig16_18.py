@@ -16,9 +16,9 @@ Settings (ns-2 runs, L304; notes ``experiments-abe.md`` §1.1, §5):
   off (L207, L411); the 1000-packet Linux queue limit (L205);
 * the flow starts uniformly in the first second (L304): since one flow alone on a link has
   nothing else to be early or late for, that start only moves it against PIE's update clock
-  (and its random draws, seeded per run). The runner gives ``apply`` no seed, so the experiment
-  puts each run's seed into its point (:class:`SeededPoints`) and the start (and Fig. 18's RTT
-  offset) is drawn from it with Python's seeded ``random``: the same seed gives every beta_ecn
+  (and its random draws, seeded per run). Each run's point carries its seed
+  (``seed_in_point``) and the start (and Fig. 18's RTT offset) is drawn from it with Python's
+  seeded ``random``: the same seed gives every beta_ecn
   the same start, so the reductions compare like with like;
 * ``host_noise = "off"``: ns-2 is deterministic apart from what the seed draws, and the paper's
   claim that CoDel gives every seed the same number of reductions (L322) depends on it;
@@ -43,9 +43,8 @@ and 300 ms gain that our Linux-3.17 PIE does not (comparison.md).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import List, Optional
 
 from ccbench.experiments.base import Experiment, mean_spread
 
@@ -98,23 +97,6 @@ SATURATION_BETA = 0.75
 SATURATION_SHARE = 0.8
 #: A Fig. 18 curve "dips" where its reduction falls by more than this as beta_ecn grows.
 DIP_POINTS = 1.0
-
-
-@dataclass
-class SeededPoints(Experiment):
-    """An experiment over an explicit list of points (Figs. 16 and 18 share only their 2000 KB
-    runs, so a product grid would waste most of its runs) whose runs carry their seed in the
-    point, so ``apply`` can draw per-seed scenario values (the start time, the RTT offset)."""
-
-    points: Sequence[dict] = ()
-    quick_points: Optional[Sequence[dict]] = None
-
-    def params(self, quick: bool = False) -> List[dict]:
-        chosen = self.quick_points if quick and self.quick_points is not None else self.points
-        return [dict(point) for point in chosen]
-
-    def runs(self, quick: bool = False):
-        return [({**point, "seed": seed}, seed) for point, seed in super().runs(quick)]
 
 
 def start_time_s(seed: int) -> float:
@@ -647,7 +629,7 @@ def _figure18(summary, out_dir: Path) -> Path:
 POINTS = make_points(AQMS, SIZES_KB, FIG16_BETA_ECN, FIG18_RTTS_MS, BETA_ECN)
 QUICK_POINTS = make_points(AQMS, [500, 600, 800, 1000, 1500, 2000], [0.5, 0.9], [100, 400], [0.5, 0.75, 0.9])
 
-EXPERIMENT = SeededPoints(
+EXPERIMENT = Experiment(
     name="abe-fig16-18",
     description="ABE Figs. 16–18: FCT of one NewReno flow (IW3, ECN) through CoDel and PIE at "
                 "10 Mbps as a reduction over beta_ecn 0.5: vs size at 100 ms (Fig. 16), 2000 KB "
@@ -662,10 +644,10 @@ EXPERIMENT = SeededPoints(
                    "sack": True, "delayed_ack": False, "handshake": False, "cc": {"beta_ecn": 0.5}}],
         "output": {"sojourn_samples": False},
     },
-    grid={"aqm": AQMS, "rtt_ms": FIG18_RTTS_MS, "rtt_jitter_ms": [0, FIG18_RTT_JITTER_MS],
-          "size_kb": SIZES_KB, "beta_ecn": BETA_ECN},
+    grid={},  # the runs are the explicit points: Figs. 16 and 18 share only their 2000 KB runs
     points=POINTS,
     quick_points=QUICK_POINTS,
+    seed_in_point=True,
     seeds=tuple(range(1, 1001)),
     quick_seeds=tuple(range(1, 31)),
     apply=_apply,

@@ -12,7 +12,7 @@ SACK on, delayed ACKs off, no SYN handshake (ns-2's one-way TCP), the 1000-packe
 PIE is Linux 3.17 (``profile = "linux-3.17"``: target 20 ms, tupdate 30 ms), with
 ``ecn_drop_above = 1.0`` (the rule off, Fig. 19(a)) or ``0.1`` (on, Fig. 19(b), Linux's default).
 The long flows' starts are drawn per seed (uniform in [0, 1) s) like Figs. 16–18
-(:class:`~ccbench.experiments.abe.fig16_18.SeededPoints`). Host timing noise stays at the
+(``seed_in_point``). Host timing noise stays at the
 project default: with 21 flows, exact periodicity would add phase effects ns-2 avoids by
 randomised starts alone only partly. 20 seeds per point (the notes suggest 5; the short flow's FCT
 is noisy), 2 in the quick variant.
@@ -29,8 +29,7 @@ import math
 import random
 from pathlib import Path
 
-from ccbench.experiments.abe.fig16_18 import SeededPoints
-from ccbench.experiments.base import mean_spread
+from ccbench.experiments.base import Experiment, mean_spread
 
 LONG_FLOWS = 20
 BETA_ECN = [0.5, 0.7, 0.85, 0.95]
@@ -286,7 +285,7 @@ def _flows() -> list:
     return flows + [{"name": "short", "start": "50s", "size": "1MB", **common}]
 
 
-EXPERIMENT = SeededPoints(
+EXPERIMENT = Experiment(
     name="abe-fig19",
     description="ABE Fig. 19: PIE (Linux 3.17) without (a) and with (b) the 10 % ECN-drop rule; "
                 "20 long NewReno flows with ECN and a 1 MB flow at 50 s, 10 Mbps, 100 ms, 300 s",
@@ -301,7 +300,7 @@ EXPERIMENT = SeededPoints(
         "output": {"bin": "30ms", "sojourn_samples": False},
     },
     grid={"rule": list(RULES), "beta_ecn": BETA_ECN},
-    points=[{"rule": r, "beta_ecn": b} for r in RULES for b in BETA_ECN],
+    seed_in_point=True,
     seeds=tuple(range(1, 21)),
     quick_seeds=(1, 2),
     apply=_apply,
