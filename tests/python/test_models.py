@@ -38,3 +38,38 @@ def test_rejects_bad_inputs():
         aimd_utilization(0.0, 0.5)
     with pytest.raises(ValueError):
         aimd_utilization(0.5, -0.1)
+
+
+def test_worked_example_of_the_notes():
+    """experiments-abe.md §4.1: 10 Mbps, 100 ms (δ = 83.33 packets), b = 0.25 δ."""
+    from ccbench.models import aimd_beta_needed, aimd_buffer_needed, aimd_cycle
+
+    delta = 10e6 * 0.1 / 8 / 1500
+    data, lost, rtts = aimd_cycle(0.5, 0.25 * delta, delta)
+    assert data == pytest.approx(4340.3, abs=0.1) and lost == pytest.approx(488.3, abs=0.1)
+    assert rtts == pytest.approx(52.08, abs=0.01)
+    assert 1 - lost / data == pytest.approx(aimd_utilization(0.5, 0.25))
+    assert aimd_utilization(0.7, 0.25) == pytest.approx(0.97917, abs=1e-5)
+    assert aimd_utilization(0.8, 0.25) == 1.0
+    assert aimd_beta_needed(0.25) == pytest.approx(0.8) and aimd_buffer_needed(0.8) == pytest.approx(0.25)
+    assert aimd_buffer_needed(0.5) == 1.0 and aimd_buffer_needed(0.7) == pytest.approx(0.4286, abs=1e-4)
+    assert aimd_cycle(0.8, 0.25 * delta, delta)[1] == 0.0, "cwnd never falls below δ"
+
+
+@pytest.mark.parametrize("beta,row", [
+    (0.5, [0.7500, 0.8159, 0.8875, 0.9583, 1]), (0.7, [0.8500, 0.9198, 0.9792, 1, 1]),
+    (0.85, [0.9250, 0.9872, 1, 1, 1]), (0.95, [0.9750, 1, 1, 1, 1]),
+])
+def test_reference_table_of_the_notes(beta, row):
+    """experiments-abe.md §4.2: U(β, b/δ) for b/δ = 0, 0.1, 0.25, 0.5, 1."""
+    assert aimd_utilization(beta, [0, 0.1, 0.25, 0.5, 1.0]) == pytest.approx(row, abs=5e-5)
+
+
+def test_aqm_target_as_buffer_gives_the_fig7_cross_check():
+    """Notes Fig. 7: CoDel's 5 ms at 400 ms RTT: U(0.5) = 0.759 and gains of 13.3/23.3/29.8 %."""
+    from ccbench.models import aqm_utilization
+
+    base = aqm_utilization(0.5, 0.005, 0.4)
+    assert base == pytest.approx(0.759, abs=5e-4)
+    gains = [100 * (aqm_utilization(b, 0.005, 0.4) / base - 1) for b in (0.7, 0.85, 0.95)]
+    assert gains == pytest.approx([13.3, 23.3, 29.8], abs=0.1)

@@ -30,14 +30,15 @@ import math
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
-from ccbench.models import aimd_utilization
+from ccbench.models import aimd_utilization, aqm_utilization
 
 RATE_MBPS = 20.0
 PACKET_BYTES = 1500
 BETAS = [0.5, 0.7, 0.8, 0.9]
 RTTS_MS = [20, 50, 100, 200, 300]
 AQM_PARAMS = {"codel": {}, "pie": {"profile": "linux-3.17"}}
-#: Queueing delay each AQM steers to (L203); only used to size the run.
+#: Queueing delay each AQM steers to (L203): sizes the run, and the dotted a-priori model line
+#: (eq. 6 with b = the target; the solid line uses the measured b).
 TARGET_MS = {"codel": 5.0, "pie": 20.0}
 WARMUP_CYCLES = 2
 MEASURED_CYCLES = 8
@@ -151,6 +152,8 @@ def _comparison(summary) -> list:
 
 
 def _figure(summary, out_dir: Path) -> Path:
+    import numpy as np
+
     from ccbench.plot import pyplot, save
 
     plt = pyplot()
@@ -163,6 +166,9 @@ def _figure(summary, out_dir: Path) -> Path:
             ax.errorbar(df["rtt_ms"], df["utilization"], yerr=std, fmt="o", color=f"C{i}",
                         capsize=3, label=f"sim β={beta:g}")
             ax.plot(df["rtt_ms"], df["model"], "-", color=f"C{i}", lw=1, label=f"eq. (5) β={beta:g}")
+            rtts = np.linspace(df["rtt_ms"].min(), df["rtt_ms"].max(), 100)
+            ax.plot(rtts, aqm_utilization(beta, TARGET_MS[aqm] / 1e3, rtts / 1e3), ":", color=f"C{i}", lw=1,
+                    label=f"eq. (6), b = target, β={beta:g}")
         ax.set_title(f"{aqm.upper()}: one NewReno flow, 20 Mbps")
         ax.set_xlabel("RTT (ms)")
         ax.grid(alpha=0.3)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
-from ccbench.models import aimd_utilization
+from ccbench.models import aqm_utilization
 
 BETA_ECN = [0.5, 0.7, 0.85, 0.95]
 AQM_PARAMS = {"codel": {}, "pie": {"profile": "linux-3.17", "ecn_drop_above": 1.0}}
@@ -31,8 +31,8 @@ TARGET_MS = {"codel": 5.0, "pie": 20.0}
 
 def model_gain(aqm: str, rtt_ms: float, beta_ecn: float) -> float:
     """Eq. (6) with b = the AQM's target delay and δ = the RTT: utilization gain (%) over 0.5."""
-    b_over_bdp = TARGET_MS[aqm] / rtt_ms
-    return 100 * (float(aimd_utilization(beta_ecn, b_over_bdp)) / float(aimd_utilization(0.5, b_over_bdp)) - 1)
+    target_s, rtt_s = TARGET_MS[aqm] / 1e3, rtt_ms / 1e3
+    return 100 * (aqm_utilization(beta_ecn, target_s, rtt_s) / aqm_utilization(0.5, target_s, rtt_s) - 1)
 
 
 def _apply(point: dict) -> dict:
