@@ -44,10 +44,12 @@ pub fn build(sc: &Scenario, topo: &Topology, report: &Report, outputs: &Outputs,
     let links =
         report.links.iter().enumerate().filter(queues).map(|(i, l)| link_summary(sc, topo, i, l)).collect();
     let series = flow_series(sc, outputs);
+    let convergence = convergence_time(&series, &tcp_starts(sc), secs(sc.output.bin));
     let summary = Summary {
         scenario: ScenarioSummary { duration_s: secs(sc.duration), warmup_s: secs(sc.warmup), seed: sc.seed },
         jain_index: jain_index(&tcp),
-        convergence_s: convergence_time(&series, &tcp_starts(sc), secs(sc.output.bin)),
+        convergence_s: convergence.settled_s,
+        convergence_first_s: convergence.first_s,
         flows,
         links,
         events: 0,

@@ -94,13 +94,23 @@ pub fn percentiles(values: &mut [f64]) -> Option<Percentiles> {
 /// Jain's index above which two flows count as converged (ABE paper, L270).
 pub const CONVERGED_JAIN: f64 = 0.95;
 
+/// Convergence of the TCP flows after the last one starts, in seconds from that start.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Convergence {
+    /// Jain's index reaches 0.95 for good (stays at or above it to the end of the run).
+    pub settled_s: Option<f64>,
+    /// Jain's index first reaches 0.95: the paper's literal wording ("the time it took until
+    /// this index reached a threshold", L270), often during the new flow's slow start.
+    pub first_s: Option<f64>,
+}
+
 /// Convergence time (ABE paper L270; notes `experiments-abe.md` §2): from the start of the last
 /// TCP flow to start, how long until Jain's index over the bytes each TCP flow has delivered
-/// since then reaches 0.95 for good. `flows` are the TCP flows' (id, start in s); the series'
-/// bins give the resolution. None with fewer than two TCP flows, or if it never settles.
-pub fn convergence_time(series: &FlowSeries, flows: &[(u32, f64)], bin_s: f64) -> Option<f64> {
+/// since then reaches 0.95, first and for good. `flows` are the TCP flows' (id, start in s); the
+/// series' bins give the resolution. Both None with fewer than two TCP flows.
+pub fn convergence_time(series: &FlowSeries, flows: &[(u32, f64)], bin_s: f64) -> Convergence {
     if flows.len() < 2 {
-        return None;
+        return Convergence::default();
     }
     let t0 = flows.iter().map(|&(_, start)| start).fold(0.0, f64::max);
     let mut rows: Vec<(f64, Vec<f64>)> = Vec::new();
@@ -117,7 +127,8 @@ pub fn convergence_time(series: &FlowSeries, flows: &[(u32, f64)], bin_s: f64) -
             _ => rows.push((t, cumulative.clone())),
         }
     }
-    settled_since(&rows, t0)
+    let first = rows.iter().find(|(_, bytes)| jain_index(bytes) >= CONVERGED_JAIN).map(|(t, _)| t - t0);
+    Convergence { settled_s: settled_since(&rows, t0), first_s: first }
 }
 
 /// The TCP flows of a scenario with their start times (s), for [`convergence_time`].
@@ -224,6 +235,8 @@ pub struct Summary {
     /// Seconds from the last TCP flow's start until the flows share fairly for good
     /// ([`convergence_time`]); None with one TCP flow or if they never do.
     pub convergence_s: Option<f64>,
+    /// Seconds until that index first reaches 0.95 (the paper's literal reading).
+    pub convergence_first_s: Option<f64>,
     pub events: u64,
     /// Packets created by all endpoints.
     pub packets: u64,
@@ -306,8 +319,27 @@ mod tests {
             }
         }
         // Cumulative since 1 s: (6, 2) J 0.8, (11, 5) J 0.89, (15, 9) J 0.94, (19, 13) J 0.966.
-        assert_eq!(convergence_time(&s, &[(0, 0.0), (1, 1.0)], 1.0), Some(4.0));
-        assert_eq!(convergence_time(&s, &[(0, 0.0)], 1.0), None, "one flow");
+        let c = convergence_time(&s, &[(0, 0.0), (1, 1.0)], 1.0);
+        assert_eq!((c.settled_s, c.first_s), (Some(4.0), Some(4.0)));
+        assert_eq!(convergence_time(&s, &[(0, 0.0)], 1.0), Convergence::default(), "one flow");
+        // Fair for a while, then the first flow takes the link back: first reach, never settled.
+        let mut s = FlowSeries::default();
+        for (t, a, b) in [(1.0, 8.0, 0.0), (2.0, 0.0, 8.0), (3.0, 8.0, 1.0), (4.0, 4.0, 7.0)] {
+            for (flow, mbps) in [(0, a), (1, b)] {
+                s.t_s.push(t);
+                s.flow.push(flow);
+                s.goodput_mbps.push(mbps);
+            }
+        }
+        // Since 1 s: (0, 8) J 0.5, (8, 9) J 0.997, (12, 16) J 0.98: first and settled at 2 s.
+        let c = convergence_time(&s, &[(0, 0.0), (1, 1.0)], 1.0);
+        assert_eq!((c.first_s, c.settled_s), (Some(2.0), Some(2.0)));
+        s.t_s.extend([5.0, 5.0]);
+        s.flow.extend([0, 1]);
+        s.goodput_mbps.extend([30.0, 0.0]);
+        // Then (42, 16): J 0.83 at the end, so it never settles; the first reach stays.
+        let c = convergence_time(&s, &[(0, 0.0), (1, 1.0)], 1.0);
+        assert_eq!((c.first_s, c.settled_s), (Some(2.0), None));
     }
 
     #[test]

@@ -547,6 +547,7 @@ impl<'a> Simulation<'a> {
             self.net.links.iter().map(|l| l.counters.drops() + l.counters.random_losses).sum();
         self.conservation.in_network = self.net.links.iter().map(|l| l.packets_held() as u64).sum();
 
+        let convergence = convergence_time(&self.flows, &tcp_starts(sc), sc.output.bin as f64 / 1e9);
         let summary = Summary {
             scenario: ScenarioSummary {
                 duration_s: sc.duration as f64 / 1e9,
@@ -555,7 +556,8 @@ impl<'a> Simulation<'a> {
             },
             flows,
             jain_index: jain_index(&tcp_goodputs),
-            convergence_s: convergence_time(&self.flows, &tcp_starts(sc), sc.output.bin as f64 / 1e9),
+            convergence_s: convergence.settled_s,
+            convergence_first_s: convergence.first_s,
             links,
             events: self.events.processed(),
             packets: self.conservation.injected,
