@@ -19,6 +19,15 @@
 //!   previous `W_max`.
 //! * §4.8, RTO: ssthresh as above on the first expiry only; `W_max` is forgotten (Linux resets
 //!   `last_max_cwnd` on entering `TCP_CA_Loss`) and HyStart is re-armed.
+//! * ABE (RFC 8511 §3.1, `beta_ecn`): an ECN-Echo cuts by `beta_ecn`, a loss by `beta`, in
+//!   congestion avoidance and at the end of slow start alike. The ECN cut sets `W_max` like a
+//!   loss does (the window at the signal), and fast convergence lowers it to
+//!   `W (1 + beta_ecn) / 2`, so with ABE the plateau falls less as well; the Reno-friendly
+//!   `alpha` stays tied to the loss `beta` (RFC 8511 leaves it; Linux computes it from `beta`
+//!   once). A loss inside an episode an ECN-Echo opened (`CongestionEvent::open_episode`) does
+//!   not cut again from the shrinking window: ssthresh deepens to what the loss cut would have
+//!   given, `ssthresh · beta / beta_ecn`, and `W_max` keeps the ECN cut's value (Linux: one
+//!   reduction per window, the recovery state absorbing the CWR one).
 //! * §5.8, application-limited / idle: the epoch start is shifted by the idle time (Linux
 //!   `CA_EVENT_TX_START`) so that the curve does not leap forward after a pause.
 //!
@@ -338,7 +347,7 @@ impl Cubic {
         self.hystart.found
     }
 
-    /// Decrease factor for a congestion signal; ABE (RFC 8511) will give `Cause::Ecn` its own.
+    /// Decrease factor for a congestion signal: `beta_ecn` for an ECN-Echo (ABE, RFC 8511).
     pub fn beta_for(&self, cause: Cause) -> f64 {
         match cause {
             Cause::Ecn => self.cfg.beta_ecn,
