@@ -26,8 +26,9 @@
 //!   `alpha` stays tied to the loss `beta` (RFC 8511 leaves it; Linux computes it from `beta`
 //!   once). A loss inside an episode an ECN-Echo opened (`CongestionEvent::open_episode`) does
 //!   not cut again from the shrinking window: ssthresh deepens to what the loss cut would have
-//!   given, `ssthresh · beta / beta_ecn`, and `W_max` keeps the ECN cut's value (Linux: one
-//!   reduction per window, the recovery state absorbing the CWR one).
+//!   given, `ssthresh · beta / beta_ecn`, and `W_max` keeps the ECN cut's value. With
+//!   `beta_ecn = beta` that keeps ssthresh, as Linux's `tcp_enter_recovery` does when the
+//!   loss finds it already reducing in CWR.
 //! * §5.8, application-limited / idle: the epoch start is shifted by the idle time (Linux
 //!   `CA_EVENT_TX_START`) so that the curve does not leap forward after a pause.
 //!
