@@ -138,7 +138,9 @@ EXPERIMENT = Experiment(
         "warmup": "20s",
         "seed": 1,
         "bottleneck": {"rate": "10Mbps", "rtt": "100ms", "buffer": "1000p", "aqm": "codel", "ecn": True},
-        "flows": [{"cca": "newreno", "ecn": True, "cc": {"beta_ecn": 0.5}}],
+        # The ns-2 settings of the notes §5 (as Figs. 8 and 9): SACK, no delayed ACKs, IW 3 (L304).
+        "flows": [{"cca": "newreno", "ecn": True, "cc": {"beta_ecn": 0.5}, "sack": True,
+                   "delayed_ack": False, "initial_window": 3}],
         "output": {"sojourn_samples": False},
     },
     grid={"aqm": ["codel", "pie"], "rtt_ms": [100, 200, 400], "beta_ecn": BETA_ECN},
