@@ -48,8 +48,9 @@ pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 4] {
         Entry {
             name: "pie",
             aliases: &[],
-            summary: "PIE (RFC 8033; profile \"linux-3.17\" = the sch_pie of the ABE paper): random \
-                      early drop/mark steered to a delay target",
+            summary: "PIE (RFC 8033; profiles \"linux-3.17\" = the sch_pie of the ABE paper's testbed, \
+                      \"ns2\" = the ns-2 pie.cc of its simulations): random early drop/mark steered to a \
+                      delay target",
             build: |cfg, p| Ok(Box::new(Pie::from_queue_config(cfg, PieConfig::from_params(p)?))),
         },
     ]
