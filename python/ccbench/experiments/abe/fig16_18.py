@@ -58,7 +58,10 @@ AQM_SETUPS = {
     # which scales PIE's step down more finely while p is small than Linux 3.17 does (ns-2
     # divides it by 32 below p = 0.1 %; Linux by 8 below 1 %), so p leaves zero later and slow
     # start overshoots further. Our RFC 8033 profile has such fine tiers (down to 1/2048); with
-    # Linux's target, tupdate, burst and rate estimator it stands in for ns-2's PIE.
+    # Linux's target, tupdate, burst and rate estimator it stands in for ns-2's PIE. (The core
+    # now has ns-2's PIE itself, `profile = "ns2"`: over 20 seeds it peaks at 362 packets and
+    # gains 502 ms, between this stand-in and Linux 3.17; its burst allowance, armed only at the
+    # first drop check, and its 0.5/0.5 rate average shape the overshoot too.)
     FINE_PIE: ("pie", {"profile": "rfc8033", "target": "20ms", "tupdate": "30ms", "max_burst": "100ms",
                        "qdelay_estimator": "dq_rate", "ecn_drop_above": 1.0}),
 }
