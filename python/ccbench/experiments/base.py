@@ -107,6 +107,14 @@ class Experiment:
         changes.update(self.apply(dict(point)) if self.apply else point)
         return [override(key, value) for key, value in changes.items()]
 
+    def rerun(self, point: Mapping[str, Any], seed: int, extra: Sequence[str] = ()):
+        """One run of the sweep again, in this process, with its time series (a figure that
+        draws traces re-runs the few runs it shows: the runner keeps only the metrics)."""
+        from ccbench.api import run
+
+        point = {**point, "seed": seed} if self.seed_in_point else dict(point)
+        return run(dict(self.base), seed=seed, overrides=self.overrides(point) + list(extra))
+
     def runs(self, quick: bool = False) -> List[Tuple[dict, int]]:
         """The (point, seed) pairs of a sweep in their fixed order."""
         runs = [(point, seed) for point in self.params(quick) for seed in self.run_seeds(quick)]

@@ -576,10 +576,8 @@ def _figure16(summary, out_dir: Path) -> Path:
 
 def trace(aqm: str, beta_ecn: float, seed: int = TRACE_SEED):
     """One Fig. 17 run (2000 KB, 100 ms) with its time series, re-run for the figure."""
-    from ccbench.api import run
-
-    point = {"aqm": aqm, "rtt_ms": 100, "rtt_jitter_ms": 0, "size_kb": 2000, "beta_ecn": beta_ecn, "seed": seed}
-    return run(dict(EXPERIMENT.base), seed=seed, overrides=EXPERIMENT.overrides(point))
+    point = {"aqm": aqm, "rtt_ms": 100, "rtt_jitter_ms": 0, "size_kb": 2000, "beta_ecn": beta_ecn}
+    return EXPERIMENT.rerun(point, seed)
 
 
 def _figure17(out_dir: Path) -> Path:

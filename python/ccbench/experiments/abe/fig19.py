@@ -229,11 +229,7 @@ def _comparison(summary) -> list:
 
 def trace(rule: str, beta_ecn: float, seed: int = TRACE_SEED):
     """One Fig. 19 run with per-packet sojourns, re-run for the figure."""
-    from ccbench.api import run
-
-    point = {"rule": rule, "beta_ecn": beta_ecn, "seed": seed}
-    overrides = EXPERIMENT.overrides(point) + ["output.sojourn_samples=true"]
-    return run(dict(EXPERIMENT.base), seed=seed, overrides=overrides)
+    return EXPERIMENT.rerun({"rule": rule, "beta_ecn": beta_ecn}, seed, ["output.sojourn_samples=true"])
 
 
 def _figure(summary, out_dir: Path) -> Path:

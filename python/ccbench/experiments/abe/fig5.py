@@ -134,11 +134,8 @@ def _comparison(summary) -> list:
 
 
 def trace(buffer_bdp: float, seed: int = 1):
-    """The run behind one panel of the figure: the experiment's own scenario, re-run (about
-    0.1 s), because the runner hands the figure only the summary numbers."""
-    from ccbench.api import run
-
-    return run(EXPERIMENT.base, seed=seed, overrides=EXPERIMENT.overrides({"buffer_bdp": buffer_bdp}))
+    """The run behind one panel of the figure, re-run (about 0.1 s)."""
+    return EXPERIMENT.rerun({"buffer_bdp": buffer_bdp}, seed)
 
 
 def _figure(summary, out_dir: Path) -> Path:

@@ -136,16 +136,13 @@ def _comparison(summary) -> list:
 
 
 def _figure(summary, out_dir: Path) -> Path:
-    from ccbench.experiments.base import override
     from ccbench.plot import pyplot, save
-    from ccbench import api
 
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for i, rtt in enumerate(RTTS_MS):
         for beta_ecn, style in zip(BETA_ECN, ["-", "--"]):
-            overrides = [override(k, v) for k, v in _apply({"rtt_ms": rtt, "beta_ecn": beta_ecn}).items()]
-            result = api.run(EXPERIMENT.base, overrides=overrides)
+            result = EXPERIMENT.rerun({"rtt_ms": rtt, "beta_ecn": beta_ecn}, seed=1)
             t, cwnd, _, _ = _trace(result)
             ax.plot(t, cwnd, style, color=f"C{i}", lw=1, label=f"RTT {rtt} ms, β_ecn {beta_ecn:g}")
         ax.axhline(bdp_packets(rtt), color=f"C{i}", lw=0.8, ls=":", label=f"BDP at {rtt} ms")
