@@ -6,6 +6,7 @@
 use ccbench_params::{lookup, Entry};
 
 use crate::cubic::{Cubic, CubicConfig};
+use crate::ledbat::{Ledbat, LedbatConfig};
 use crate::newreno::{NewReno, NewRenoConfig};
 use crate::{CongestionControl, ParamError, ParamSpec, Params, ReceiveWindowControl};
 
@@ -25,6 +26,12 @@ pub static CONTROLLERS: &[Entry<BuildController>] = &[
         aliases: &[],
         summary: "CUBIC (RFC 9438) as Linux tcp_cubic.c, with HyStart",
         build: |p| Ok(Box::new(Cubic::new(CubicConfig::from_params(p)?))),
+    },
+    Entry {
+        name: "ledbat",
+        aliases: &[],
+        summary: "LEDBAT (RFC 6817): one-way-delay less-than-best-effort, 100 ms target",
+        build: |p| Ok(Box::new(Ledbat::new(LedbatConfig::from_params(p)?))),
     },
 ];
 
@@ -81,7 +88,7 @@ mod tests {
     fn unknown_names_list_the_table() {
         let e = build_controller("vegas", &Params::new()).err().unwrap();
         assert_eq!(e.key, "cca");
-        assert_eq!(e.message, "unknown algorithm \"vegas\" (known: newreno, cubic)");
+        assert_eq!(e.message, "unknown algorithm \"vegas\" (known: newreno, cubic, ledbat)");
         let e = build_receiver_control("rledbat", &Params::new()).err().unwrap();
         assert_eq!(e.key, "receiver_cca");
     }
@@ -90,5 +97,18 @@ mod tests {
     fn params_are_listed_from_the_code_that_reads_them() {
         let keys: Vec<String> = param_specs(CONTROLLERS[1].build).into_iter().map(|s| s.key).collect();
         assert!(keys.contains(&"beta".to_string()) && keys.contains(&"hystart".to_string()), "{keys:?}");
+        let specs = param_specs(CONTROLLERS[2].build);
+        let target = specs.iter().find(|s| s.key == "target").unwrap();
+        assert_eq!((target.kind.as_str(), target.default.as_str()), ("duration in [100us, 1s]", "\"100ms\""));
+    }
+
+    #[test]
+    fn ledbat_errors_name_the_key() {
+        let mut p = Params::new();
+        p.insert("target", crate::ParamValue::Str("-5ms".into()));
+        assert_eq!(build_controller("ledbat", &p).err().unwrap().key, "target");
+        let mut p = Params::new();
+        p.insert("gian", crate::ParamValue::Float(0.5));
+        assert_eq!(build_controller("ledbat", &p).err().unwrap().key, "gian");
     }
 }

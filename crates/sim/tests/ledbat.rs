@@ -1,0 +1,46 @@
+//! LEDBAT (RFC 6817) end to end: alone it keeps the queueing delay at its 100 ms target with a
+//! full link; beside NewReno it yields (issue 9: the LBE flow below 20% of the capacity).
+
+mod common;
+
+use common::*;
+
+const BASE: &str = r#"
+duration = "80s"
+[bottleneck]
+rate = "10Mbps"
+rtt = "50ms"
+buffer = "500ms"
+[[flows]]
+name = "lbe"
+cca = "ledbat"
+"#;
+
+#[test]
+fn alone_ledbat_fills_the_link_and_holds_the_target_delay() {
+    let r = run(BASE, &["warmup=\"20s\""], None);
+    let link = link(&r, "bottleneck");
+    assert!(link.utilization > 0.95, "utilization {}", link.utilization);
+    let median = link.queue_delay_ms.unwrap().p50;
+    assert!((85.0..=105.0).contains(&median), "median queueing delay {median} ms, target 100 ms");
+    assert_eq!(link.drops, 0, "a 500 ms buffer never fills below a 100 ms target");
+}
+
+#[test]
+fn ledbat_yields_to_newreno() {
+    let toml = format!("{BASE}[[flows]]\nname = \"be\"\ncca = \"newreno\"\nstart = \"20s\"\nstop = \"60s\"\n");
+    let r = run(&toml, &["output.bin=\"1s\""], None);
+    let (lbe, be) = (0u32, 1u32);
+    let mean = |flow: u32| {
+        let rows = r.flows.t_s.iter().zip(&r.flows.flow).zip(&r.flows.goodput_mbps);
+        let inside: Vec<f64> =
+            rows.filter(|((t, f), _)| **f == flow && **t > 30.0 && **t <= 60.0).map(|(_, g)| *g).collect();
+        inside.iter().sum::<f64>() / inside.len() as f64
+    };
+    assert!(mean(lbe) < 0.2 * 10.0, "LEDBAT kept {} Mbps beside NewReno", mean(lbe));
+    assert!(mean(be) > 0.8 * 10.0, "NewReno got {} Mbps", mean(be));
+    // Once NewReno leaves, LEDBAT takes the link back.
+    let after: f64 = r.flows.t_s.iter().zip(&r.flows.flow).zip(&r.flows.goodput_mbps)
+        .filter(|((t, f), _)| **f == lbe && **t > 70.0).map(|(_, g)| *g).fold(f64::INFINITY, f64::min);
+    assert!(after > 8.0, "LEDBAT after NewReno left: {after} Mbps");
+}
