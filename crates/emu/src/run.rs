@@ -97,6 +97,13 @@ pub fn emulated_topology(sc: &Scenario) -> Result<Emulated, String> {
     if let Some(f) = sc.flows.iter().find(|f| f.tcp.receiver_cca.is_some()) {
         return Err(format!("flows[{}].receiver_cca: not supported by the emulator yet", flow_index(sc, f)));
     }
+    // Real hosts share the machine's clock; an offset or drift between them cannot be staged.
+    if let Some(f) = sc.flows.iter().find(|f| f.tcp.clock_offset != 0 || f.tcp.clock_skew_ppm != 0.0) {
+        return Err(format!(
+            "flows[{}].clock_offset: the emulator's hosts share one clock (no offset or skew)",
+            flow_index(sc, f)
+        ));
+    }
     let mut topo = sc.topology.clone();
     let mut senders = Vec::with_capacity(sc.flows.len());
     for f in &sc.flows {

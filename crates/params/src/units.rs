@@ -102,6 +102,17 @@ pub fn parse_duration(s: &str) -> Result<Nanos, String> {
     u64::try_from(ns).map_err(|_| format!("duration too large, got \"{s}\""))
 }
 
+/// A duration that may be negative (`"-5s"`, a clock behind another), in nanoseconds.
+pub fn parse_signed_duration(s: &str) -> Result<i64, String> {
+    let (negative, magnitude) = match s.trim().strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let ns = parse_duration(magnitude).map_err(|_| format!("{DURATION_HINT} (may be negative), got \"{s}\""))?;
+    let ns = i64::try_from(ns).map_err(|_| format!("duration too large, got \"{s}\""))?;
+    Ok(if negative { -ns } else { ns })
+}
+
 /// A rate in bits per second: `"100bps"`, `"500kbps"`, `"10Mbps"`, `"1.5Mbps"`, `"1Gbps"`,
 /// `"1Tbps"` (decimal SI: k = 1e3, M = 1e6, G = 1e9, T = 1e12). Must be finite and > 0.
 pub fn parse_rate(s: &str) -> Result<f64, String> {
@@ -232,6 +243,15 @@ pub fn format_duration(ns: Nanos) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signed_durations() {
+        assert_eq!(parse_signed_duration("-5s"), Ok(-5_000_000_000));
+        assert_eq!(parse_signed_duration("2.5ms"), Ok(2_500_000));
+        assert_eq!(parse_signed_duration(" -0 "), Ok(0));
+        let e = parse_signed_duration("--1s").unwrap_err();
+        assert_eq!(e, "expected a duration like \"100ms\" (may be negative), got \"--1s\"");
+    }
 
     #[test]
     fn durations() {

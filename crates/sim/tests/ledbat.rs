@@ -44,3 +44,21 @@ fn ledbat_yields_to_newreno() {
         .filter(|((t, f), _)| **f == lbe && **t > 70.0).map(|(_, g)| *g).fold(f64::INFINITY, f64::min);
     assert!(after > 8.0, "LEDBAT after NewReno left: {after} Mbps");
 }
+
+/// RFC 6817 §2.3: LEDBAT needs no synchronised clocks. A receiver clock 7 s behind (or 3 s
+/// ahead) of the sender's gives bit-identical runs; a drifting one shows up as a slowly growing
+/// base-to-current gap, which LEDBAT reads as queueing delay and answers by queueing less.
+#[test]
+fn clock_offset_changes_nothing_and_skew_reads_as_delay() {
+    let plain = run(BASE, &[], None);
+    for offset in ["\"-7s\"", "\"3s\""] {
+        let shifted = run(BASE, &[&format!("flows[0].clock_offset={offset}")], None);
+        assert_eq!(summary_json(&shifted), summary_json(&plain), "clock_offset = {offset}");
+    }
+    let skewed = run(BASE, &["flows[0].clock_skew_ppm=500", "warmup=\"40s\""], None);
+    let steady = run(BASE, &["warmup=\"40s\""], None);
+    let (s, p) = (link(&skewed, "bottleneck"), link(&steady, "bottleneck"));
+    let (s50, p50) = (s.queue_delay_ms.unwrap().p50, p.queue_delay_ms.unwrap().p50);
+    // 500 ppm over 40–80 s is 20–40 ms of apparent extra delay: the real queue shrinks by as much.
+    assert!(p50 - s50 > 15.0 && p50 - s50 < 45.0, "median queueing delay {s50} ms skewed vs {p50} ms");
+}

@@ -203,6 +203,10 @@ pub struct TcpOptions {
     /// Receive-side window controller (rLEDBAT later); None = plain flow control.
     pub receiver_cca: Option<String>,
     pub receiver_cc: Params,
+    /// The receiving host's clock against the sender's: it reads
+    /// `t + clock_offset + t · clock_skew_ppm / 10⁶`. Only one-way-delay samples see it.
+    pub clock_offset: i64,
+    pub clock_skew_ppm: f64,
 }
 
 impl Default for TcpOptions {
@@ -230,6 +234,8 @@ impl Default for TcpOptions {
             frto: true,
             receiver_cca: None,
             receiver_cc: Params::new(),
+            clock_offset: 0,
+            clock_skew_ppm: 0.0,
         }
     }
 }

@@ -107,6 +107,7 @@ fn flow(t: &Topology, f: &Flow) -> Value {
             "ca_counting": match o.ca_counting { ccbench_cc::CaCounting::Segments => "segments", ccbench_cc::CaCounting::Acks => "acks" },
             "recovery": match o.recovery { LossRecovery::Rack => "rack", LossRecovery::Rfc6675 => "rfc6675" },
             "frto": o.frto,
+            "clock_offset_ns": o.clock_offset, "clock_skew_ppm": o.clock_skew_ppm,
             "stack": match o.stack { StackProfile::Linux => "linux", StackProfile::FreeBsd => "freebsd" },
             "receiver_cca": o.receiver_cca, "receiver_cc": params(&o.receiver_cc),
         },

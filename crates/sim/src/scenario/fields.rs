@@ -100,6 +100,27 @@ pub(crate) fn get_duration(t: &Table, path: &str, key: &str) -> R<Option<Nanos>>
     get_unit(t, path, key, "expected a duration like \"100ms\"", units::parse_duration)
 }
 
+pub(crate) fn get_signed_duration(t: &Table, path: &str, key: &str) -> R<Option<i64>> {
+    if let Some(Value::Integer(0)) = t.get(key) {
+        return Ok(Some(0));
+    }
+    get_unit(t, path, key, "expected a duration like \"-5ms\"", units::parse_signed_duration)
+}
+
+/// A number (integer or float) within `[min, max]`.
+pub(crate) fn get_number_in(t: &Table, path: &str, key: &str, min: f64, max: f64) -> R<Option<f64>> {
+    let v = match t.get(key) {
+        None => return Ok(None),
+        Some(Value::Float(f)) => *f,
+        Some(Value::Integer(i)) => *i as f64,
+        Some(v) => return Err(fe(join(path, key), format!("expected a number, got {v}"))),
+    };
+    if !(min..=max).contains(&v) {
+        return Err(fe(join(path, key), format!("must be between {min} and {max}, got {v}")));
+    }
+    Ok(Some(v))
+}
+
 pub(crate) fn get_positive_duration(t: &Table, path: &str, key: &str) -> R<Option<Nanos>> {
     match get_duration(t, path, key)? {
         Some(0) => Err(fe(join(path, key), "must be > 0")),

@@ -7,8 +7,8 @@ use toml::{Table, Value};
 
 use super::config::{CbrOptions, Flow, FlowKind, LossRecovery, Nanos, StackProfile, TcpOptions, Topology};
 use super::fields::{
-    fe, get_bool, get_duration, get_int, get_params, get_positive_duration, get_size, get_str, get_unit,
-    join, map_param_error, R,
+    fe, get_bool, get_duration, get_int, get_number_in, get_params, get_positive_duration,
+    get_signed_duration, get_size, get_str, get_unit, join, map_param_error, R,
 };
 use super::parse::Controllers;
 use super::units::{self, format_duration};
@@ -43,6 +43,8 @@ const FLOW_TCP_KEYS: &[&str] = &[
     "receiver_cca",
     "receiver_cc",
     "host_noise",
+    "clock_offset",
+    "clock_skew_ppm",
 ];
 const FLOW_CBR_KEYS: &[&str] = &["packet_size", "interval"];
 /// Most flows a scenario may expand to (a swarm has hundreds; this bounds memory, not realism).
@@ -452,6 +454,12 @@ fn build_tcp(t: &Table, p: &str) -> R<TcpOptions> {
     if let Some(v) = get_bool(t, p, "frto")? {
         o.frto = v;
     }
+    if let Some(v) = get_signed_duration(t, p, "clock_offset")? {
+        o.clock_offset = v;
+    }
+    if let Some(v) = get_number_in(t, p, "clock_skew_ppm", -10_000.0, 10_000.0)? {
+        o.clock_skew_ppm = v;
+    }
     if let Some(v) = get_positive_duration(t, p, "rto_min")? {
         o.rto_min = v;
     }
@@ -584,6 +592,22 @@ to = "c"
             ("flows[0].host_noise=3", "flows[0].host_noise"),
             ("flows[0].host_noise=\"-1ms\"", "flows[0].host_noise"),
             ("flows[1].host_noise=\"1ms\"", "flows[1].host_noise"),
+        ] {
+            let (f, message) = parse(TWO_LINKS, &[set]).unwrap_err();
+            assert_eq!(f, field, "{set}: {message}");
+        }
+    }
+
+    #[test]
+    fn receiver_clock_offset_may_be_negative_and_skew_is_bounded() {
+        let s = parse(TWO_LINKS, &["flows[0].clock_offset=\"-2.5s\"", "flows[0].clock_skew_ppm=-40"]).unwrap();
+        assert_eq!((s.flows[0].tcp.clock_offset, s.flows[0].tcp.clock_skew_ppm), (-2_500_000_000, -40.0));
+        for (set, field) in [
+            ("flows[0].clock_offset=\"soon\"", "flows[0].clock_offset"),
+            ("flows[0].clock_offset=5", "flows[0].clock_offset"),
+            ("flows[0].clock_skew_ppm=20000", "flows[0].clock_skew_ppm"),
+            ("flows[0].clock_skew_ppm=\"5ppm\"", "flows[0].clock_skew_ppm"),
+            ("flows[1].clock_offset=\"1s\"", "flows[1].clock_offset"),
         ] {
             let (f, message) = parse(TWO_LINKS, &[set]).unwrap_err();
             assert_eq!(f, field, "{set}: {message}");

@@ -123,9 +123,21 @@ impl TcpReceiver {
         }
     }
 
+    /// The one-way delay this host measures: its own clock (offset and skewed against the
+    /// sender's, `clock_offset`, `clock_skew_ppm`) minus the sender's stamp, as a wrapping
+    /// difference (negative when this clock is behind); 0 is kept for "no sample".
+    fn measured_owd(&self, now: Nanos, sent_at: Nanos) -> Nanos {
+        let drift = (now as f64 * self.opt.clock_skew_ppm * 1e-6) as i64;
+        let clock = (now as i64).wrapping_add(self.opt.clock_offset).wrapping_add(drift);
+        match clock.wrapping_sub(sent_at as i64) as u64 {
+            0 => 1,
+            owd => owd,
+        }
+    }
+
     fn on_data(&mut self, p: &Packet, now: Nanos, out: &mut Vec<Packet>) {
         self.wire_bytes_received += p.wire_bytes as u64;
-        self.last_owd = now.saturating_sub(p.sent_at).max(1);
+        self.last_owd = self.measured_owd(now, p.sent_at);
         let end = p.seq + p.len as u64;
         let is_retransmission = end <= self.highest_seen;
         let out_of_order = p.seq > self.rcv_nxt;
