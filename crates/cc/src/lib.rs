@@ -14,6 +14,7 @@
 //! advertised window; the stack keeps the right edge from moving left.
 
 pub mod cubic;
+pub mod fledbat;
 pub mod ledbat;
 pub mod newreno;
 pub mod registry;

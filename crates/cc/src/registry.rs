@@ -6,6 +6,7 @@
 use ccbench_params::{lookup, Entry};
 
 use crate::cubic::{Cubic, CubicConfig};
+use crate::fledbat::{Fledbat, FledbatConfig};
 use crate::ledbat::{Ledbat, LedbatConfig};
 use crate::newreno::{NewReno, NewRenoConfig};
 use crate::{CongestionControl, ParamError, ParamSpec, Params, ReceiveWindowControl};
@@ -32,6 +33,12 @@ pub static CONTROLLERS: &[Entry<BuildController>] = &[
         aliases: &[],
         summary: "LEDBAT (RFC 6817): one-way-delay less-than-best-effort, 100 ms target",
         build: |p| Ok(Box::new(Ledbat::new(LedbatConfig::from_params(p)?))),
+    },
+    Entry {
+        name: "fledbat",
+        aliases: &[],
+        summary: "fLEDBAT (Carofiglio et al. 2013): Reno-like AI, delay-driven MD, 25 ms target",
+        build: |p| Ok(Box::new(Fledbat::new(FledbatConfig::from_params(p)?))),
     },
 ];
 
@@ -88,7 +95,7 @@ mod tests {
     fn unknown_names_list_the_table() {
         let e = build_controller("vegas", &Params::new()).err().unwrap();
         assert_eq!(e.key, "cca");
-        assert_eq!(e.message, "unknown algorithm \"vegas\" (known: newreno, cubic, ledbat)");
+        assert_eq!(e.message, "unknown algorithm \"vegas\" (known: newreno, cubic, ledbat, fledbat)");
         let e = build_receiver_control("rledbat", &Params::new()).err().unwrap();
         assert_eq!(e.key, "receiver_cca");
     }

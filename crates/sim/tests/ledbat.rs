@@ -62,3 +62,34 @@ fn clock_offset_changes_nothing_and_skew_reads_as_delay() {
     // 500 ppm over 40–80 s is 20–40 ms of apparent extra delay: the real queue shrinks by as much.
     assert!(p50 - s50 > 15.0 && p50 - s50 < 45.0, "median queueing delay {s50} ms skewed vs {p50} ms");
 }
+
+/// fLEDBAT paper Fig. 2's setting (10 Mbps, 100-packet buffer, RTT 50 ms, τ = 25 ms, ζ = 0.1,
+/// starts 2 s apart): the two flows share fairly and the queue settles at the fluid model's
+/// equilibrium Q* = Cτ + Nατ/(ζR) (issue 9: rates within 10% of C/N, queue within 25% of Q*).
+/// With R the equilibrium RTT (base + queue) the closed form gives 32.3 ms; with the base RTT,
+/// as the paper writes it, 37 ms.
+#[test]
+fn two_fledbat_flows_settle_at_the_fluid_equilibrium() {
+    let toml = r#"
+duration = "120s"
+warmup = "60s"
+[bottleneck]
+rate = "10Mbps"
+rtt = "50ms"
+buffer = "100p"
+[[flows]]
+cca = "fledbat"
+[[flows]]
+cca = "fledbat"
+start = "2s"
+"#;
+    let r = run(toml, &[], None);
+    let fair_payload = 10.0 / 2.0 * 1448.0 / 1500.0;
+    for f in &r.summary.flows {
+        assert!((f.goodput_mbps / fair_payload - 1.0).abs() <= 0.10, "{}: {} Mbps", f.name, f.goodput_mbps);
+    }
+    let packets_per_s = 10e6 / 8.0 / 1500.0;
+    let q_star_s = 0.025 + 2.0 * 1.0 * 0.025 / (0.1 * 0.050 * packets_per_s);
+    let mean = link(&r, "bottleneck").queue_delay_ms.unwrap().mean / 1e3;
+    assert!((mean / q_star_s - 1.0).abs() <= 0.25, "mean queueing delay {mean} s, Q* {q_star_s} s");
+}
