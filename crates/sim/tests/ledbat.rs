@@ -93,3 +93,22 @@ start = "2s"
     let mean = link(&r, "bottleneck").queue_delay_ms.unwrap().mean / 1e3;
     assert!((mean / q_star_s - 1.0).abs() <= 0.25, "mean queueing delay {mean} s, Q* {q_star_s} s");
 }
+
+/// fLEDBAT paper Fig. 3(b) (L294–L300): with backlogged flows a latecomer's base delay includes
+/// the first flow's queue; a large ζ (5) makes the first flow's decrease flush the queue so the
+/// latecomer learns the true base and the shares become fair, while a small ζ (0.1) leaves the
+/// latecomer ahead, as the paper warns.
+#[test]
+fn a_large_zeta_removes_the_latecomer_advantage() {
+    let jain_after_60s = |zeta: f64| {
+        let toml = format!(
+            "duration = \"120s\"\n[bottleneck]\nrate = \"10Mbps\"\nrtt = \"50ms\"\nbuffer = \"100p\"\n\
+             [[flows]]\ncca = \"fledbat\"\ncc = {{ zeta = {zeta:?} }}\n\
+             [[flows]]\ncca = \"fledbat\"\nstart = \"10s\"\ncc = {{ zeta = {zeta:?} }}\n"
+        );
+        let r = run(&toml, &["warmup=\"60s\""], None);
+        r.summary.jain_index
+    };
+    assert!(jain_after_60s(5.0) >= 0.9, "ζ = 5: Jain {}", jain_after_60s(5.0));
+    assert!(jain_after_60s(0.1) < 0.7, "ζ = 0.1: the latecomer should stay ahead");
+}
