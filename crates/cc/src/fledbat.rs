@@ -82,9 +82,9 @@
 //!   delay-driven decrease always.
 //! * Floating point, as the paper's ns-2 module (L265); fractions of a byte are carried.
 
-use crate::ledbat::{DelayEstimator, BASE_HISTORY, CURRENT_FILTER, MIN_CWND};
+use crate::ledbat::{halving_reaction, DelaySignal, BASE_HISTORY, CURRENT_FILTER, MIN_CWND};
 use crate::{
-    AckSample, CaState, Cause, CcState, CongestionControl, CongestionEvent, Nanos, ParamError, Params,
+    AckSample, CaState, CcState, CongestionControl, CongestionEvent, Nanos, ParamError, Params,
     PathInfo, Reaction,
 };
 
@@ -146,19 +146,14 @@ impl FledbatConfig {
 #[derive(Clone, Debug)]
 pub struct Fledbat {
     cfg: FledbatConfig,
-    /// Estimators over the one-way-delay samples.
-    owd: DelayEstimator,
-    /// The same over RTT samples, used while no OWD sample has been seen.
-    rtt: DelayEstimator,
+    delay: DelaySignal,
     /// Fraction of a byte of window not yet applied, in `[0, 1)`.
     carry: f64,
-    last_queuing_delay: Option<Nanos>,
 }
 
 impl Fledbat {
     pub fn new(cfg: FledbatConfig) -> Self {
-        let est = DelayEstimator::new(cfg.base_history, cfg.current_filter);
-        Self { owd: est.clone(), rtt: est, carry: 0.0, last_queuing_delay: None, cfg }
+        Self { delay: DelaySignal::new(cfg.base_history, cfg.current_filter), carry: 0.0, cfg }
     }
 
     pub fn config(&self) -> &FledbatConfig {
@@ -167,15 +162,7 @@ impl Fledbat {
 
     /// The queueing delay the last ACK showed (`None` before any delay sample).
     pub fn queuing_delay(&self) -> Option<Nanos> {
-        self.last_queuing_delay
-    }
-
-    fn estimator(&self) -> &DelayEstimator {
-        if self.owd.has_samples() {
-            &self.owd
-        } else {
-            &self.rtt
-        }
+        self.delay.last()
     }
 
     /// The per-ACK change in segments for one credited segment at window `w` segments:
@@ -185,11 +172,6 @@ impl Fledbat {
         let excess = (queuing_delay as f64 - tau).max(0.0);
         let inc = if grow { self.cfg.alpha / w } else { 0.0 };
         inc - self.cfg.zeta * excess / tau
-    }
-
-    /// Eq. (2), loss branch: `max(cwnd / 2, MIN_CWND · MSS)`, never above cwnd.
-    fn halved(&self, cwnd: u64, mss: u32) -> u64 {
-        (cwnd / 2).max(self.cfg.min_cwnd * mss as u64).min(cwnd)
     }
 }
 
@@ -209,17 +191,9 @@ impl CongestionControl for Fledbat {
     }
 
     fn on_ack(&mut self, st: &mut CcState, path: &PathInfo, ack: &AckSample) {
-        let now = path.now;
-        if let Some(d) = ack.owd {
-            self.owd.add(now, d as i64);
-        }
-        if let Some(r) = ack.rtt {
-            self.rtt.add(now, r as i64);
-        }
-        let Some(qd) = self.estimator().queuing_delay(now, path.srtt) else {
+        let Some(qd) = self.delay.on_ack(ack, path) else {
             return;
         };
-        self.last_queuing_delay = Some(qd);
         if !matches!(path.state, CaState::Open | CaState::Disorder | CaState::Loss) {
             return;
         }
@@ -237,37 +211,20 @@ impl CongestionControl for Fledbat {
 
     fn on_congestion(&mut self, st: &mut CcState, path: &PathInfo, ev: &CongestionEvent) -> Reaction {
         self.carry = 0.0;
-        match ev.cause {
-            // A loss inside an ECN-opened episode is the same congestion event: no second cut.
-            Cause::Loss if ev.open_episode == Some(Cause::Ecn) => Reaction::Prr { ssthresh: st.ssthresh },
-            Cause::Loss | Cause::Ecn => Reaction::Prr { ssthresh: self.halved(st.cwnd, path.mss) },
-            Cause::Rto { backoffs } => {
-                let ssthresh = if backoffs == 0 { self.halved(st.cwnd, path.mss) } else { st.ssthresh };
-                Reaction::Prr { ssthresh }
-            }
-        }
+        // Eq. (2), loss branch: halve, as LEDBAT does.
+        halving_reaction(st, path, ev, self.cfg.min_cwnd)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::newreno::tests::{ack, event, path, M};
-    use crate::ParamValue;
+    use crate::ledbat::tests::{owd_ack, st};
+    use crate::newreno::tests::{event, path, M};
+    use crate::{Cause, ParamValue};
 
     const MS: Nanos = 1_000_000;
     const SEC: Nanos = 1_000_000_000;
-
-    fn st(cwnd_segs: u64) -> CcState {
-        CcState { cwnd: cwnd_segs * M, ssthresh: u64::MAX, pacing_rate: None }
-    }
-
-    fn owd_ack(segs: u32, owd: Nanos, prior_inflight: u64) -> AckSample {
-        let mut a = ack(segs);
-        a.owd = Some(owd);
-        a.prior_inflight = prior_inflight;
-        a
-    }
 
     fn with(pairs: &[(&str, ParamValue)]) -> Fledbat {
         let mut p = Params::new();

@@ -238,42 +238,34 @@ impl DelayEstimator {
     }
 }
 
-/// The LEDBAT controller ("ledbat").
+/// The delay signal of the LEDBAT family: a [`DelayEstimator`] over one-way-delay samples, and
+/// one over RTT samples that stands in while no OWD sample has arrived (then Δ is the
+/// round-trip queueing delay, and the flow stays less-than-best-effort).
 #[derive(Clone, Debug)]
-pub struct Ledbat {
-    cfg: LedbatConfig,
-    /// Estimators over the one-way-delay samples.
+pub struct DelaySignal {
     owd: DelayEstimator,
-    /// The same over RTT samples, used while no OWD sample has been seen.
     rtt: DelayEstimator,
-    /// Fraction of a byte of window not yet applied, in `[0, 1)`.
-    carry: f64,
-    /// Slow start still running (only with `slow_start`).
-    slow_starting: bool,
-    /// Queueing delay computed on the last ACK.
-    last_queuing_delay: Option<Nanos>,
+    last: Option<Nanos>,
 }
 
-impl Ledbat {
-    pub fn new(cfg: LedbatConfig) -> Self {
-        let est = DelayEstimator::new(cfg.base_history, cfg.current_filter);
-        Self {
-            owd: est.clone(),
-            rtt: est,
-            carry: 0.0,
-            slow_starting: cfg.slow_start,
-            last_queuing_delay: None,
-            cfg,
+impl DelaySignal {
+    pub fn new(base_history: u64, current_filter: u64) -> Self {
+        let est = DelayEstimator::new(base_history, current_filter);
+        Self { owd: est.clone(), rtt: est, last: None }
+    }
+
+    /// Take the ACK's delay samples; the queueing delay now, if any sample exists.
+    pub fn on_ack(&mut self, ack: &AckSample, path: &PathInfo) -> Option<Nanos> {
+        if let Some(d) = ack.owd {
+            // The stack hands a wrapping difference when the receiver's clock is behind.
+            self.owd.add(path.now, d as i64);
         }
-    }
-
-    pub fn config(&self) -> &LedbatConfig {
-        &self.cfg
-    }
-
-    /// The queueing delay the last ACK showed (`None` before any delay sample).
-    pub fn queuing_delay(&self) -> Option<Nanos> {
-        self.last_queuing_delay
+        if let Some(r) = ack.rtt {
+            self.rtt.add(path.now, r as i64);
+        }
+        let q = self.estimator().queuing_delay(path.now, path.srtt)?;
+        self.last = Some(q);
+        Some(q)
     }
 
     /// The estimator in use: OWD once any OWD sample arrived, otherwise RTT.
@@ -285,6 +277,64 @@ impl Ledbat {
         }
     }
 
+    /// The queueing delay the last ACK showed (`None` before any delay sample).
+    pub fn last(&self) -> Option<Nanos> {
+        self.last
+    }
+}
+
+/// §2.4.2 on loss: `max(cwnd / 2, MIN_CWND · MSS)`, never above cwnd.
+pub fn halved(cwnd: u64, min_cwnd: u64, mss: u32) -> u64 {
+    (cwnd / 2).max(min_cwnd * mss as u64).min(cwnd)
+}
+
+/// The LEDBAT family's answer to a congestion event: halve on loss or ECN-Echo (a loss inside
+/// an episode an ECN-Echo opened is the same event, no second cut), and on a fresh timeout;
+/// keep ssthresh when the same data times out again.
+pub fn halving_reaction(st: &CcState, path: &PathInfo, ev: &CongestionEvent, min_cwnd: u64) -> Reaction {
+    let ssthresh = match ev.cause {
+        Cause::Loss if ev.open_episode == Some(Cause::Ecn) => st.ssthresh,
+        Cause::Loss | Cause::Ecn | Cause::Rto { backoffs: 0 } => halved(st.cwnd, min_cwnd, path.mss),
+        Cause::Rto { .. } => st.ssthresh,
+    };
+    Reaction::Prr { ssthresh }
+}
+
+/// The LEDBAT controller ("ledbat").
+#[derive(Clone, Debug)]
+pub struct Ledbat {
+    cfg: LedbatConfig,
+    delay: DelaySignal,
+    /// Fraction of a byte of window not yet applied, in `[0, 1)`.
+    carry: f64,
+    /// Slow start still running (only with `slow_start`).
+    slow_starting: bool,
+}
+
+impl Ledbat {
+    pub fn new(cfg: LedbatConfig) -> Self {
+        Self {
+            delay: DelaySignal::new(cfg.base_history, cfg.current_filter),
+            carry: 0.0,
+            slow_starting: cfg.slow_start,
+            cfg,
+        }
+    }
+
+    pub fn config(&self) -> &LedbatConfig {
+        &self.cfg
+    }
+
+    /// The queueing delay the last ACK showed (`None` before any delay sample).
+    pub fn queuing_delay(&self) -> Option<Nanos> {
+        self.delay.last()
+    }
+
+    /// The estimator in use: OWD once any OWD sample arrived, otherwise RTT.
+    pub fn estimator(&self) -> &DelayEstimator {
+        self.delay.estimator()
+    }
+
     pub fn in_slow_start(&self) -> bool {
         self.slow_starting
     }
@@ -293,11 +343,6 @@ impl Ledbat {
     pub fn off_target(&self, queuing_delay: Nanos) -> f64 {
         let t = self.cfg.target as f64;
         (t - queuing_delay as f64) / t
-    }
-
-    /// §2.4.2 on loss: `max(cwnd / 2, MIN_CWND · MSS)`, never above cwnd.
-    fn halved(&self, cwnd: u64, mss: u32) -> u64 {
-        (cwnd / 2).max(self.cfg.min_cwnd * mss as u64).min(cwnd)
     }
 }
 
@@ -321,17 +366,9 @@ impl CongestionControl for Ledbat {
     }
 
     fn on_ack(&mut self, st: &mut CcState, path: &PathInfo, ack: &AckSample) {
-        let now = path.now;
-        if let Some(d) = ack.owd {
-            self.owd.add(now, d as i64);
-        }
-        if let Some(r) = ack.rtt {
-            self.rtt.add(now, r as i64);
-        }
-        let Some(qd) = self.estimator().queuing_delay(now, path.srtt) else {
+        let Some(qd) = self.delay.on_ack(ack, path) else {
             return;
         };
-        self.last_queuing_delay = Some(qd);
         // Fast recovery and CWR: PRR owns the window until the episode ends.
         if !matches!(path.state, CaState::Open | CaState::Disorder | CaState::Loss) {
             return;
@@ -367,26 +404,15 @@ impl CongestionControl for Ledbat {
 
     fn on_congestion(&mut self, st: &mut CcState, path: &PathInfo, ev: &CongestionEvent) -> Reaction {
         self.carry = 0.0;
-        match ev.cause {
-            // A loss inside an ECN-opened episode is the same congestion event: no second cut.
-            Cause::Loss if ev.open_episode == Some(Cause::Ecn) => Reaction::Prr { ssthresh: st.ssthresh },
-            Cause::Loss | Cause::Ecn => {
-                self.slow_starting = false;
-                Reaction::Prr { ssthresh: self.halved(st.cwnd, path.mss) }
-            }
-            // §2.4.2 CTO: the stack sets cwnd to one MSS and backs the timer off. Slow start,
-            // if configured, resumes up to ssthresh (RFC 5681 §3.1).
-            Cause::Rto { backoffs } => {
-                self.slow_starting = self.cfg.slow_start;
-                let ssthresh = if backoffs == 0 { self.halved(st.cwnd, path.mss) } else { st.ssthresh };
-                Reaction::Prr { ssthresh }
-            }
-        }
+        // §2.4.2 CTO: the stack sets cwnd to one MSS and backs the timer off. Slow start, if
+        // configured, resumes up to ssthresh (RFC 5681 §3.1); any other signal ends it.
+        self.slow_starting = matches!(ev.cause, Cause::Rto { .. }) && self.cfg.slow_start;
+        halving_reaction(st, path, ev, self.cfg.min_cwnd)
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::newreno::tests::{ack, event, path, M, MSS};
     use crate::{ParamValue, Params};
@@ -395,12 +421,12 @@ mod tests {
     const SEC: Nanos = 1_000_000_000;
     const MIN: Nanos = BASE_BUCKET;
 
-    fn st(cwnd_segs: u64) -> CcState {
+    pub(crate) fn st(cwnd_segs: u64) -> CcState {
         CcState { cwnd: cwnd_segs * M, ssthresh: u64::MAX, pacing_rate: None }
     }
 
     /// An ACK of `segs` segments carrying `owd`, with a full window in flight before it.
-    fn owd_ack(segs: u32, owd: Nanos, prior_inflight: u64) -> AckSample {
+    pub(crate) fn owd_ack(segs: u32, owd: Nanos, prior_inflight: u64) -> AckSample {
         let mut a = ack(segs);
         a.owd = Some(owd);
         a.prior_inflight = prior_inflight;
