@@ -118,6 +118,8 @@ fn flow_summary(sc: &Scenario, i: usize, (tx, rx): &(Value, Value)) -> FlowSumma
         fct_s: num(tx, "fct_s"),
         bytes_delivered: total as u64,
         ecn_reductions: 0,
+        chunks: None,
+        connections: None,
         loss_reductions: 0,
         ecn_negotiated: tx["ecn_negotiated"] == Value::Bool(true),
         owd_ms: if tcp { None } else { percentiles(&mut owd) },

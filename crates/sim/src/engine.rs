@@ -20,6 +20,8 @@ pub enum TimerKind {
     DelayedAck,
     /// Receiver-side window controller timer.
     ReceiverCc,
+    /// A chunked flow's pause after a chunk is over: write the next one.
+    NextChunk,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -195,6 +195,9 @@ pub struct FlowSummary {
     pub owd_ms: Option<Percentiles>,
     /// CBR datagrams dropped or lost on the way, whole run (datagrams still travelling are not lost).
     pub packets_lost: Option<u64>,
+    /// Chunked flows: chunks fully acknowledged and connections opened, whole run.
+    pub chunks: Option<u64>,
+    pub connections: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize)]

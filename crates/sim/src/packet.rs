@@ -26,6 +26,9 @@ pub struct Packet {
     /// Index of the route in the network's path table and the position along it.
     pub path: u32,
     pub hop: u16,
+    /// Which connection of the flow sent it: a chunked flow that opens a fresh connection
+    /// ignores what its previous one left in flight.
+    pub conn: u16,
     pub kind: Kind,
     pub ecn: Ecn,
     pub wire_bytes: u32,
@@ -59,6 +62,7 @@ impl Packet {
             flow,
             path,
             hop: 0,
+            conn: 0,
             kind,
             ecn: Ecn::NotEct,
             wire_bytes,

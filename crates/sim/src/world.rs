@@ -15,7 +15,7 @@ use crate::net::{LinkCounters, Network, Side};
 use crate::packet::{Kind, Packet};
 use crate::scenario::{FlowKind, Scenario};
 use crate::tcp::{Phase, TcpReceiver, TcpSender};
-use crate::traffic::{CbrReceiver, CbrSender};
+use crate::traffic::{CbrReceiver, CbrSender, ChunkApp, Next};
 
 pub type Nanos = u64;
 
@@ -89,38 +89,53 @@ pub struct Simulation<'a> {
     conservation: Conservation,
     flows: FlowSeries,
     links: LinkSeries,
+    /// Per flow: the current connection's number (chunked flows open fresh ones), what its
+    /// closed connections counted, and whether its next chunk is scheduled.
+    conn: Vec<u16>,
+    carry: Vec<Carry>,
+    chunk_pending: Vec<bool>,
+    chunks: ChunkApp,
+}
+
+/// Counters of a flow's closed connections, added to its current one's.
+#[derive(Clone, Copy, Default)]
+struct Carry {
+    mark: FlowMark,
+    timeouts: u64,
+    ecn_reductions: u64,
+    loss_reductions: u64,
+}
+
+/// A TCP sender and receiver for flow `i`, with fresh controllers: at the start, and for
+/// every fresh connection of a chunked flow.
+fn tcp_endpoints(sc: &Scenario, flow: u32, chunks: &mut ChunkApp) -> Result<Endpoints, BuildError> {
+    let (i, f) = (flow as usize, &sc.flows[flow as usize]);
+    let cc = build_controller(&f.cca, &f.cc)
+        .map_err(|e| BuildError { field: format!("flows[{i}].cc.{}", e.key), message: e.message })?;
+    let wc = match &f.tcp.receiver_cca {
+        Some(name) => Some(build_receiver_control(name, &f.tcp.receiver_cc).map_err(|e| BuildError {
+            field: format!("flows[{i}].receiver_cc.{}", e.key),
+            message: e.message,
+        })?),
+        None => None,
+    };
+    let mut tx = TcpSender::new(f.tcp.clone(), flow, cc, f.size);
+    if chunks.is_chunked(flow) {
+        tx = tx.with_app_limit(chunks.chunk_size(flow));
+    }
+    Ok(Endpoints::Tcp { tx, rx: TcpReceiver::new(f.tcp.clone(), flow, wc) })
 }
 
 impl<'a> Simulation<'a> {
     pub fn new(sc: &'a Scenario) -> Result<Self, BuildError> {
         let (net, routes) = build::build(sc);
+        let mut chunks = ChunkApp::new(sc);
         let mut ends = Vec::with_capacity(sc.flows.len());
         for (i, f) in sc.flows.iter().enumerate() {
-            let flow = i as u32;
             let e = match f.kind {
-                FlowKind::Tcp => {
-                    let cc = build_controller(&f.cca, &f.cc).map_err(|e| BuildError {
-                        field: format!("flows[{i}].cc.{}", e.key),
-                        message: e.message,
-                    })?;
-                    let wc = match &f.tcp.receiver_cca {
-                        Some(name) => {
-                            Some(build_receiver_control(name, &f.tcp.receiver_cc).map_err(|e| {
-                                BuildError {
-                                    field: format!("flows[{i}].receiver_cc.{}", e.key),
-                                    message: e.message,
-                                }
-                            })?)
-                        }
-                        None => None,
-                    };
-                    Endpoints::Tcp {
-                        tx: TcpSender::new(f.tcp.clone(), flow, cc, f.size),
-                        rx: TcpReceiver::new(f.tcp.clone(), flow, wc),
-                    }
-                }
+                FlowKind::Tcp => tcp_endpoints(sc, i as u32, &mut chunks)?,
                 FlowKind::Cbr => Endpoints::Cbr {
-                    tx: CbrSender::new(f.cbr.clone(), flow, f.stop.unwrap_or(u64::MAX)),
+                    tx: CbrSender::new(f.cbr.clone(), i as u32, f.stop.unwrap_or(u64::MAX)),
                     rx: CbrReceiver::default(),
                 },
             };
@@ -151,6 +166,10 @@ impl<'a> Simulation<'a> {
             conservation: Conservation::default(),
             flows: FlowSeries::default(),
             links: LinkSeries::default(),
+            conn: vec![0; sc.flows.len()],
+            carry: vec![Carry::default(); sc.flows.len()],
+            chunk_pending: vec![false; sc.flows.len()],
+            chunks,
         })
     }
 
@@ -184,7 +203,9 @@ impl<'a> Simulation<'a> {
         let sc = self.sc;
         for (i, f) in sc.flows.iter().enumerate() {
             let flow = i as u32;
-            self.events.schedule(f.start, Event::Timer { flow, kind: TimerKind::Start });
+            if self.chunks.holds_slot(flow) {
+                self.events.schedule(f.start, Event::Timer { flow, kind: TimerKind::Start });
+            }
             if let Some(stop) = f.stop {
                 self.events.schedule(stop, Event::Timer { flow, kind: TimerKind::Stop });
             }
@@ -243,6 +264,9 @@ impl<'a> Simulation<'a> {
         }
         self.conservation.delivered += 1;
         let (flow, side) = (route.flow, route.to);
+        if pkt.conn != self.conn[flow as usize] {
+            return; // left in flight by a connection this flow has since replaced
+        }
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
         match (&mut self.ends[flow as usize], side) {
@@ -264,9 +288,11 @@ impl<'a> Simulation<'a> {
         let r = self.routes[flow as usize];
         let route = if from == Side::Sender { r.data } else { r.ack };
         let first = self.net.routes[route as usize].links[0];
+        let conn = self.conn[flow as usize];
         for mut pkt in out.drain(..) {
             pkt.path = route;
             pkt.hop = 0;
+            pkt.conn = conn;
             self.conservation.injected += 1;
             self.net.links[first as usize].offer(first, pkt, self.now, &mut self.events, &mut self.rec);
         }
@@ -278,7 +304,14 @@ impl<'a> Simulation<'a> {
         let mut from = Side::Sender;
         match &mut self.ends[flow as usize] {
             Endpoints::Tcp { tx, rx } => match kind {
-                TimerKind::Start => tx.start(now, &mut out),
+                TimerKind::Start => {
+                    self.chunks.opened(flow);
+                    tx.start(now, &mut out)
+                }
+                TimerKind::NextChunk => {
+                    self.out = out;
+                    return self.next_chunk(flow);
+                }
                 TimerKind::Stop => tx.stop(now),
                 TimerKind::Rto => {
                     if tx.rto_timer.fire(now) {
@@ -322,6 +355,7 @@ impl<'a> Simulation<'a> {
     }
 
     fn sync_timers(&mut self, flow: u32) {
+        self.check_chunk(flow);
         let ev = &mut self.events;
         match &mut self.ends[flow as usize] {
             Endpoints::Tcp { tx, rx } => {
@@ -334,14 +368,77 @@ impl<'a> Simulation<'a> {
         }
     }
 
+    // ----- chunk-by-chunk transfers -----------------------------------------------------------
+
+    /// A chunked flow whose chunk is fully acknowledged gets its next one after the gap.
+    fn check_chunk(&mut self, flow: u32) {
+        let i = flow as usize;
+        // An idle neighbour's connection is finished too, but it has no slot to send in.
+        if self.chunk_pending[i] || !self.chunks.is_chunked(flow) || !self.chunks.holds_slot(flow) {
+            return;
+        }
+        if let Endpoints::Tcp { tx, .. } = &self.ends[i] {
+            if tx.phase == Phase::Finished {
+                self.chunk_pending[i] = true;
+                let at = self.now + self.chunks.gap(flow);
+                self.events.schedule(at, Event::Timer { flow, kind: TimerKind::NextChunk });
+            }
+        }
+    }
+
+    fn next_chunk(&mut self, flow: u32) {
+        self.chunk_pending[flow as usize] = false;
+        if self.sc.flows[flow as usize].stop.is_some_and(|stop| self.now >= stop) {
+            return;
+        }
+        let mut out = std::mem::take(&mut self.out);
+        let next = match self.chunks.chunk_done(flow) {
+            Next::Same => {
+                let bytes = self.chunks.chunk_size(flow);
+                if let Endpoints::Tcp { tx, .. } = &mut self.ends[flow as usize] {
+                    tx.write(bytes, self.now, &mut out);
+                }
+                flow
+            }
+            Next::Fresh(next) => {
+                self.reconnect(next);
+                self.chunks.opened(next);
+                if let Endpoints::Tcp { tx, .. } = &mut self.ends[next as usize] {
+                    tx.start(self.now, &mut out);
+                }
+                next
+            }
+        };
+        self.inject(next, Side::Sender, &mut out);
+        self.out = out;
+        self.sync_timers(next);
+    }
+
+    /// Replace `flow`'s connection by a fresh one, keeping what the old one counted.
+    fn reconnect(&mut self, flow: u32) {
+        let i = flow as usize;
+        let fresh = tcp_endpoints(self.sc, flow, &mut self.chunks).expect("controllers were built once already");
+        let old = std::mem::replace(&mut self.ends[i], fresh);
+        if let Endpoints::Tcp { tx, rx } = &old {
+            let c = &mut self.carry[i];
+            c.mark.delivered += rx.delivered;
+            c.mark.wire_received += rx.wire_bytes_received;
+            c.mark.retransmits += tx.stats.retransmits;
+            c.timeouts += tx.stats.timeouts;
+            c.ecn_reductions += tx.stats.ecn_reductions;
+            c.loss_reductions += tx.stats.loss_reductions;
+        }
+        self.conn[i] = self.conn[i].wrapping_add(1);
+    }
+
     // ----- measurements ---------------------------------------------------------------------
 
-    fn flow_mark(e: &Endpoints) -> FlowMark {
+    fn flow_mark(e: &Endpoints, carry: &Carry) -> FlowMark {
         match e {
             Endpoints::Tcp { tx, rx } => FlowMark {
-                delivered: rx.delivered,
-                wire_received: rx.wire_bytes_received,
-                retransmits: tx.stats.retransmits,
+                delivered: carry.mark.delivered + rx.delivered,
+                wire_received: carry.mark.wire_received + rx.wire_bytes_received,
+                retransmits: carry.mark.retransmits + tx.stats.retransmits,
             },
             Endpoints::Cbr { rx, .. } => {
                 FlowMark { delivered: rx.delivered, wire_received: rx.wire_bytes_received, retransmits: 0 }
@@ -351,7 +448,7 @@ impl<'a> Simulation<'a> {
 
     fn marks(&self) -> Marks {
         Marks {
-            flows: self.ends.iter().map(Self::flow_mark).collect(),
+            flows: self.ends.iter().zip(&self.carry).map(|(e, c)| Self::flow_mark(e, c)).collect(),
             links: self
                 .net
                 .links
@@ -367,7 +464,7 @@ impl<'a> Simulation<'a> {
         let bin_s = self.sc.output.bin as f64 / 1e9;
         let mbps = |bytes: u64| bytes as f64 * 8.0 / bin_s / 1e6;
         for (i, e) in self.ends.iter().enumerate() {
-            let m = Self::flow_mark(e);
+            let m = Self::flow_mark(e, &self.carry[i]);
             let prev = self.last_sample.flows[i];
             let f = &mut self.flows;
             f.t_s.push(t);
@@ -429,7 +526,8 @@ impl<'a> Simulation<'a> {
         let mut flows = Vec::with_capacity(self.ends.len());
         let mut tcp_goodputs = Vec::new();
         for (i, (f, e)) in sc.flows.iter().zip(&self.ends).enumerate() {
-            let m = Self::flow_mark(e);
+            let carry = self.carry[i];
+            let m = Self::flow_mark(e, &carry);
             let w = warm.flows[i];
             let (fct, finished_at) = match e {
                 Endpoints::Tcp { tx, .. } => (tx.fct, tx.fct.map(|d| tx.start_time + d)),
@@ -456,7 +554,10 @@ impl<'a> Simulation<'a> {
             };
             let goodput = rate(bytes);
             let (ecn_reductions, loss_reductions) = match e {
-                Endpoints::Tcp { tx, .. } => (tx.stats.ecn_reductions, tx.stats.loss_reductions),
+                Endpoints::Tcp { tx, .. } => (
+                    carry.ecn_reductions + tx.stats.ecn_reductions,
+                    carry.loss_reductions + tx.stats.loss_reductions,
+                ),
                 Endpoints::Cbr { .. } => (0, 0),
             };
             let (cca, kind, retransmits, timeouts, ecn, owd, lost) = match e {
@@ -466,7 +567,7 @@ impl<'a> Simulation<'a> {
                         f.cca.clone(),
                         "tcp",
                         m.retransmits - if active_end <= sc.warmup { 0 } else { w.retransmits },
-                        tx.stats.timeouts,
+                        carry.timeouts + tx.stats.timeouts,
                         tx.ecn_negotiated(),
                         None,
                         None,
@@ -504,6 +605,8 @@ impl<'a> Simulation<'a> {
                 ecn_negotiated: ecn,
                 owd_ms: owd,
                 packets_lost: lost,
+                chunks: self.chunks.counts(i as u32).map(|(c, _)| c),
+                connections: self.chunks.counts(i as u32).map(|(_, n)| n),
             });
         }
 

@@ -40,6 +40,9 @@ pub struct Topology {
     pub links: Vec<LinkSpec>,
     /// Scheduled changes of all links, sorted by time (file order among equal times).
     pub changes: Vec<LinkChange>,
+    /// Per node (same index as `nodes`): how many of the chunked flows leaving it may send at
+    /// once (a peer's upload slots); None = all of them.
+    pub upload_slots: Vec<Option<u32>>,
 }
 
 impl Topology {
@@ -132,6 +135,29 @@ pub struct Flow {
     pub host_noise: Nanos,
     pub tcp: TcpOptions,
     pub cbr: CbrOptions,
+    /// Chunk-by-chunk transfer (TCP): the application writes one chunk at a time.
+    pub chunks: Option<Chunks>,
+}
+
+/// A chunk-by-chunk transfer, as BitTorrent peers upload (the fLEDBAT paper, Section 7.1 and 9):
+/// the next chunk is written only once the last one is fully acknowledged, then after `gap`;
+/// with probability `persistence` it goes over the same connection (its congestion state
+/// kept), else over a fresh connection (to another neighbour when the sending node has upload
+/// slots to share).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chunks {
+    pub size: ChunkSize,
+    /// P_P, in [0, 1] (default 1: always the same connection).
+    pub persistence: f64,
+    /// Pause after a chunk's last ACK before the next chunk starts (default 0).
+    pub gap: Nanos,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ChunkSize {
+    Fixed(u64),
+    /// Drawn uniformly from [min, max] bytes for every chunk (HTTP objects, U[0, 512] KB).
+    Uniform(u64, u64),
 }
 
 #[derive(Clone, Debug)]

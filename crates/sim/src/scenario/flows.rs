@@ -11,12 +11,25 @@ use super::fields::{
     get_signed_duration, get_size, get_str, get_unit, join, map_param_error, R,
 };
 use super::parse::Controllers;
+use super::traffic::{get_chunks, get_rtt_spec, RttDraws};
 use super::units::{self, format_duration};
 use crate::topology::routes::{check_path, reverse_path, shortest_path};
 use crate::topology::Attach;
 
-const FLOW_COMMON_KEYS: &[&str] =
-    &["name", "type", "count", "start", "stop", "rtt", "header_bytes", "from", "to", "path", "ack_path"];
+const FLOW_COMMON_KEYS: &[&str] = &[
+    "name",
+    "type",
+    "count",
+    "start",
+    "stop",
+    "rtt",
+    "rtt_jitter",
+    "header_bytes",
+    "from",
+    "to",
+    "path",
+    "ack_path",
+];
 const FLOW_TCP_KEYS: &[&str] = &[
     "cca",
     "cc",
@@ -45,6 +58,9 @@ const FLOW_TCP_KEYS: &[&str] = &[
     "host_noise",
     "clock_offset",
     "clock_skew_ppm",
+    "chunk_size",
+    "persistence",
+    "chunk_gap",
 ];
 const FLOW_CBR_KEYS: &[&str] = &["packet_size", "interval"];
 /// Most flows a scenario may expand to (a swarm has hundreds; this bounds memory, not realism).
@@ -57,6 +73,7 @@ pub fn build_flows(
     duration: Nanos,
     ccas: Controllers<'_>,
     noise: HostNoise,
+    seed: u64,
 ) -> R<Vec<Flow>> {
     let entries = match v {
         None => return Err(fe("flows", "at least one [[flows]] entry is required")),
@@ -74,6 +91,8 @@ pub fn build_flows(
             return Err(fe(p, format!("expected a table ([[flows]]), got {entry}")));
         };
         let (template, count, explicit_name) = build_flow(ft, &p, topo, attach, duration, ccas, noise)?;
+        let jitter = get_duration(ft, &p, "rtt_jitter")?.unwrap_or(0);
+        let mut draws = RttDraws::new(get_rtt_spec(ft, &p, count)?, jitter, seed, i);
         if flows.len() + count > MAX_FLOWS {
             return Err(fe(
                 join(&p, "count"),
@@ -95,13 +114,31 @@ pub fn build_flows(
                     format!("duplicate flow name \"{name}\" (also used by flows[{prev}])"),
                 ));
             }
-            flows.push(Flow { name, ..template.clone() });
+            let mut flow = Flow { name, ..template.clone() };
+            if let Some(rtt) = draws.rtt(k) {
+                set_rtt(&mut flow, rtt, topo, attach);
+            }
+            let extra = draws.jitter();
+            flow.access_delay += extra;
+            flow.rtt += extra;
+            flows.push(flow);
         }
     }
     if let Attach::Dumbbell { link, .. } = attach {
         check_dumbbell_changes(topo, link, &flows)?;
     }
     Ok(flows)
+}
+
+/// A drawn RTT: the whole base RTT on the dumbbell (never below the bottleneck's own two
+/// ways), the extra access delay with `[[links]]`, as the plain `rtt` key means.
+fn set_rtt(flow: &mut Flow, rtt: Nanos, topo: &Topology, attach: Attach) {
+    let links = flow.rtt - flow.access_delay;
+    flow.access_delay = match attach {
+        Attach::Dumbbell { link, .. } => rtt.saturating_sub(topo.links[link].delay.saturating_mul(2)),
+        Attach::Named => rtt,
+    };
+    flow.rtt = links + flow.access_delay;
 }
 
 /// A delay change on the dumbbell must still fit inside every flow's RTT.
@@ -256,7 +293,15 @@ fn build_flow(
     };
     let count = get_int(t, p, "count", 1, MAX_FLOWS as i64)?.unwrap_or(1) as usize;
     let (start, stop) = start_stop(t, p, duration)?;
-    let r = route(t, p, topo, attach)?;
+    let r = match t.get("rtt") {
+        // Drawn per flow later; the route takes the default meanwhile.
+        Some(Value::Array(_) | Value::Table(_)) => {
+            let mut plain = t.clone();
+            plain.remove("rtt");
+            route(&plain, p, topo, attach)?
+        }
+        _ => route(t, p, topo, attach)?,
+    };
     let mut flow = Flow {
         name: String::new(),
         kind: kind.clone(),
@@ -274,12 +319,14 @@ fn build_flow(
         host_noise: 0,
         tcp: TcpOptions::default(),
         cbr: CbrOptions::default(),
+        chunks: None,
     };
     match kind {
         FlowKind::Tcp => {
             flow.cca = get_str(t, p, "cca")?.unwrap_or("cubic").to_string();
             flow.cc = get_params(t, p, "cc")?;
             check_cca(&flow.cca, &flow.cc, p, ccas)?;
+            flow.chunks = get_chunks(t, p)?;
             let hint = "expected a size like \"1MB\" or \"inf\"";
             flow.size = get_unit(t, p, "size", hint, units::parse_size_or_inf)?.flatten();
             flow.tcp = build_tcp(t, p)?;

@@ -104,11 +104,7 @@ fn parse_table_for(
     for spec in overrides {
         apply_override(&mut table, spec).map_err(with_source)?;
     }
-    let mut scenario = build(&table, ccas).map_err(with_source)?;
-    if let Some(seed) = seed {
-        scenario.seed = seed;
-    }
-    Ok(scenario)
+    build(&table, ccas, seed).map_err(with_source)
 }
 
 /// A TOML parser message on one line; never empty (a lone `\r` once gave an empty one).
@@ -132,7 +128,8 @@ const TOP_KEYS: &[&str] = &["name", "duration", "warmup", "seed", "host_noise", 
 const OUTPUT_KEYS: &[&str] = &["bin", "sojourn_samples"];
 const DEFAULT_BIN: Nanos = 100_000_000;
 
-fn build(t: &Table, ccas: Controllers<'_>) -> R<Scenario> {
+/// `seed` (the CLI's `--seed`) replaces the file's before anything is drawn from it.
+fn build(t: &Table, ccas: Controllers<'_>, seed: Option<u64>) -> R<Scenario> {
     let generator_keys = TOPOLOGIES.iter().map(|g| g.build.key);
     let allowed: Vec<&str> = TOP_KEYS.iter().copied().chain(generator_keys).collect();
     check_keys(t, "", &allowed)?;
@@ -152,7 +149,8 @@ fn build(t: &Table, ccas: Controllers<'_>) -> R<Scenario> {
             ),
         ));
     }
-    let seed = get_int(t, "", "seed", 0, i64::MAX)?.map_or(1, |s| s as u64);
+    let file_seed = get_int(t, "", "seed", 0, i64::MAX)?.map_or(1, |s| s as u64);
+    let seed = seed.unwrap_or(file_seed);
     let output = build_output(get_table(t, "", "output")?)?;
     // Every bin is a row per flow and link: keep time series to a size a laptop can hold.
     let bins = duration / output.bin;
@@ -168,7 +166,7 @@ fn build(t: &Table, ccas: Controllers<'_>) -> R<Scenario> {
     }
     let (topology, attach) = build_topology(t, duration)?;
     let noise = get_host_noise(t, "", "host_noise")?.unwrap_or(HostNoise::Auto);
-    let flows = build_flows(t.get("flows"), &topology, attach, duration, ccas, noise)?;
+    let flows = build_flows(t.get("flows"), &topology, attach, duration, ccas, noise, seed)?;
     Ok(Scenario { name, duration, warmup, seed, topology, flows, output })
 }
 

@@ -217,6 +217,7 @@ impl TopologyBuilder {
     pub fn finish(mut self, generator: &'static str) -> Topology {
         // Stable: changes at the same instant keep their file order.
         self.changes.sort_by_key(|c| c.at);
-        Topology { generator, nodes: self.nodes, links: self.links, changes: self.changes }
+        let upload_slots = vec![None; self.nodes.len()];
+        Topology { generator, nodes: self.nodes, links: self.links, changes: self.changes, upload_slots }
     }
 }

@@ -15,14 +15,14 @@ use toml::{Table, Value};
 
 use super::builder::{parse_changes, parse_props, parse_reverse, TopologyBuilder, PROP_KEYS};
 use super::Attach;
-use crate::scenario::fields::{check_keys, fe, get_bool, get_str, get_table, join, required, R};
+use crate::scenario::fields::{check_keys, fe, get_bool, get_int, get_str, get_table, join, required, R};
 use crate::scenario::{Nanos, Topology};
 
 const LINK_KEYS: &[&str] = &["name", "from", "to", "bidirectional", "reverse", "changes"];
-const NODE_KEYS: &[&str] = &["name"];
+const NODE_KEYS: &[&str] = &["name", "upload_slots"];
 
 pub fn build(t: &Table, duration: Nanos) -> R<(Topology, Attach)> {
-    let declared = declared_nodes(t)?;
+    let (declared, slots) = declared_nodes(t)?;
     let mut b = TopologyBuilder::default();
     for n in &declared {
         b.node(n);
@@ -61,7 +61,11 @@ pub fn build(t: &Table, duration: Nanos) -> R<(Topology, Attach)> {
             format!("node \"{}\" is not connected: no link touches it", declared[j]),
         ));
     }
-    Ok((b.finish("links"), Attach::Named))
+    let mut topo = b.finish("links");
+    for (j, s) in slots.into_iter().enumerate() {
+        topo.upload_slots[j] = s;
+    }
+    Ok((topo, Attach::Named))
 }
 
 fn check_link_keys(t: &Table, p: &str) -> R<()> {
@@ -95,9 +99,10 @@ fn non_empty(t: &Table, p: &str, key: &str, example: &str) -> R<String> {
     Ok(v.to_string())
 }
 
-/// `[[nodes]]` names, unique, in file order.
-fn declared_nodes(t: &Table) -> R<Vec<String>> {
+/// `[[nodes]]` names, unique, in file order, with their upload slots.
+fn declared_nodes(t: &Table) -> R<(Vec<String>, Vec<Option<u32>>)> {
     let mut names: Vec<String> = Vec::new();
+    let mut slots = Vec::new();
     for (i, nt) in array_of_tables(t, "nodes")?.into_iter().enumerate() {
         let p = format!("nodes[{i}]");
         check_keys(nt, &p, NODE_KEYS)?;
@@ -109,8 +114,9 @@ fn declared_nodes(t: &Table) -> R<Vec<String>> {
             ));
         }
         names.push(name);
+        slots.push(get_int(nt, &p, "upload_slots", 1, 1_000_000)?.map(|n| n as u32));
     }
-    Ok(names)
+    Ok((names, slots))
 }
 
 /// A link's `from`/`to`: any name if no `[[nodes]]` are declared, else a declared one.

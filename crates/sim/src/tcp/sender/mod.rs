@@ -328,6 +328,26 @@ impl TcpSender {
         self.check_finished(now);
     }
 
+    /// A connection whose application has written only `bytes` so far (a chunked transfer's
+    /// first chunk); `write` adds more. No FCT is kept.
+    pub fn with_app_limit(mut self, bytes: u64) -> Self {
+        self.size = None;
+        self.app_end = bytes;
+        self
+    }
+
+    /// The application writes `bytes` more: the next chunk of a chunk-by-chunk transfer. A
+    /// finished connection resumes with its congestion state as it was (Linux's restart after
+    /// idle still applies when the pause exceeded the RTO).
+    pub fn write(&mut self, bytes: u64, now: Nanos, out: &mut Vec<Packet>) {
+        self.app_end = self.app_end.saturating_add(bytes);
+        self.size = self.size.map(|s| s.saturating_add(bytes));
+        if self.phase == Phase::Finished {
+            self.phase = Phase::Established;
+            self.transmit(now, out);
+        }
+    }
+
     fn check_finished(&mut self, now: Nanos) {
         let snd_una = self.sb.snd_una();
         if self.phase == Phase::Established && snd_una >= self.app_end {
