@@ -1,0 +1,282 @@
+"""fLEDBAT paper, Fig. 1(b) (L48, L60–L72): the latecomer advantage of LEDBAT, and fLEDBAT
+without it, in the same setting.
+
+The paper's testbed: 10 Mbps, netem RTT 50 ms, two backlogged libutp transfers with target
+τ = 100 ms; flow 1 starts at 0 s, flow 2 (the latecomer) at 10 s and is stopped at 50 s. After
+10 s flow 1 is starved until 50 s (L60) because the latecomer's base delay already holds flow 1's
+τ of queue, so it aims at about 2τ (L72). What the paper leaves out (notes
+``experiments-fledbat.md`` §4 item 13) and what we chose:
+
+* buffer: 375 kB = 300 ms at 10 Mbps, the notes' suggestion: room for the latecomer's 2τ = 200 ms
+  of queue without loss, so only the delay signal acts (no run drops a packet);
+* libutp's ramp: libutp raises its window by at most ``MAX_CWND_INCREASE_BYTES_PER_RTT`` = 3000 B
+  per RTT, about 2 packets of 1460 B; RFC 6817's GAIN = 1 gives 1 packet. Both arms run: the
+  libutp-like one (``gain = 2``) is the paper's testbed, the RFC one shows that with the slower
+  ramp flow 1 has not reached τ at 10 s, so the latecomer's error is smaller and flow 1 is not
+  yet starved by 50 s (comparison.md);
+* packets of 1460 B payload + 40 B headers, ACKs not delayed (the paper's reference setting,
+  L263); no slow start (RFC 6817 has none); base history 10 one-minute buckets (longer than the
+  run, so no base is ever forgotten).
+
+fLEDBAT arms (same setting, α = 1): τ = 25 ms (the paper's simulations) and 100 ms (Fig. 1(b)'s),
+each with the paper's ζ for backlogged flows, 5 (Fig. 3(b), L278), and ζ = 0.1 (Fig. 2). The
+issue's check is Jain's index ≥ 0.9 over the shared period; we take it over [20, 50] s, the
+shared period after the latecomer's first 10 s, and report [10, 50] s beside it: over the whole
+of [10, 50] s flow 1's early lead and the latecomer's later one cancel, so that even LEDBAT's
+starving run scores 0.90 there, and the index no longer tells the two apart.
+
+Rates are wire rates (headers included, as the paper's η, L306) from the 100 ms ``flows``
+series, averaged over (a, b]; the queueing delay is the bottleneck's mean backlog over the
+window divided by C. The helpers here are shared by the other backlogged experiments
+(``fig3b``, ``yield_newreno``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict, Sequence, Tuple
+
+from ccbench.experiments.base import Experiment, mean_spread
+
+CAPACITY_MBPS = 10.0
+#: L263: P = 1500 B packets (1460 B payload + 40 B headers); ACKs not delayed.
+PAPER_FLOW = {"mss": 1460, "header_bytes": 40, "delayed_ack": False}
+PACKET_BYTES = 1500
+BASE_RTT_S = 0.050
+LATE_START_S, LATE_STOP_S, DURATION_S = 10.0, 50.0, 60.0
+#: Notes' pass windows: flow 1 starved in [30, 50] s, back in [55, 60] s; flow 1 at its target
+#: just before the latecomer arrives, [8, 10] s.
+STARVED, RECOVERED, SETTLED = (30.0, 50.0), (55.0, 60.0), (8.0, 10.0)
+SHARED = (LATE_START_S, LATE_STOP_S)
+#: A sub-window of the shared period that leaves out the latecomer's first 10 s.
+SHARED_LATE = (20.0, LATE_STOP_S)
+STARVED_SHARE_MAX, RECOVERED_SHARE_MIN = 0.10, 0.80
+#: Notes: mean bottleneck queueing delay during [30, 50] s ≈ 2τ, ±30 %.
+DOUBLE_TARGET_TOLERANCE = 0.30
+JAIN_MIN = 0.9
+
+#: arm → (cca, its cc parameters, target τ in ms).
+ARMS: Dict[str, Tuple[str, dict, float]] = {
+    "ledbat-libutp": ("ledbat", {"target": "100ms", "gain": 2.0}, 100.0),
+    "ledbat-rfc6817": ("ledbat", {"target": "100ms", "gain": 1.0}, 100.0),
+    "fledbat-tau25-zeta5": ("fledbat", {"target": "25ms", "zeta": 5.0, "alpha": 1.0}, 25.0),
+    "fledbat-tau25-zeta0.1": ("fledbat", {"target": "25ms", "zeta": 0.1, "alpha": 1.0}, 25.0),
+    "fledbat-tau100-zeta5": ("fledbat", {"target": "100ms", "zeta": 5.0, "alpha": 1.0}, 100.0),
+    "fledbat-tau100-zeta0.1": ("fledbat", {"target": "100ms", "zeta": 0.1, "alpha": 1.0}, 100.0),
+}
+
+
+# ------------------------------------------------------------------ helpers (shared)
+
+def jain(rates: Sequence[float]) -> float:
+    """Jain's index F = (Σx)² / (N·Σx²) (L306); NaN when every rate is 0."""
+    total, squares = sum(rates), sum(x * x for x in rates)
+    return total * total / (len(rates) * squares) if squares > 0 else float("nan")
+
+
+def _inside(frame, start: float, end: float):
+    # Bins are stamped with their end: (start, end] holds exactly the bins inside the window.
+    return frame[(frame["t_s"] > start) & (frame["t_s"] <= end)]
+
+
+def flow_rate_mbps(result, flow: str, start: float, end: float) -> float:
+    """Mean wire rate (headers included) of ``flow`` over (start, end]."""
+    flows = result.flows
+    return float(_inside(flows[flows["flow"] == flow], start, end)["throughput_mbps"].mean())
+
+
+def bottleneck(result, start: float, end: float):
+    """The bottleneck's ``links`` rows over (start, end]."""
+    links = result.links
+    return _inside(links[links["link"] == "bottleneck"], start, end)
+
+
+def queue_delay_ms(result, start: float, end: float, capacity_mbps: float = CAPACITY_MBPS) -> float:
+    """Mean queueing delay over (start, end]: the mean backlog drained at C."""
+    return float(bottleneck(result, start, end)["queue_bytes"].mean()) * 8 / (capacity_mbps * 1e3)
+
+
+# ------------------------------------------------------------------ the experiment
+
+def _apply(point: dict) -> dict:
+    cca, params, _ = ARMS[point["arm"]]
+    return {"flows.cca": cca, **{f"flows.cc.{key}": value for key, value in params.items()}}
+
+
+def _metric(result, point: dict) -> dict:
+    rate = lambda flow, window: flow_rate_mbps(result, flow, *window)  # noqa: E731
+    return {
+        "first_starved_mbps": rate("first", STARVED),
+        "late_starved_mbps": rate("late", STARVED),
+        "first_recovered_mbps": rate("first", RECOVERED),
+        "queue_settled_ms": queue_delay_ms(result, *SETTLED),
+        "queue_starved_ms": queue_delay_ms(result, *STARVED),
+        "jain_shared": jain([rate("first", SHARED), rate("late", SHARED)]),
+        "jain_shared_late": jain([rate("first", SHARED_LATE), rate("late", SHARED_LATE)]),
+        "drops": result.link("bottleneck")["drops"],
+    }
+
+
+def _compare(summary):
+    summary = summary.copy()
+    summary["cca"] = [ARMS[a][0] for a in summary["arm"]]
+    summary["target_ms"] = [ARMS[a][2] for a in summary["arm"]]
+    summary["first_starved_share"] = summary["first_starved_mbps"] / CAPACITY_MBPS
+    summary["first_recovered_share"] = summary["first_recovered_mbps"] / CAPACITY_MBPS
+    summary["queue_over_2tau"] = summary["queue_starved_ms"] / (2 * summary["target_ms"])
+    return summary
+
+
+def _verdict(ok: bool) -> str:
+    return "agrees" if ok else "differs"
+
+
+def _ledbat_rows(row) -> list:
+    arm, tau = row["arm"], row["target_ms"]
+    gain = ARMS[arm][1]["gain"]
+    starved = row["first_starved_share"] <= STARVED_SHARE_MAX
+    recovered = row["first_recovered_share"] >= RECOVERED_SHARE_MIN
+    doubled = abs(row["queue_over_2tau"] - 1) <= DOUBLE_TARGET_TOLERANCE
+    settled = abs(row["queue_settled_ms"] / tau - 1) <= DOUBLE_TARGET_TOLERANCE
+    unfair = row["jain_shared_late"] < JAIN_MIN
+    # Flow 1 knows the true base: per RTT it loses GAIN·(q − τ)/τ packets (RFC 6817 §2.4.2).
+    decrease = gain * (row["queue_starved_ms"] - tau) / tau
+    slow_ramp = (f"GAIN = {gain:g} grows the window {gain:g} packet per RTT, so at 10 s flow 1 holds "
+                 f"only {row['queue_settled_ms']:.0f} ms of queue")
+    slow_fall = (f"{slow_ramp}: the latecomer's base error, hence its lead, is that much smaller, "
+                 f"and flow 1's additive decrease ({decrease:.2f} packet per RTT at "
+                 f"{row['queue_starved_ms']:.0f} ms) has not starved it by 50 s")
+    return [
+        {"what": f"{arm}: flow 1 at its target just before the latecomer, queue in [8, 10] s ≈ τ (±30 %)",
+         "paper": "flow 1 grows until the target and settles (L60)",
+         "ours": mean_spread(row, "queue_settled_ms", ".0f", "ms", f"τ = {tau:g} ms"),
+         "verdict": _verdict(settled), "reason": "" if settled else slow_ramp},
+        {"what": f"{arm}: flow 1's rate during [30, 50] s ≤ 10 % of C",
+         "paper": "flow 1 starved until 50 s (L60)",
+         "ours": mean_spread(row, "first_starved_mbps", ".2f", "Mbps",
+                             f"{row['first_starved_share']:.1%} of C"),
+         "verdict": _verdict(starved), "reason": "" if starved else slow_fall},
+        {"what": f"{arm}: flow 1's rate during [55, 60] s ≥ 80 % of C",
+         "paper": "flow 1 saturates the link right after 50 s (L60)",
+         "ours": mean_spread(row, "first_recovered_mbps", ".2f", "Mbps",
+                             f"{row['first_recovered_share']:.1%} of C"),
+         "verdict": _verdict(recovered), "reason": "" if recovered else "flow 1 regrows too slowly"},
+        {"what": f"{arm}: mean queueing delay during [30, 50] s ≈ 2τ (±30 %)",
+         "paper": f"the latecomer aims at about 2τ = {2 * tau:g} ms (L72)",
+         "ours": mean_spread(row, "queue_starved_ms", ".0f", "ms", f"{row['queue_over_2tau']:.2f} × 2τ"),
+         "verdict": _verdict(doubled),
+         "reason": "" if doubled else ("the latecomer's base error is flow 1's queue when it "
+                                       f"arrived ({row['queue_settled_ms']:.0f} ms), not τ")},
+        {"what": f"{arm}: Jain's index over [20, 50] s < 0.9 (latecomer advantage)",
+         "paper": "unfair: the latecomer takes the link (L60, L72)", "ours": _jain_text(row),
+         "verdict": _verdict(unfair), "reason": "" if unfair else slow_fall},
+    ]
+
+
+def _jain_text(row) -> str:
+    return (f"{mean_spread(row, 'jain_shared_late')}; over all of [10, 50] s "
+            f"{row['jain_shared']:.3f}; flow 1 in [30, 50] s {row['first_starved_share']:.1%} of C")
+
+
+def _fledbat_rows(row) -> list:
+    arm, tau = row["arm"], row["target_ms"]
+    zeta = ARMS[arm][1]["zeta"]
+    fair = row["jain_shared_late"] >= JAIN_MIN
+    what = f"{arm}: Jain's index over [20, 50] s (the shared period after the latecomer's first 10 s)"
+    if zeta >= 1:
+        return [{"what": what + " ≥ 0.9",
+                 "paper": "a large ζ (5, L278) flushes the queue and restores fairness (L296–L298)",
+                 "ours": _jain_text(row), "verdict": _verdict(fair),
+                 "reason": "" if fair else _no_flush_reason(tau)}]
+    return [{"what": what + " (no bound: the paper only warns)",
+             "paper": "a too small ζ can leave the latecomer ahead with backlogged flows (L296)",
+             "ours": _jain_text(row), "verdict": "agrees" if not fair else "differs",
+             "reason": ("the decrease ζ·(q̂ − τ)/τ per ACK is too weak to drain the queue below "
+                        "the latecomer's wrong base" if not fair else f"ζ = {zeta:g} is enough here")}]
+
+
+def _no_flush_reason(tau_ms: float) -> str:
+    """Why a large ζ does not flush the queue when τ ≥ R: after flow 1 collapses the latecomer's
+    window alone, ≈ (BDP + Cτ)/2, still exceeds the BDP, so the queue never drains and the
+    latecomer never sees the true base delay. A flush needs Cτ < (N − 1)·BDP, i.e. τ < R (N = 2)."""
+    bdp = CAPACITY_MBPS * 1e6 * BASE_RTT_S / 8 / PACKET_BYTES
+    target = CAPACITY_MBPS * 1e6 * tau_ms / 1e3 / 8 / PACKET_BYTES
+    return (f"τ = {tau_ms:g} ms ≥ R = {BASE_RTT_S * 1e3:g} ms: the target queue Cτ = {target:.0f} "
+            f"packets exceeds the BDP of {bdp:.0f}; with flow 1 at its floor the latecomer's window "
+            f"(≈ (BDP + Cτ)/2 = {(bdp + target) / 2:.0f} packets) still keeps a queue, so it never "
+            "sees the true base delay (a flush needs τ < R with two flows); the paper's footnote 10 "
+            "(τ not critical if it fits the buffer, L275) does not hold for backlogged latecomers")
+
+
+def _comparison(summary) -> list:
+    summary = _compare(summary) if "cca" not in summary else summary
+    rows = []
+    for _, row in summary.iterrows():
+        rows += _ledbat_rows(row) if row["cca"] == "ledbat" else _fledbat_rows(row)
+    drops = int(summary["drops_max"].max()) if "drops_max" in summary else int(summary["drops"].max())
+    rows.append({"what": "packets dropped at the 375 kB (300 ms) buffer, any arm",
+                 "paper": "buffer not given (notes §4 item 13)", "ours": str(drops),
+                 "verdict": "agrees" if drops == 0 else "differs",
+                 "reason": "" if drops == 0 else "the delay signal alone should act"})
+    return rows
+
+
+def trace(arm: str, seed: int = 1):
+    """One run of ``arm`` with its time series (for the figure)."""
+    return EXPERIMENT.rerun({"arm": arm}, seed)
+
+
+def _figure(summary, out_dir: Path) -> Path:
+    from ccbench.plot import pyplot, save
+
+    plt = pyplot()
+    arms = list(summary["arm"])
+    fig, axes = plt.subplots(2, len(arms), figsize=(3.6 * len(arms), 6), sharex=True, squeeze=False)
+    for col, arm in enumerate(arms):
+        result, tau = trace(arm), ARMS[arm][2]
+        flows = result.flows
+        for i, (name, (start, stop)) in enumerate((("first", (0, DURATION_S)), ("late", SHARED))):
+            # Only while the flow runs: before its start and after its stop cwnd is a constant.
+            df = _inside(flows[flows["flow"] == name], start, stop)
+            axes[0][col].plot(df["t_s"], df["cwnd_bytes"] / PAPER_FLOW["mss"], color=f"C{i}", lw=1,
+                              label=f"flow {i + 1}")
+        links = bottleneck(result, 0, DURATION_S)
+        axes[1][col].plot(links["t_s"], links["queue_bytes"] * 8 / (CAPACITY_MBPS * 1e3), color="C2", lw=1)
+        for level, style in ((tau, ":"), (2 * tau, "--")):
+            axes[1][col].axhline(level, color="grey", ls=style, lw=1)
+        for ax in axes[:, col]:
+            ax.axvspan(LATE_START_S, LATE_STOP_S, color="grey", alpha=0.08)
+            ax.grid(alpha=0.3)
+        axes[0][col].set_title(arm, fontsize="small")
+        axes[1][col].set_xlabel("time (s)")
+    axes[0][0].set_ylabel("cwnd (packets)")
+    axes[0][0].legend(fontsize="x-small")
+    axes[1][0].set_ylabel("queueing delay (ms); τ dotted, 2τ dashed")
+    fig.suptitle("fLEDBAT Fig. 1(b): latecomer (10–50 s, shaded), 10 Mbps, RTT 50 ms, 375 kB buffer")
+    return save(fig, out_dir / "fledbat-fig1b.png")
+
+
+EXPERIMENT = Experiment(
+    name="fledbat-fig1b",
+    description="fLEDBAT Fig. 1(b): LEDBAT's latecomer advantage (flow 2 from 10 to 50 s, "
+                "10 Mbps, RTT 50 ms, τ 100 ms, 375 kB buffer) and fLEDBAT in the same setting",
+    base={
+        "duration": f"{DURATION_S:g}s",
+        "seed": 1,
+        "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": f"{BASE_RTT_S * 1e3:g}ms", "buffer": "375KB"},
+        "flows": [
+            {"name": "first", "cca": "ledbat", **PAPER_FLOW},
+            {"name": "late", "cca": "ledbat", "start": f"{LATE_START_S:g}s", "stop": f"{LATE_STOP_S:g}s",
+             **PAPER_FLOW},
+        ],
+        "output": {"bin": "100ms", "sojourn_samples": False},
+    },
+    grid={"arm": list(ARMS)},
+    seeds=(1, 2, 3),  # notes §6 F1: 3 runs (only the hosts' timing noise differs)
+    quick_seeds=(1,),
+    apply=_apply,
+    metric=_metric,
+    compare=_compare,
+    figure=_figure,
+    comparison=_comparison,
+)
