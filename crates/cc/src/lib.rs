@@ -16,11 +16,14 @@
 pub mod cubic;
 pub mod fledbat;
 pub mod ledbat;
+pub mod ledbatpp;
 pub mod newreno;
 pub mod registry;
 
 pub use ccbench_params::{ParamError, ParamSpec, ParamValue, Params};
-pub use registry::{build_controller, build_receiver_control, controller_names, CONTROLLERS, RECEIVERS};
+pub use registry::{
+    build_controller, build_receiver_control, controller_names, is_less_than_best_effort, CONTROLLERS, RECEIVERS,
+};
 
 /// Nanoseconds since the start of the connection's clock.
 pub type Nanos = u64;

@@ -8,6 +8,7 @@ use ccbench_params::{lookup, Entry};
 use crate::cubic::{Cubic, CubicConfig};
 use crate::fledbat::{Fledbat, FledbatConfig};
 use crate::ledbat::{Ledbat, LedbatConfig};
+use crate::ledbatpp::{LedbatPlusPlus, LedbatPpConfig};
 use crate::newreno::{NewReno, NewRenoConfig};
 use crate::{CongestionControl, ParamError, ParamSpec, Params, ReceiveWindowControl};
 
@@ -40,7 +41,21 @@ pub static CONTROLLERS: &[Entry<BuildController>] = &[
         summary: "fLEDBAT (Carofiglio et al. 2013): Reno-like AI, delay-driven MD, 25 ms target",
         build: |p| Ok(Box::new(Fledbat::new(FledbatConfig::from_params(p)?))),
     },
+    Entry {
+        name: "ledbat++",
+        aliases: &[],
+        summary: "LEDBAT++ (draft-irtf-iccrg-ledbat-plus-plus): RTT-based, 60 ms target, periodic slowdowns",
+        build: |p| Ok(Box::new(LedbatPlusPlus::new(LedbatPpConfig::from_params(p)?))),
+    },
 ];
+
+/// The less-than-best-effort controllers: their share of the bytes is the "protocol
+/// breakdown" of the fLEDBAT paper (L308).
+pub static LESS_THAN_BEST_EFFORT: &[&str] = &["ledbat", "fledbat", "ledbat++"];
+
+pub fn is_less_than_best_effort(cca: &str) -> bool {
+    LESS_THAN_BEST_EFFORT.contains(&cca)
+}
 
 /// Receiver-side window controllers (`receiver_cca`); rLEDBAT arrives with its issue.
 pub static RECEIVERS: &[Entry<BuildReceiver>] = &[];
@@ -95,7 +110,7 @@ mod tests {
     fn unknown_names_list_the_table() {
         let e = build_controller("vegas", &Params::new()).err().unwrap();
         assert_eq!(e.key, "cca");
-        assert_eq!(e.message, "unknown algorithm \"vegas\" (known: newreno, cubic, ledbat, fledbat)");
+        assert_eq!(e.message, "unknown algorithm \"vegas\" (known: newreno, cubic, ledbat, fledbat, ledbat++)");
         let e = build_receiver_control("rledbat", &Params::new()).err().unwrap();
         assert_eq!(e.key, "receiver_cca");
     }

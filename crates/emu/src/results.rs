@@ -50,6 +50,8 @@ pub fn build(sc: &Scenario, topo: &Topology, report: &Report, outputs: &Outputs,
         jain_index: jain_index(&tcp),
         convergence_s: convergence.settled_s,
         convergence_first_s: convergence.first_s,
+        jain_short: None,
+        lbe_share: None,
         flows,
         links,
         events: 0,
@@ -176,6 +178,10 @@ fn link_summary(sc: &Scenario, topo: &Topology, i: usize, l: &LinkReport) -> Lin
         loss_rate: if arrivals > 0 { lost as f64 / arrivals as f64 } else { 0.0 },
         queue_delay_ms: spec.measure_sojourn.then(|| percentiles(&mut delays).unwrap_or_default()),
         queue_at_signal_packets: None,
+        efficiency: bytes * 8.0 / spec.rate / window,
+        jain_long: None,
+        jain_short: None,
+        lbe_share: None,
     }
 }
 

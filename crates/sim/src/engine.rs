@@ -38,6 +38,8 @@ pub enum Event {
     LinkChange(u32),
     /// Time-series bin boundary.
     Sample,
+    /// A whole second: the 1 Hz bins of the short-term fairness index.
+    Second,
     /// Start of the measurement window.
     WarmupEnd,
 }

@@ -12,6 +12,7 @@
 //! streams in [`rng`], and no hash-ordered containers are iterated.
 
 pub mod engine;
+pub mod fairness;
 pub mod metrics;
 pub mod net;
 pub mod packet;

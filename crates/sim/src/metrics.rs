@@ -226,6 +226,14 @@ pub struct LinkSummary {
     pub queue_delay_ms: Option<Percentiles>,
     /// Backlog in packets at each AQM signal (mark or AQM drop) in the window; None without any.
     pub queue_at_signal_packets: Option<Percentiles>,
+    /// η: wire bytes departed over what the link could carry at its final rate (L306).
+    pub efficiency: f64,
+    /// Among the TCP flows whose data crosses this link (None without two of them): Jain's
+    /// index of their window throughputs, its 1 Hz short-term mean (`crate::fairness`), and
+    /// the less-than-best-effort flows' share of their bytes.
+    pub jain_long: Option<f64>,
+    pub jain_short: Option<f64>,
+    pub lbe_share: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -240,6 +248,10 @@ pub struct Summary {
     pub convergence_s: Option<f64>,
     /// Seconds until that index first reaches 0.95 (the paper's literal reading).
     pub convergence_first_s: Option<f64>,
+    /// Over all TCP flows: the 1 Hz short-term Jain's index and the less-than-best-effort
+    /// share of wire bytes in the window (`crate::fairness`).
+    pub jain_short: Option<f64>,
+    pub lbe_share: Option<f64>,
     pub events: u64,
     /// Packets created by all endpoints.
     pub packets: u64,

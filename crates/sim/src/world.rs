@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use ccbench_cc::{build_controller, build_receiver_control};
+use ccbench_cc::{build_controller, build_receiver_control, is_less_than_best_effort};
 
 use crate::engine::{Event, EventQueue, Timer, TimerKind};
 use crate::metrics::{
@@ -16,6 +16,9 @@ use crate::packet::{Kind, Packet};
 use crate::scenario::{FlowKind, Scenario};
 use crate::tcp::{Phase, TcpReceiver, TcpSender};
 use crate::traffic::{CbrReceiver, CbrSender, ChunkApp, Next};
+use crate::fairness::{lbe_share, SecondMarks};
+
+const SECOND: Nanos = 1_000_000_000;
 
 pub type Nanos = u64;
 
@@ -95,6 +98,7 @@ pub struct Simulation<'a> {
     carry: Vec<Carry>,
     chunk_pending: Vec<bool>,
     chunks: ChunkApp,
+    seconds: SecondMarks,
 }
 
 /// Counters of a flow's closed connections, added to its current one's.
@@ -170,6 +174,7 @@ impl<'a> Simulation<'a> {
             carry: vec![Carry::default(); sc.flows.len()],
             chunk_pending: vec![false; sc.flows.len()],
             chunks,
+            seconds: SecondMarks::new(sc.flows.len()),
         })
     }
 
@@ -219,6 +224,9 @@ impl<'a> Simulation<'a> {
             self.warm = Some(self.marks());
         }
         self.events.schedule(sc.output.bin.min(sc.duration), Event::Sample);
+        if SECOND <= sc.duration {
+            self.events.schedule(SECOND, Event::Second);
+        }
     }
 
     fn dispatch(&mut self, ev: Event) {
@@ -250,6 +258,13 @@ impl<'a> Simulation<'a> {
                 }
             }
             Event::WarmupEnd => self.warm = Some(self.marks()),
+            Event::Second => {
+                let marks = self.ends.iter().zip(&self.carry).map(|(e, c)| Self::flow_mark(e, c).wire_received);
+                self.seconds.push(marks);
+                if self.now + SECOND <= self.sc.duration {
+                    self.events.schedule(self.now + SECOND, Event::Second);
+                }
+            }
         }
     }
 
@@ -525,6 +540,7 @@ impl<'a> Simulation<'a> {
 
         let mut flows = Vec::with_capacity(self.ends.len());
         let mut tcp_goodputs = Vec::new();
+        let mut shares = Vec::new();
         for (i, (f, e)) in sc.flows.iter().zip(&self.ends).enumerate() {
             let carry = self.carry[i];
             let m = Self::flow_mark(e, &carry);
@@ -563,6 +579,7 @@ impl<'a> Simulation<'a> {
             let (cca, kind, retransmits, timeouts, ecn, owd, lost) = match e {
                 Endpoints::Tcp { tx, .. } => {
                     tcp_goodputs.push(goodput);
+                    shares.push(Share { flow: i, rate: rate(wire), bytes: wire, lbe: is_less_than_best_effort(&f.cca) });
                     (
                         f.cca.clone(),
                         "tcp",
@@ -625,6 +642,8 @@ impl<'a> Simulation<'a> {
                 f64::NAN
             };
             let spec = &sc.topology.links[i];
+            let crossing: Vec<&Share> = shares.iter().filter(|s| sc.flows[s.flow].path.contains(&i)).collect();
+            let sharing = self.sharing(&crossing);
             let sojourns = &mut self.rec.window_sojourns[i];
             links.push(LinkSummary {
                 name: l.name.clone(),
@@ -643,6 +662,10 @@ impl<'a> Simulation<'a> {
                 loss_rate: if arrivals > 0 { lost as f64 / arrivals as f64 } else { 0.0 },
                 queue_delay_ms: spec.measure_sojourn.then(|| percentiles(sojourns).unwrap_or_default()),
                 queue_at_signal_packets: signal_backlogs(&l.signal_backlogs, sc.warmup),
+                efficiency: (c.bytes_departed - wc.bytes_departed) as f64 * 8.0 / window / l.rate(),
+                jain_long: sharing.jain_long,
+                jain_short: sharing.jain_short,
+                lbe_share: sharing.lbe_share,
             });
         }
 
@@ -650,6 +673,7 @@ impl<'a> Simulation<'a> {
             self.net.links.iter().map(|l| l.counters.drops() + l.counters.random_losses).sum();
         self.conservation.in_network = self.net.links.iter().map(|l| l.packets_held() as u64).sum();
 
+        let all = self.sharing(&shares.iter().collect::<Vec<_>>());
         let convergence = convergence_time(&self.flows, &tcp_starts(sc), sc.output.bin as f64 / 1e9);
         let summary = Summary {
             scenario: ScenarioSummary {
@@ -661,6 +685,8 @@ impl<'a> Simulation<'a> {
             jain_index: jain_index(&tcp_goodputs),
             convergence_s: convergence.settled_s,
             convergence_first_s: convergence.first_s,
+            jain_short: all.jain_short,
+            lbe_share: all.lbe_share,
             links,
             events: self.events.processed(),
             packets: self.conservation.injected,
@@ -679,6 +705,21 @@ impl<'a> Simulation<'a> {
         }
     }
 
+    /// The fLEDBAT paper's sharing metrics over `flows` (None for fewer than two flows).
+    fn sharing(&self, flows: &[&Share]) -> Sharing {
+        let pairs: Vec<(u64, bool)> = flows.iter().map(|s| (s.bytes, s.lbe)).collect();
+        if flows.len() < 2 {
+            return Sharing { lbe_share: lbe_share(&pairs), ..Sharing::default() };
+        }
+        let rates: Vec<f64> = flows.iter().map(|s| s.rate).collect();
+        let ids: Vec<usize> = flows.iter().map(|s| s.flow).collect();
+        Sharing {
+            jain_long: Some(jain_index(&rates)),
+            jain_short: self.seconds.short_term_jain(&ids, self.sc.warmup.div_ceil(SECOND) as usize),
+            lbe_share: lbe_share(&pairs),
+        }
+    }
+
     /// Check every TCP sender's scoreboard counters (used by tests while stepping).
     pub fn check_invariants(&self) -> Result<(), String> {
         for e in &self.ends {
@@ -690,6 +731,21 @@ impl<'a> Simulation<'a> {
         }
         Ok(())
     }
+}
+
+/// One TCP flow's part of the window: mean wire rate, wire bytes, and whether it is LBE.
+struct Share {
+    flow: usize,
+    rate: f64,
+    bytes: u64,
+    lbe: bool,
+}
+
+#[derive(Default)]
+struct Sharing {
+    jain_long: Option<f64>,
+    jain_short: Option<f64>,
+    lbe_share: Option<f64>,
 }
 
 /// Percentiles of the backlog at the AQM signals from `warmup` on.

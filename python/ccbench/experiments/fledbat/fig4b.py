@@ -1,0 +1,178 @@
+"""fLEDBAT paper, Fig. 4(b) (L329–L333): one fLEDBAT flow beside one original LEDBAT flow, both
+chunk by chunk (L304), both starting at random in [0, 10] s (L331), ζ swept.
+
+Claims: fLEDBAT is generally the more aggressive (its AI) until ζ grows large, then the reverse
+(its MD); LEDBAT gets < 20 % of the bottleneck for ζ < 10⁻²; the crossover is at about ζ = 5,
+above which fLEDBAT is the lower priority (L331); the share is never fair and a latecomer effect
+can remain (L333).
+
+Setting: the chunked reference set-up of ``fig3a``. LEDBAT's target is τ = 25 ms like fLEDBAT's:
+the paper says the results hold as long as all flows share the target (footnote 10, L275), and
+its simulations use 25 ms (L273); GAIN 1, RFC 6817's estimators (the notes' §4 item 4
+suggestion, the same as fLEDBAT's), no slow start, IW 2. Starts drawn per flow and seed from
+U[0, 10] s (the same for every ζ); 300 s; metrics over (last start, end] (notes §4 item 9).
+
+The crossover is where LEDBAT's share of the traffic reaches 50 % going up the ζ grid, the mean
+over seeds interpolated on log ζ.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ccbench.experiments.base import Experiment, mean_spread
+from ccbench.experiments.fledbat.fig1b import CAPACITY_MBPS, PACKET_BYTES, jain, queue_delay_ms
+from ccbench.experiments.fledbat.fig3a import (BASE_RTT_S, TARGET_S, chunked_flow, duration_s, efficiency, log_crossing, reference_base,
+                                               verdict, window_rates)
+from ccbench.experiments.fledbat.fig4a import ZETAS, start_s
+
+QUICK_ZETAS = [1e-3, 0.01, 0.1, 1.0, 5.0]
+NAMES = ("fledbat", "ledbat")
+START_SPREAD_S = 10.0
+#: Notes' pass rows: LEDBAT < 20 % for ζ ≤ 10⁻²; equal shares at ζ in [2, 10] (paper ≈ 5); above
+#: twice the crossover fLEDBAT below LEDBAT; F ≤ 0.9 for every ζ.
+LEDBAT_MAX, SMALL_ZETA, CROSSOVER_RANGE, JAIN_MAX, PAPER_CROSSOVER = 0.20, 1e-2, (2.0, 10.0), 0.9, 5.0
+
+
+def _flows(point: dict) -> list:
+    seed = point.get("seed", 1)
+    return [chunked_flow("fledbat", "fledbat", start_s(seed, "fledbat", START_SPREAD_S), point["zeta"]),
+            chunked_flow("ledbat", "ledbat", start_s(seed, "ledbat", START_SPREAD_S))]
+
+
+def _metric(result, point: dict) -> dict:
+    starts = {flow["name"]: flow["start_s"] for flow in result.summary["flows"]}
+    start, end = max(starts.values()), duration_s(result)
+    fledbat, ledbat = window_rates(result, NAMES, start, end)
+    return {"fledbat_mbps": fledbat, "ledbat_mbps": ledbat, "ledbat_share": ledbat / (fledbat + ledbat),
+            "jain": jain([fledbat, ledbat]), "eta": efficiency([fledbat, ledbat]),
+            "fledbat_late": float(starts["fledbat"] > starts["ledbat"]),
+            "queue_ms": queue_delay_ms(result, start, end)}
+
+
+def crossover(summary) -> float:
+    """ζ where LEDBAT's mean share reaches 50 %, interpolated on log ζ; NaN if it never does."""
+    ordered = summary.sort_values("zeta")
+    return log_crossing(list(ordered["zeta"]), list(ordered["ledbat_share"]), 0.5)
+
+
+def _compare(summary):
+    summary = summary.copy()
+    summary["crossover_zeta"] = crossover(summary)
+    return summary
+
+
+def _small_zeta_row(summary) -> dict:
+    small = summary[summary["zeta"] <= SMALL_ZETA]
+    ok = bool((small["ledbat_share"] < LEDBAT_MAX).all())
+    text = "; ".join(f"ζ = {z:g}: {s:.1%}" for z, s in zip(small["zeta"], small["ledbat_share"]))
+    return {"what": "LEDBAT's share < 20 % for every ζ ≤ 10⁻²", "paper": "< 20 % when ζ < 10⁻² (L331)",
+            "ours": text, "verdict": verdict(ok),
+            "reason": "" if ok else "LEDBAT keeps more than a fifth at a small ζ"}
+
+
+def half_window_packets() -> float:
+    """Each flow's window at an even split with the queue at τ: C·(R + τ)/2, packets."""
+    capacity = CAPACITY_MBPS * 1e6 / 8 / PACKET_BYTES
+    return capacity * (BASE_RTT_S + TARGET_S) / 2
+
+
+def _crossover_reason(cross: float) -> str:
+    """Per RTT above τ fLEDBAT loses ζ·W·(q − τ)/τ packets (eq. 6) and LEDBAT GAIN·(q − τ)/τ (eq. 2,
+    GAIN 1); below τ fLEDBAT gains α = 1 and LEDBAT (τ − q)/τ < 1. So fLEDBAT yields once ζ·W
+    passes 1, whatever the chunking."""
+    window = half_window_packets()
+    return (f"at a shared τ, above the target fLEDBAT loses ζ·W·(q − τ)/τ packets per RTT and LEDBAT "
+            f"(q − τ)/τ, so fLEDBAT's decrease is the stronger once ζ·W > 1, i.e. ζ > 1/W = "
+            f"{1 / window:.2f} at an even split (W = C(R + τ)/2 = {window:.0f} packets); below τ fLEDBAT's "
+            f"increase (1 packet per RTT) beats LEDBAT's ((τ − q)/τ), which moves the balance up to "
+            f"ζ ≈ {cross:.2g}. The paper's crossover is {PAPER_CROSSOVER / cross:.0f} times higher; its "
+            "LEDBAT's GAIN, estimators and τ are unstated (notes §4 items 3–4): ours is RFC 6817's")
+
+
+def _crossover_rows(summary) -> list:
+    cross = float(summary["crossover_zeta"].iloc[0])
+    found = cross == cross
+    inside = found and CROSSOVER_RANGE[0] <= cross <= CROSSOVER_RANGE[1]
+    above = summary[summary["zeta"] >= 2 * cross] if found else summary.iloc[0:0]
+    lower = bool((above["ledbat_share"] > 0.5).all()) if len(above) else False
+    reason = "" if inside else (_crossover_reason(cross) if found else "LEDBAT's share never reaches 50 % on the grid")
+    return [
+        {"what": "crossover ζ (equal shares) in [2, 10]", "paper": f"about ζ = {PAPER_CROSSOVER:g} (L331)",
+         "ours": f"{cross:.3g}" if found else "none on the grid", "verdict": verdict(inside), "reason": reason},
+        {"what": "for ζ ≥ 2 × crossover: fLEDBAT's share < LEDBAT's",
+         "paper": "above the crossover fLEDBAT is the lower priority (L331)",
+         "ours": ("; ".join(f"ζ = {z:g}: LEDBAT {s:.1%}" for z, s in zip(above["zeta"], above["ledbat_share"]))
+                  or "no grid point that high"),
+         "verdict": verdict(lower), "reason": "" if lower else "no ζ on the grid to test it"},
+    ]
+
+
+def _fairness_row(summary) -> dict:
+    worst = summary.loc[summary["jain"].idxmax()]
+    ok = bool((summary["jain"] <= JAIN_MAX).all())
+    return {"what": "F ≤ 0.9 for every ζ (never fair)", "paper": "in no case is the share fair (L333)",
+            "ours": f"highest mean F {worst['jain']:.3f} at ζ = {worst['zeta']:g} "
+                    f"(LEDBAT {worst['ledbat_share']:.1%})",
+            "verdict": verdict(ok),
+            "reason": "" if ok else ("near the crossover the mean over seeds is near 50/50 by "
+                                     "construction; the per-seed shares there depend on which flow came "
+                                     "second (see results.csv, fledbat_late)")}
+
+
+def _per_zeta_rows(summary) -> list:
+    return [{"what": f"ζ = {row['zeta']:g}: LEDBAT's share, F, η",
+             "paper": "shape: LEDBAT's share rises with ζ (L331)",
+             "ours": (f"LEDBAT {mean_spread(row, 'ledbat_share', '.1%')}; F {row['jain']:.3f}; "
+                      f"η {row['eta']:.3f}; mean queue {row['queue_ms']:.0f} ms"),
+             "verdict": "reported", "reason": ""} for _, row in summary.iterrows()]
+
+
+def _comparison(summary) -> list:
+    summary = _compare(summary) if "crossover_zeta" not in summary else summary
+    return ([_small_zeta_row(summary)] + _crossover_rows(summary) + [_fairness_row(summary)]
+            + _per_zeta_rows(summary))
+
+
+def _figure(summary, out_dir: Path) -> Path:
+    from ccbench.plot import pyplot, save
+
+    summary = _compare(summary) if "crossover_zeta" not in summary else summary
+    fig, ax = pyplot().subplots(figsize=(8, 4.5))
+    for column, label, color in (("eta", "efficiency η", "C0"), ("jain", "fairness F", "C1"),
+                                 ("ledbat_share", "LEDBAT share", "C3")):
+        ax.errorbar(summary["zeta"], summary[column], yerr=summary[f"{column}_std"], marker="o", ms=4,
+                    color=color, label=label, capsize=2)
+    ax.plot(summary["zeta"], 1 - summary["ledbat_share"], color="C2", marker="s", ms=3, lw=1,
+            label="fLEDBAT share")
+    ax.axhline(LEDBAT_MAX, color="C3", ls="--", lw=1, label="20 %")
+    ax.axvspan(*CROSSOVER_RANGE, color="grey", alpha=0.15, label="paper's crossover band [2, 10]")
+    cross = float(summary["crossover_zeta"].iloc[0])
+    if cross == cross:
+        ax.axvline(cross, color="k", ls=":", lw=1, label=f"our crossover ζ = {cross:.2g}")
+    ax.set_xscale("log")
+    ax.set_xlabel("ζ")
+    ax.set_ylim(0, 1.05)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="x-small")
+    ax.set_title("fLEDBAT Fig. 4(b): one fLEDBAT vs one LEDBAT (τ 25 ms both), chunked, starts U[0, 10] s")
+    return save(fig, out_dir / "fledbat-fig4b.png")
+
+
+EXPERIMENT = Experiment(
+    name="fledbat-fig4b",
+    description="fLEDBAT Fig. 4(b): one fLEDBAT beside one LEDBAT (τ 25 ms both, GAIN 1), both chunk-by-chunk "
+                "(250 kB), starts U[0, 10] s, ζ swept; reference setup (10 Mbps, 100 p, RTT 50 ms + U[0, 1] ms)",
+    base=reference_base([chunked_flow("fledbat", "fledbat", 0.0, 0.1), chunked_flow("ledbat", "ledbat")], 300.0),
+    grid={"zeta": ZETAS},
+    quick_grid={"zeta": QUICK_ZETAS},
+    seeds=tuple(range(1, 11)),  # L271: 10 runs per point
+    quick_seeds=(1, 2),
+    quick_overrides={"duration": "120s"},
+    seed_in_point=True,
+    apply=lambda point: {"flows": _flows(point)},
+    metric=_metric,
+    compare=_compare,
+    figure=_figure,
+    comparison=_comparison,
+)

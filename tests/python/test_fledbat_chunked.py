@@ -1,0 +1,151 @@
+"""fLEDBAT paper, chunk-by-chunk experiments (quick variants): Fig. 3(a), 4(a), 4(b), 5(a), 5(b).
+
+Asserted: the set-up (250 kB chunks over one kept connection, the reference flow settings, the
+drawn start times and jitter), the helpers' arithmetic, and the notes' pass rows that quick runs
+can check and that hold. Reported in comparison.md with reasons, not asserted (they differ from
+the paper here): fLEDBAT beside NewReno still takes > 10 % for 10⁻³ ≤ ζ ≲ 0.1 (Fig. 4(a)); the
+fLEDBAT/LEDBAT crossover near ζ ≈ 0.3 instead of [2, 10] (Fig. 4(b)); F < 0.95 for ζ ∈ [0.1, 0.5]
+with two 250 kB-chunked flows, and at N = 2 in Fig. 5(b) (the chunk restarts favour the larger
+window; 1 MB chunks are fair, which is asserted).
+"""
+
+import math
+
+import pytest
+
+import ccbench
+from ccbench.experiments import registry, run_experiment, summarize
+from ccbench.experiments.fledbat import fig3a, fig4a, fig4b, fig5a, fig5b
+
+NAMES = ["fledbat-fig3a", "fledbat-fig4a", "fledbat-fig4b", "fledbat-fig5a", "fledbat-fig5b"]
+
+
+def _quick(exp, out):
+    results = run_experiment(exp, quick=True, jobs=2, out=out)
+    assert list(results["error"]) == [""] * len(results), results["error"].tolist()
+    summary = summarize(exp, results, quick=True)
+    return exp.compare(summary) if exp.compare else summary
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    """Every quick variant once: name → (out dir, summary)."""
+    done = {}
+    for name in NAMES:
+        out = tmp_path_factory.mktemp(name)
+        done[name] = (out, _quick(registry.get(name), out))
+    return done
+
+
+def _at(summary, **where):
+    rows = summary
+    for key, value in where.items():
+        rows = rows[rows[key] == value]
+    assert len(rows) == 1, where
+    return rows.iloc[0]
+
+
+# ---------------------------------------------------------------- set-up and helpers
+
+def test_chunked_flows_keep_one_connection_and_send_250kb_chunks():
+    """L290: 250 kB chunks, the window kept (P_P = 1: one connection); L263: 1500 B packets."""
+    result = ccbench.run(fig3a.EXPERIMENT.base, overrides=["duration=\"20s\""])
+    for flow in result.summary["flows"]:
+        assert flow["connections"] == 1 and flow["chunks"] > 10
+        assert flow["bytes_delivered"] >= flow["chunks"] * 250_000
+        assert 50.0 <= flow["rtt_ms"] <= 51.0, "L271: 50 ms plus U[0, 1] ms"
+    sc = ccbench.validate(fig3a.EXPERIMENT.base)
+    for flow in sc["flows"]:
+        assert flow["tcp"]["mss"] == 1460 and flow["tcp"]["header_bytes"] == 40
+        assert not flow["tcp"]["delayed_ack"] and flow["tcp"]["initial_window"] == 2
+        assert flow["cc"] == {"target": "25ms", "alpha": 1.0, "zeta": 0.01}
+
+
+def test_fig4_competitors_and_start_times():
+    exp = fig4a.EXPERIMENT
+    for seed in (1, 2, 3):
+        sc = ccbench.validate(exp.base, overrides=exp.overrides({"arm": fig4a.MIXED, "zeta": 0.1, "seed": seed}))
+        assert [f["cca"] for f in sc["flows"]] == ["fledbat", "newreno"] and sc["flows"][1]["tcp"]["sack"]
+        assert all(0 <= f["start_ns"] <= 1e9 for f in sc["flows"])
+        alone = ccbench.validate(exp.base, overrides=exp.overrides({"arm": fig4a.TCP_ALONE, "zeta": 0.0, "seed": seed}))
+        assert alone["flows"][0]["start_ns"] == sc["flows"][1]["start_ns"], "the same TCP start in both arms"
+    exp = fig4b.EXPERIMENT
+    sc = ccbench.validate(exp.base, overrides=exp.overrides({"zeta": 5.0, "seed": 4}))
+    ledbat = sc["flows"][1]
+    assert ledbat["cca"] == "ledbat" and ledbat["cc"]["target"] == "25ms", "footnote 10: a shared target"
+    assert all(0 <= f["start_ns"] <= 10e9 for f in sc["flows"])
+
+
+def test_fig5b_flows_arrive_every_10_s_and_run_200_s_after_the_last():
+    exp = fig5b.EXPERIMENT
+    sc = ccbench.validate(exp.base, overrides=exp.overrides({"flows_n": 4, "zeta": 0.2, "measure_s": 200.0}))
+    assert [f["start_ns"] for f in sc["flows"]] == [0, 10e9, 20e9, 30e9]
+    assert sc["duration_ns"] == 230e9
+    assert len(fig5b.EXPERIMENT.params()) == 9 * 4
+
+
+def test_log_crossing_and_loop_rtt_equilibrium():
+    assert fig3a.log_crossing([0.1, 1.0, 10.0], [0.2, 0.4, 0.6], 0.5) == pytest.approx(math.sqrt(10))
+    assert math.isnan(fig3a.log_crossing([0.1, 1.0], [0.1, 0.2], 0.5))
+    # (Q − Cτ)(R + Q/C) = Nατ/ζ, C = 833.33 packets/s: ζ = 0.01 → 61.3 packets (eq. 10 alone: 120.8).
+    capacity = 1e7 / 8 / 1500
+    for zeta in (0.01, 0.1, 5.0):
+        q = fig3a.queue_at_loop_rtt_packets(zeta)
+        assert (q - capacity * 0.025) * (0.05 + q / capacity) == pytest.approx(2 * 0.025 / zeta, rel=1e-9)
+    assert fig3a.queue_at_loop_rtt_packets(0.01) == pytest.approx(61.3, abs=0.05)
+
+
+# ---------------------------------------------------------------- quick runs
+
+def test_every_experiment_writes_its_outputs(quick):
+    for name in NAMES:
+        out, _ = quick[name]
+        for file in ("results.csv", "summary.csv", "comparison.md", f"{name}.png"):
+            assert (out / file).stat().st_size > 0, (name, file)
+        text = (out / "comparison.md").read_text()
+        assert "| what | paper | ours | verdict | reason |" in text
+
+
+def test_fig3a_latecomer_corrects_its_base_and_shares_fairly(quick):
+    """Notes' pass rows: base error ≤ 2 ms within 30 s (every seed); F(last 50 %) ≥ 0.9."""
+    row = quick["fledbat-fig3a"][1].iloc[0]
+    assert row["late_base_fixed_s_max"] <= fig3a.BASE_WITHIN_S
+    assert row["jain_last_half"] >= fig3a.JAIN_MIN
+    assert row["q_star_packets"] == pytest.approx(120.83, abs=0.01) and row["q_reference_packets"] == 100
+
+
+def test_fig4a_low_priority_beside_tcp_for_large_zeta_and_lost_for_tiny(quick):
+    summary = quick["fledbat-fig4a"][1]
+    alone = _at(summary, arm=fig4a.TCP_ALONE)["eta"]
+    assert alone < 0.9, "chunk pauses leave a lone TCP below the capacity"
+    large = _at(summary, arm=fig4a.MIXED, zeta=5.0)
+    assert large["breakdown"] <= fig4a.BREAKDOWN_MAX and large["jain"] <= fig4a.JAIN_MAX
+    assert large["eta"] >= alone - fig4a.ETA_SLACK
+    tiny = _at(summary, arm=fig4a.MIXED, zeta=1e-4)
+    assert tiny["breakdown"] > fig4a.BREAKDOWN_MAX, "L324: ζ < 10⁻³ loses low priority"
+
+
+def test_fig4b_ledbat_starved_at_small_zeta_and_never_fair(quick):
+    summary = quick["fledbat-fig4b"][1]
+    small = summary[summary["zeta"] <= fig4b.SMALL_ZETA]
+    assert (small["ledbat_share"] < fig4b.LEDBAT_MAX).all()
+    assert (summary["jain"] <= fig4b.JAIN_MAX).all()
+    shares = summary.sort_values("zeta")["ledbat_share"].tolist()
+    assert shares[-1] > 0.5 > shares[0], "LEDBAT's share rises with ζ past one half (L331)"
+    assert summary["crossover_zeta"].iloc[0] == summary["crossover_zeta"].iloc[0]
+
+
+def test_fig5a_efficient_in_the_band_and_fair_with_fewer_restarts(quick):
+    summary = quick["fledbat-fig5a"][1]
+    band = summary[(summary["chunk"] == fig5a.PAPER_CHUNK) & summary["zeta"].between(*fig5a.BAND)]
+    assert (band["eta"] >= fig5a.ETA_MIN).all()
+    contrast = _at(summary, chunk=fig5a.CONTRAST_CHUNK, zeta=0.1)
+    assert contrast["jain"] >= fig5a.JAIN_MIN and contrast["eta"] >= fig5a.ETA_MIN
+
+
+def test_fig5b_some_zeta_is_fair_beyond_two_flows(quick):
+    summary = quick["fledbat-fig5b"][1]
+    for n in (4, 6):
+        part = summary[summary["flows_n"] == n]
+        assert part["jain"].max() >= fig5b.BEST_JAIN_MIN, n
+        assert (part["eta"] >= fig5b.ETA_MIN).all(), n
