@@ -149,3 +149,27 @@ def test_list_core_families_from_the_registry():
             for param in entry["params"]:
                 assert param["key"] in proc.stdout
     assert "dumbbell" in ccbench_cli("list", "topologies").stdout
+
+
+@pytest.mark.parametrize("override, field", [
+    ("flows[0].cca=ledbat", None),
+    ("flows[0].cc={ target = \"-5ms\" }", "flows[0].cc.target"),
+    ("flows[0].cc={ zeta = 0 }", "flows[0].cc.zeta"),
+    ("flows[0].cc={ zeta = -1 }", "flows[0].cc.zeta"),
+    ("flows[0].chunk_size=\"0B\"", "flows[0].chunk_size"),
+    ("flows[0].persistence=1.5", "flows[0].persistence"),
+])
+def test_bad_ledbat_family_parameters_are_one_line_errors(scenario_file, tmp_path, override, field):
+    """Issue 9: a negative target, zeta ≤ 0, a zero chunk size, P_P outside [0, 1]."""
+    cca = "ledbat" if field is None or "target" in field else "fledbat"
+    sets = ["--set", f"flows[0].cca={cca}", "--set", "flows[0].chunk_size=250KB"]
+    if field is None:
+        proc = ccbench_cli("run", str(scenario_file), "--out", str(tmp_path / "o"), *sets,
+                           "--set", "duration=2s")
+        assert proc.returncode == 0, proc.stderr
+        return
+    if field.endswith("chunk_size"):
+        sets = ["--set", "flows[0].cca=fledbat"]
+    proc = ccbench_cli("run", str(scenario_file), "--out", str(tmp_path / "o"), *sets, "--set", override)
+    line = _one_error_line(proc)
+    assert f": {field}: " in line, line
