@@ -12,6 +12,8 @@ bad value is reported by :func:`ccbench.run` / :func:`ccbench.validate` naming i
 
 from __future__ import annotations
 
+import math
+import random
 from typing import Any, Dict, List, Optional
 
 
@@ -59,17 +61,23 @@ HTTP_INITIAL_WINDOW = 2
 
 def peer_rtts_ms(count: int, delays: str = "heterogeneous", seed: int = 1) -> List[float]:
     """``count`` per-peer RTTs in ms: all 50 ms (``"homogeneous"``) or lognormal draws of mean
-    37.9 ms, σ_ln 0.8 (``"heterogeneous"``), from ``numpy.random.default_rng(seed)``."""
+    37.9 ms, σ_ln 0.8 (``"heterogeneous"``), drawn from the seed's own stream (:func:`_stream`)."""
     if delays == "homogeneous":
         return [HOMOGENEOUS_RTT_MS] * count
     if delays != "heterogeneous":
         raise ValueError(f"delays must be 'homogeneous' or 'heterogeneous', got {delays!r}")
-    import numpy as np
-
     sigma = HETEROGENEOUS_SIGMA
     # The log-space mean that gives the wanted mean: μ = ln m − σ²/2.
-    mu = float(np.log(HETEROGENEOUS_MEAN_MS)) - sigma * sigma / 2
-    return [float(x) for x in np.random.default_rng(seed).lognormal(mu, sigma, count)]
+    mu = math.log(HETEROGENEOUS_MEAN_MS) - sigma * sigma / 2
+    rng = _stream(seed, "rtt")
+    return [rng.lognormvariate(mu, sigma) for _ in range(count)]
+
+
+def _stream(seed: int, what: str) -> random.Random:
+    """An independent, reproducible stream per kind of draw (a string seed is hashed with
+    SHA-512, the same on every platform). The standard library's generator keeps the helpers
+    free of numpy, so building a scenario stays as cheap as importing ccbench."""
+    return random.Random(f"ccbench-topology-{what}-{seed}")
 
 
 def neighbour_sets(peers: int, neighbours: int, seed: int = 1) -> List[List[int]]:
@@ -81,9 +89,8 @@ def neighbour_sets(peers: int, neighbours: int, seed: int = 1) -> List[List[int]
     if not (0 < neighbours < peers) or (neighbours % 2 and peers % 2):
         raise ValueError(f"neighbours must be in [1, peers - 1] (and even when peers is odd), "
                          f"got {neighbours} for {peers} peers")
-    import numpy as np
-
-    ring = [int(p) for p in np.random.default_rng(seed).permutation(peers)]
+    ring = list(range(peers))
+    _stream(seed, "neighbours").shuffle(ring)
     offsets = list(range(1, neighbours // 2 + 1)) + ([peers // 2] if neighbours % 2 else [])
     sets: List[set] = [set() for _ in range(peers)]
     for position, peer in enumerate(ring):
@@ -117,9 +124,8 @@ def _starts(count: int, spread_s: float, seed: int) -> List[str]:
         return ["0s"] * count
     if spread_s < 0:
         raise ValueError(f"start_spread must be ≥ 0 seconds, got {spread_s!r}")
-    import numpy as np
-
-    return [f"{x:.6f}s" for x in np.random.default_rng(seed).uniform(0.0, spread_s, count)]
+    rng = _stream(seed, "starts")
+    return [f"{rng.uniform(0.0, spread_s):.6f}s" for _ in range(count)]
 
 
 def _chunked(name: str, cca: str, cc: Optional[Dict[str, Any]], chunk_size: Any, persistence: float,
@@ -213,9 +219,7 @@ def _http_background(peers: int, count: int, cca: str, rate: str, seed: int):
 
 
 def _http_peers(peers: int, count: int, seed: int) -> List[int]:
-    import numpy as np
-
-    return sorted(int(p) for p in np.random.default_rng(seed).choice(peers, size=count, replace=False))
+    return sorted(_stream(seed, "http").sample(range(peers), count))
 
 
 def single_peer(*, delays: str = "homogeneous", neighbours: int = 10, upload_slots: int = 5,

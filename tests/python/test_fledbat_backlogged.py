@@ -17,6 +17,7 @@ import pytest
 import ccbench
 from ccbench.experiments import run_experiment, summarize
 from ccbench.experiments.fledbat import fig1b, fig3b, yield_newreno
+from ccbench.models import jain_index
 
 
 def _summary(exp, out):
@@ -69,10 +70,19 @@ def test_queue_equilibrium_matches_the_notes_worked_examples():
 
 
 def test_jain_index_worked_examples():
-    """Notes §1.4: (4.6, 4.4) → 0.9995; (9.0, 0.5) → 0.555."""
-    assert fig1b.jain([4.6, 4.4]) == pytest.approx(0.9995, abs=1e-4)
-    assert fig1b.jain([9.0, 0.5]) == pytest.approx(0.555, abs=1e-3)
-    assert math.isnan(fig1b.jain([0.0, 0.0]))
+    """Notes §1.4: (4.6, 4.4) → 0.9995; (9.0, 0.5) → 0.555 (the index fig1b applies to its
+    series windows, which end before the run and so are not the core's)."""
+    assert jain_index([4.6, 4.4]) == pytest.approx(0.9995, abs=1e-4)
+    assert jain_index([9.0, 0.5]) == pytest.approx(0.555, abs=1e-3)
+    assert math.isnan(jain_index([0.0, 0.0]))
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_fig3b_core_measures_the_last_half(quick):
+    """F and η over the last half are the core's: the warm-up is half the run, quick or full."""
+    exp = fig3b.EXPERIMENT
+    sc = ccbench.validate(exp.base, overrides=exp.overrides({"zeta": 5.0, "seed": 1}, quick=quick))
+    assert sc["warmup_ns"] * 2 == sc["duration_ns"] == (120 if quick else 300) * 10**9
 
 
 def test_fledbat_rate_beside_tcp_is_the_per_rtt_balance():

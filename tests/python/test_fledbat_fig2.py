@@ -36,6 +36,16 @@ def test_jitter_is_per_flow_within_a_millisecond():
         assert fig2._apply({"initial_window": 10, "seed": seed})["flows[0].rtt"] == changes["flows[0].rtt"]
 
 
+def test_measured_from_20_s_by_the_core():
+    """The notes' window t ≥ 20 s is the scenario's warm-up, so F and η are the core's."""
+    import ccbench
+
+    exp = fig2.EXPERIMENT
+    for quick in (False, True):
+        sc = ccbench.validate(exp.base, overrides=exp.overrides({"initial_window": 2, "seed": 1}, quick=quick))
+        assert sc["warmup_ns"] == 20 * 10**9 < sc["duration_ns"]
+
+
 def test_fluid_side_settles_at_eq_10(quick):
     """Notes (NUM): X_i = 416.67 ± 0.1, Q = 30.83 ± 0.05, F ≥ 0.99 by 6 s."""
     _, paper, _ = quick

@@ -25,16 +25,21 @@ shared period after the latecomer's first 10 s, and report [10, 50] s beside it:
 of [10, 50] s flow 1's early lead and the latecomer's later one cancel, so that even LEDBAT's
 starving run scores 0.90 there, and the index no longer tells the two apart.
 
-Rates are wire rates (headers included, as the paper's η, L306) from the 100 ms ``flows``
-series, averaged over (a, b]; the queueing delay is the bottleneck's mean backlog over the
-window divided by C. The helpers here are shared by the other backlogged experiments
-(``fig3b``, ``yield_newreno``).
+Computed here from the series, not read from the core: every window of this figure ends before
+the run does (the latecomer leaves at 50 s and flow 1's recovery is checked in [55, 60] s), while
+the core's summary covers one window, [warmup, end]. So rates are wire rates (headers included,
+as the paper's η, L306) from the 100 ms ``flows`` series, averaged over (a, b], and Jain's index
+over them is ``ccbench.models.jain_index``; the queueing delay is the bottleneck's mean backlog
+over the window divided by C. The helpers here are shared by the other backlogged and chunked
+experiments (``fig2``, ``fig3a``–``fig5b``, ``yield_newreno``); those whose window ends at the
+run's end set ``warmup`` to its start and read the core's ``jain_long``, ``efficiency`` and
+per-flow ``throughput_mbps`` (:func:`measured_window`, :func:`core_rates_mbps`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 from ccbench.experiments.base import Experiment, mean_spread
 
@@ -68,10 +73,16 @@ ARMS: Dict[str, Tuple[str, dict, float]] = {
 
 # ------------------------------------------------------------------ helpers (shared)
 
-def jain(rates: Sequence[float]) -> float:
-    """Jain's index F = (Σx)² / (N·Σx²) (L306); NaN when every rate is 0."""
-    total, squares = sum(rates), sum(x * x for x in rates)
-    return total * total / (len(rates) * squares) if squares > 0 else float("nan")
+def measured_window(result) -> Tuple[float, float]:
+    """The core's measurement window [warmup, duration] of ``result``, seconds."""
+    scenario = result.summary["scenario"]
+    return float(scenario["warmup_s"]), float(scenario["duration_s"])
+
+
+def core_rates_mbps(result, names: Sequence[str]) -> List[float]:
+    """Each flow's wire rate (headers included, L306) as the core measures it: over the part of
+    [warmup, duration] the flow was active."""
+    return [float(result.flow(name)["throughput_mbps"]) for name in names]
 
 
 def _inside(frame, start: float, end: float):
@@ -104,6 +115,8 @@ def _apply(point: dict) -> dict:
 
 
 def _metric(result, point: dict) -> dict:
+    from ccbench.models import jain_index  # the windows end before the run: see the docstring
+
     rate = lambda flow, window: flow_rate_mbps(result, flow, *window)  # noqa: E731
     return {
         "first_starved_mbps": rate("first", STARVED),
@@ -111,8 +124,8 @@ def _metric(result, point: dict) -> dict:
         "first_recovered_mbps": rate("first", RECOVERED),
         "queue_settled_ms": queue_delay_ms(result, *SETTLED),
         "queue_starved_ms": queue_delay_ms(result, *STARVED),
-        "jain_shared": jain([rate("first", SHARED), rate("late", SHARED)]),
-        "jain_shared_late": jain([rate("first", SHARED_LATE), rate("late", SHARED_LATE)]),
+        "jain_shared": jain_index([rate("first", SHARED), rate("late", SHARED)]),
+        "jain_shared_late": jain_index([rate("first", SHARED_LATE), rate("late", SHARED_LATE)]),
         "drops": result.link("bottleneck")["drops"],
     }
 

@@ -16,13 +16,15 @@ also matches the fluid model starting from X = 0. The contrast arm with Linux's 
 matters: flow 1 then already holds ~10 ms of queue at 2 s, the latecomer takes it as base delay,
 and ζ = 0.1 is too weak to flush it (the mechanism of Fig. 3(b), L296) — see comparison.md.
 
-Measured over t ∈ (20 s, end] (the notes' window): each flow's wire rate (headers included,
-L306) as a share of C, Jain's F, η (the bottleneck's busy fraction), the mean backlog, and the
-mean smoothed RTT, i.e. the equilibrium RTT the done-means' second reading of Q* uses (the fluid
-model takes R_t ≈ R, L137; a real loop's RTT holds the queue, notes Fig. 2 "packet-level
-expectation"), and the least queueing delay any of the latecomer's packets met (from the
-per-packet sojourn samples), a floor under its base-delay error. The fluid side is one
-deterministic solution (:func:`fluid_solution`).
+Measured over t ∈ [20 s, end] (the notes' window, the scenario's ``warmup``), read from the
+core: each flow's wire rate (``throughput_mbps``, headers included, L306) as a share of C, Jain's
+F (the bottleneck's ``jain_long``), η (its ``efficiency``: wire bytes departed over capacity,
+L306). From the series over the same window: the mean backlog (the core reports per-packet
+sojourn times, not a time-averaged backlog) and the mean smoothed RTT (not in the summary), i.e.
+the equilibrium RTT the done-means' second reading of Q* uses (the fluid model takes R_t ≈ R,
+L137; a real loop's RTT holds the queue, notes Fig. 2 "packet-level expectation"); and the least
+queueing delay any of the latecomer's packets met (from the per-packet sojourn samples), a floor
+under its base-delay error. The fluid side is one deterministic solution (:func:`fluid_solution`).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.fledbat.fig1b import (CAPACITY_MBPS, PACKET_BYTES, PAPER_FLOW, bottleneck,
-                                               flow_rate_mbps, jain)
+                                               core_rates_mbps, measured_window)
 from ccbench.experiments.fledbat.fig3b import flow_rtt_ms
 
 TARGET_S, ZETA, ALPHA, BASE_RTT_S, FLOWS = 0.025, 0.1, 1.0, 0.050, 2
@@ -94,10 +96,6 @@ def _apply(point: dict) -> dict:
     return changes
 
 
-def _window(result):
-    return WINDOW_START_S, float(result.summary["scenario"]["duration_s"])
-
-
 def _mean_srtt_ms(result, start: float, end: float) -> float:
     flows = result.flows
     inside = flows[(flows["t_s"] > start) & (flows["t_s"] <= end)]
@@ -113,13 +111,14 @@ def _least_sojourn_ms(result, flow: str) -> float:
 
 
 def _metric(result, point: dict) -> dict:
-    start, end = _window(result)
-    rates = [flow_rate_mbps(result, name, start, end) for name in NAMES]
+    start, end = measured_window(result)
+    rates = core_rates_mbps(result, NAMES)
+    link = result.link("bottleneck")
     links = bottleneck(result, start, end)
     return {"share_first": rates[0] / CAPACITY_MBPS, "share_late": rates[1] / CAPACITY_MBPS,
-            "jain": jain(rates), "eta": float(links["utilization"].mean()),
+            "jain": link["jain_long"], "eta": link["efficiency"],
             "mean_queue_packets": float(links["queue_packets"].mean()),
-            "rtt_ms": _mean_srtt_ms(result, start, end), "drops": int(links["drops"].sum()),
+            "rtt_ms": _mean_srtt_ms(result, start, end), "drops": link["drops"],
             "late_least_sojourn_ms": _least_sojourn_ms(result, NAMES[1])}
 
 
@@ -331,6 +330,7 @@ EXPERIMENT = Experiment(
                 "model (10 Mbps, 100 p, RTT 50 ms + U[0, 1] ms, τ 25 ms, ζ 0.1, α 1)",
     base={
         "duration": "60s",
+        "warmup": f"{WINDOW_START_S:g}s",
         "seed": 1,
         "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": f"{BASE_RTT_S * 1e3:g}ms",
                        "buffer": f"{BUFFER_PACKETS}p"},

@@ -1,6 +1,6 @@
 """fLEDBAT paper, Fig. 3(a) (L278, L288–L292): two fLEDBAT flows, chunk by chunk, ζ = 0.01, the
 second 10 s after the first; and the chunked set-up shared by Figs. 4(a)–5(b) (``CHUNKED``,
-:func:`chunked_flow`, :func:`reference_base`, :func:`window_rates`).
+:func:`chunked_flow`, :func:`reference_base`).
 
 Claims (L292): the latecomer's base-delay estimate starts out wrong, the first-comer's decrease
 lets it correct it, and the shares become equitable; the queue is not steady but fluctuates
@@ -23,9 +23,11 @@ unstated, notes §4 item 8), τ = 25 ms, α = 1 (notes §4 items 2–3), initial
 Observables. The controller's base-delay estimate is not exposed; its error is bounded by the
 least queueing delay the latecomer's packets met (its base is the least delay it measured, and
 the history outlasts the run), so "within 2 ms of the true base" is read as "a latecomer packet
-met a queue of at most 2 ms" and we report the first time that happens after its start. F over
-the last 50 % of the run from the flows' wire rates (headers included, L306); the queue from 10 ms
-samples of the bottleneck's backlog over [10 s, end] (its PDF in the figure).
+met a queue of at most 2 ms" and we report the first time that happens after its start (from the
+per-packet sojourn series). F and η over the last 50 % of the run are the core's (``warmup`` at
+half the duration): the bottleneck's ``jain_long`` over the flows' wire rates and its
+``efficiency`` (headers included, L306). The queue from 10 ms samples of the bottleneck's backlog
+over [10 s, end] (its PDF in the figure; a window the core's summary does not cover).
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ from typing import List, Optional, Sequence
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.fledbat.fig1b import (CAPACITY_MBPS, PACKET_BYTES, PAPER_FLOW, bottleneck,
-                                               flow_rate_mbps, jain)
-from ccbench.experiments.fledbat.fig3b import empty_share, queue_equilibrium_packets
+                                               core_rates_mbps, measured_window)
+from ccbench.experiments.fledbat.fig3b import empty_share, last_half, queue_equilibrium_packets
 
 TARGET_S, ALPHA, BASE_RTT_S, BUFFER_PACKETS = 0.025, 1.0, 0.050, 100
 #: ns-2's initial window (``Agent/TCP windowInit_ 2``), the paper's simulator.
@@ -46,6 +48,8 @@ CHUNKED = {**PAPER_FLOW, "initial_window": PAPER_IW, "chunk_size": "250KB", "per
            "rtt_jitter": "1ms"}
 ZETA = 0.01
 LATE_START_S = 10.0
+#: 300 s (notes §4 item 5), quick 100 s; the core measures F and η over the last half.
+DURATION_S, QUICK_DURATION_S = 300.0, 100.0
 NAMES = ("first", "late")
 #: Notes' pass rows: the base error within 2 ms within 30 s of the start; F ≥ 0.9 (last 50 %).
 BASE_ERROR_MS, BASE_WITHIN_S, JAIN_MIN = 2.0, 30.0, 0.9
@@ -53,10 +57,15 @@ BASE_ERROR_MS, BASE_WITHIN_S, JAIN_MIN = 2.0, 30.0, 0.9
 
 # ------------------------------------------------------------------ chunked set-up (shared)
 
+def start_text(start_s: float) -> str:
+    """A start time (or the warm-up at it) as the scenario writes it, to the microsecond."""
+    return f"{start_s:.6f}s"
+
+
 def chunked_flow(name: str, cca: str, start_s: float = 0.0, zeta: Optional[float] = None) -> dict:
     """One chunk-by-chunk flow of the reference set-up: fLEDBAT (τ 25 ms, α 1, ``zeta``), LEDBAT
     (τ 25 ms: all flows share the target, footnote 10, L275; GAIN 1) or NewReno with SACK (L271)."""
-    flow = {"name": name, "cca": cca, "start": f"{start_s:.6f}s", **CHUNKED}
+    flow = {"name": name, "cca": cca, "start": start_text(start_s), **CHUNKED}
     target = f"{TARGET_S * 1e3:g}ms"
     if cca == "fledbat":
         flow["cc"] = {"target": target, "alpha": ALPHA, "zeta": float(zeta)}
@@ -68,10 +77,11 @@ def chunked_flow(name: str, cca: str, start_s: float = 0.0, zeta: Optional[float
 
 
 def reference_base(flows: List[dict], duration_s: float, bin_ms: float = 100.0,
-                   sojourn: bool = False) -> dict:
-    """The reference scenario (L261–L271) around ``flows``."""
+                   sojourn: bool = False, warmup_s: float = 0.0) -> dict:
+    """The reference scenario (L261–L271) around ``flows``, measured over [``warmup_s``, end]."""
     return {
         "duration": f"{duration_s:g}s",
+        "warmup": f"{warmup_s:g}s",
         "seed": 1,
         "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": f"{BASE_RTT_S * 1e3:g}ms",
                        "buffer": f"{BUFFER_PACKETS}p"},
@@ -82,16 +92,6 @@ def reference_base(flows: List[dict], duration_s: float, bin_ms: float = 100.0,
 
 def duration_s(result) -> float:
     return float(result.summary["scenario"]["duration_s"])
-
-
-def window_rates(result, names: Sequence[str], start: float, end: float) -> List[float]:
-    """Each flow's mean wire rate (headers included, L306) over (start, end], Mbps."""
-    return [flow_rate_mbps(result, name, start, end) for name in names]
-
-
-def efficiency(rates: Sequence[float]) -> float:
-    """η = Σx_i / C, throughput including headers (L306)."""
-    return sum(rates) / CAPACITY_MBPS
 
 
 def verdict(ok: bool) -> str:
@@ -139,14 +139,15 @@ def least_sojourn_ms(result, flow: str, start: float, end: float) -> float:
 
 
 def _metric(result, point: dict) -> dict:
-    end = duration_s(result)
-    half = (end / 2, end)
-    first, late = window_rates(result, NAMES, *half)
+    half = measured_window(result)
+    end = half[1]
+    first, late = core_rates_mbps(result, NAMES)
+    link = result.link("bottleneck")
     shared = bottleneck(result, LATE_START_S, end)
     return {
-        "jain_last_half": jain([first, late]),
+        "jain_last_half": link["jain_long"],
         "late_share_last_half": late / (first + late),
-        "eta_last_half": efficiency([first, late]),
+        "eta_last_half": link["efficiency"],
         "late_base_fixed_s": first_small_sojourn_s(result, "late", LATE_START_S),
         "late_least_sojourn_30s_ms": least_sojourn_ms(result, "late", LATE_START_S, LATE_START_S + BASE_WITHIN_S),
         "queue_at_arrival_packets": float(bottleneck(result, LATE_START_S - 1.0, LATE_START_S)["queue_packets"].mean()),
@@ -254,11 +255,11 @@ EXPERIMENT = Experiment(
                 "reference setup (10 Mbps, 100 p, RTT 50 ms + U[0, 1] ms, τ 25 ms, α 1)",
     base=reference_base([chunked_flow("first", "fledbat", 0.0, ZETA),
                          chunked_flow("late", "fledbat", LATE_START_S, ZETA)],
-                        300.0, bin_ms=10.0, sojourn=True),
+                        DURATION_S, bin_ms=10.0, sojourn=True, warmup_s=DURATION_S / 2),
     grid={"zeta": [ZETA]},
     seeds=tuple(range(1, 11)),  # L271: 10 runs per point
     quick_seeds=(1, 2),
-    quick_overrides={"duration": "100s"},
+    quick_overrides=last_half(QUICK_DURATION_S),
     apply=lambda point: {"flows.cc.zeta": point["zeta"]},
     metric=_metric,
     compare=_compare,

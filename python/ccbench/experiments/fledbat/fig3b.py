@@ -14,8 +14,11 @@ Setting: the paper's reference scenario (L261–L271): 10 Mbps, 100-packet buffe
 jitter model), τ = 25 ms, α = 1 (notes §4 items 2–3), second flow at 10 s (the notes' suggestion
 for the unstated gap), 300 s (notes §4 item 5), 10 runs (L271).
 
-Measured (notes' pass rows): Jain's index F and η over the last half of the run (η is the
-bottleneck's busy fraction, headers included, L306); the mean queue there against the model's
+Measured (notes' pass rows): Jain's index F and η over the last half of the run, read from the
+core with ``warmup`` at half the duration (the bottleneck's ``jain_long`` over the flows' wire
+rates and its ``efficiency``, wire bytes departed over capacity, headers included, L306; the
+latecomer's share from the flows' ``throughput_mbps``); from the 1 ms series (the core has no
+time-averaged backlog): the mean queue over the last half against the model's
 Q* = Cτ + Nατ/(ζR) (eq. 10, with the base RTT R as the paper writes it); P(Q = 0) over the shared
 period [10 s, end] from 1 ms samples of the backlog (the mean over each 1 ms bin, shorter than one
 packet's 1.2 ms transmission, rounded to whole packets), also over the latecomer's first 10 s.
@@ -28,13 +31,15 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.fledbat.fig1b import (CAPACITY_MBPS, PACKET_BYTES, PAPER_FLOW, bottleneck,
-                                               flow_rate_mbps, jain)
+                                               core_rates_mbps, measured_window)
 
 ZETAS = [5.0, 0.1, 0.01, 0.001]
 PAPER_ZETA = 5.0
 TARGET_S, ALPHA, BASE_RTT_S, FLOWS = 0.025, 1.0, 0.050, 2
 BUFFER_PACKETS = 100
 LATE_START_S = 10.0
+#: Run lengths (full, quick); the measurement window, ``warmup`` on, is the last half.
+DURATION_S, QUICK_DURATION_S = 300.0, 120.0
 #: L271: jitter uniform in [0, 1] ms on top of the 50 ms RTT.
 JITTER_MS = 1.0
 #: The window over which the latecomer's first queue flush is looked for.
@@ -66,8 +71,9 @@ def _apply(point: dict) -> dict:
     return changes
 
 
-def _duration(result) -> float:
-    return float(result.summary["scenario"]["duration_s"])
+def last_half(duration_s: float) -> dict:
+    """``duration`` and ``warmup`` of a run measured over the last half of it."""
+    return {"duration": f"{duration_s:g}s", "warmup": f"{duration_s / 2:g}s"}
 
 
 def empty_share(result, start: float, end: float) -> float:
@@ -77,16 +83,17 @@ def empty_share(result, start: float, end: float) -> float:
 
 
 def _metric(result, point: dict) -> dict:
-    end = _duration(result)
-    half = (end / 2, end)
-    first, late = (flow_rate_mbps(result, name, *half) for name in ("first", "late"))
+    half = measured_window(result)
+    end = half[1]
+    first, late = core_rates_mbps(result, ("first", "late"))
+    link = result.link("bottleneck")
     links = bottleneck(result, *half)
     return {
-        "jain_last_half": jain([first, late]),
+        "jain_last_half": link["jain_long"],
         # 1 when this seed is fair: the mean over seeds is the share of fair seeds.
-        "fair_last_half": float(jain([first, late]) >= JAIN_MIN),
+        "fair_last_half": float(link["jain_long"] >= JAIN_MIN),
         "late_share_last_half": late / (first + late),
-        "eta_last_half": float(links["utilization"].mean()),
+        "eta_last_half": link["efficiency"],
         "mean_queue_packets": float(links["queue_packets"].mean()),
         "p_empty_shared": empty_share(result, LATE_START_S, end),
         "p_empty_join": empty_share(result, LATE_START_S, LATE_START_S + JOIN_S),
@@ -211,7 +218,7 @@ def _figure(summary, out_dir: Path) -> Path:
                              gridspec_kw={"width_ratios": [2.2, 1]})
     for row, zeta in enumerate(zetas):
         result = trace(zeta)
-        end = _duration(result)
+        end = measured_window(result)[1]
         flows = result.flows
         for i, (name, start) in enumerate((("first", 0.0), ("late", LATE_START_S))):
             df = flows[(flows["flow"] == name) & (flows["t_s"] > start)]
@@ -245,7 +252,7 @@ EXPERIMENT = Experiment(
     description="fLEDBAT Fig. 3(b): two backlogged fLEDBAT flows 10 s apart, ζ = 5 (and the "
                 "contrast ζ = 0.1, 0.01, 0.001), reference setup (10 Mbps, 100 p, RTT 50 ms, τ 25 ms)",
     base={
-        "duration": "300s",
+        **last_half(DURATION_S),
         "seed": 1,
         "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": f"{BASE_RTT_S * 1e3:g}ms",
                        "buffer": f"{BUFFER_PACKETS}p"},
@@ -260,7 +267,7 @@ EXPERIMENT = Experiment(
     grid={"zeta": ZETAS},
     seeds=tuple(range(1, 11)),  # L271: 10 runs per point
     quick_seeds=(1, 2),
-    quick_overrides={"duration": "120s"},
+    quick_overrides=last_half(QUICK_DURATION_S),
     seed_in_point=True,
     apply=_apply,
     metric=_metric,

@@ -11,8 +11,12 @@ RTT 50 ms + U[0, 1] ms per flow, P = 1500 B, ACKs not delayed, IW 2, τ 25 ms, �
 and duration are unstated (notes §4 items 5–6): both flows start at U[0, 1] s, drawn per flow
 and seed, and run 300 s; ζ on the notes' grid (§4 item 7). The baseline "TCP alone, same chunk
 model" is one more point of the sweep (``arm = "tcp-alone"``, ζ unused, written as 0). Metrics
-over (last start, end] (notes §4 item 9): the wire rates (headers included, L306), F over the two
-flows, η = Σx/C, breakdown = fLEDBAT's share of the traffic (L308).
+over [last start, end] (notes §4 item 9; the scenario's ``warmup`` is the last start), read from
+the core: the flows' wire rates (``throughput_mbps``, headers included, L306), and the
+bottleneck's F over the two flows (``jain_long``), η (``efficiency``, wire bytes departed over
+capacity) and breakdown (``lbe_share``, fLEDBAT's share of the wire bytes, L308). The mean
+queueing delay for eq. (6)'s balance is the time-averaged backlog over C from the series (the
+core reports per-packet sojourn times instead).
 """
 
 from __future__ import annotations
@@ -21,9 +25,8 @@ import random
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
-from ccbench.experiments.fledbat.fig1b import CAPACITY_MBPS, jain, queue_delay_ms
-from ccbench.experiments.fledbat.fig3a import (chunked_flow, duration_s, efficiency, reference_base, verdict,
-                                               window_rates)
+from ccbench.experiments.fledbat.fig1b import CAPACITY_MBPS, core_rates_mbps, measured_window, queue_delay_ms
+from ccbench.experiments.fledbat.fig3a import chunked_flow, reference_base, start_text, verdict
 from ccbench.experiments.fledbat.yield_newreno import fledbat_rate_beside_tcp_mbps
 
 ZETAS = [1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 5.0, 10.0]
@@ -47,19 +50,28 @@ def _flows(point: dict) -> list:
     return [chunked_flow("fledbat", "fledbat", start_s(seed, "fledbat"), point["zeta"]), tcp]
 
 
+def measured_from_last_start(flows: list, seed: int, spread_s: float) -> dict:
+    """``flows`` (each started at its :func:`start_s` draw) measured from the last start on."""
+    last = max(start_s(seed, flow["name"], spread_s) for flow in flows)
+    return {"flows": flows, "warmup": start_text(last)}
+
+
+def _apply(point: dict) -> dict:
+    return measured_from_last_start(_flows(point), point.get("seed", 1), START_SPREAD_S)
+
+
 def _points(zetas) -> list:
     return [{"arm": TCP_ALONE, "zeta": 0.0}] + [{"arm": MIXED, "zeta": z} for z in zetas]
 
 
 def _metric(result, point: dict) -> dict:
     names = [flow["name"] for flow in result.summary["flows"]]
-    start, end = max(flow["start_s"] for flow in result.summary["flows"]), duration_s(result)
-    rates = dict(zip(names, window_rates(result, names, start, end)))
-    total = sum(rates.values())
-    fledbat = rates.get("fledbat", 0.0)
-    return {"fledbat_mbps": fledbat, "tcp_mbps": rates["tcp"], "eta": efficiency(list(rates.values())),
-            "jain": jain(list(rates.values())) if len(rates) > 1 else float("nan"),
-            "breakdown": fledbat / total, "queue_ms": queue_delay_ms(result, start, end)}
+    rates = dict(zip(names, core_rates_mbps(result, names)))
+    link = result.link("bottleneck")
+    jain = link["jain_long"]  # null with one flow (TCP alone)
+    return {"fledbat_mbps": rates.get("fledbat", 0.0), "tcp_mbps": rates["tcp"], "eta": link["efficiency"],
+            "jain": float("nan") if jain is None else jain, "breakdown": link["lbe_share"],
+            "queue_ms": queue_delay_ms(result, *measured_window(result))}
 
 
 def _compare(summary):
@@ -156,7 +168,7 @@ EXPERIMENT = Experiment(
     quick_seeds=(1, 2),
     quick_overrides={"duration": "120s"},
     seed_in_point=True,
-    apply=lambda point: {"flows": _flows(point)},
+    apply=_apply,
     metric=_metric,
     compare=_compare,
     figure=_figure,

@@ -10,7 +10,12 @@ Setting: the chunked reference set-up of ``fig3a``. LEDBAT's target is τ = 25 m
 the paper says the results hold as long as all flows share the target (footnote 10, L275), and
 its simulations use 25 ms (L273); GAIN 1, RFC 6817's estimators (the notes' §4 item 4
 suggestion, the same as fLEDBAT's), no slow start, IW 2. Starts drawn per flow and seed from
-U[0, 10] s (the same for every ζ); 300 s; metrics over (last start, end] (notes §4 item 9).
+U[0, 10] s (the same for every ζ); 300 s; metrics over [last start, end] (notes §4 item 9; the
+scenario's ``warmup`` is the last start), read from the core: the flows' wire rates
+(``throughput_mbps``, headers included, L306), the bottleneck's F (``jain_long``) and η
+(``efficiency``). LEDBAT's share is its part of the two core rates (both flows are
+less-than-best-effort, so the core's ``lbe_share`` is 1 here). The mean queueing delay is the
+time-averaged backlog over C from the series.
 
 The crossover is where LEDBAT's share of the traffic reaches 50 % going up the ζ grid, the mean
 over seeds interpolated on log ζ.
@@ -21,10 +26,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
-from ccbench.experiments.fledbat.fig1b import CAPACITY_MBPS, PACKET_BYTES, jain, queue_delay_ms
-from ccbench.experiments.fledbat.fig3a import (BASE_RTT_S, TARGET_S, chunked_flow, duration_s, efficiency, log_crossing, reference_base,
-                                               verdict, window_rates)
-from ccbench.experiments.fledbat.fig4a import ZETAS, start_s
+from ccbench.experiments.fledbat.fig1b import (CAPACITY_MBPS, PACKET_BYTES, core_rates_mbps, measured_window,
+                                               queue_delay_ms)
+from ccbench.experiments.fledbat.fig3a import (BASE_RTT_S, TARGET_S, chunked_flow, log_crossing,
+                                               reference_base, verdict)
+from ccbench.experiments.fledbat.fig4a import ZETAS, measured_from_last_start, start_s
 
 QUICK_ZETAS = [1e-3, 0.01, 0.1, 1.0, 5.0]
 NAMES = ("fledbat", "ledbat")
@@ -42,12 +48,12 @@ def _flows(point: dict) -> list:
 
 def _metric(result, point: dict) -> dict:
     starts = {flow["name"]: flow["start_s"] for flow in result.summary["flows"]}
-    start, end = max(starts.values()), duration_s(result)
-    fledbat, ledbat = window_rates(result, NAMES, start, end)
+    fledbat, ledbat = core_rates_mbps(result, NAMES)
+    link = result.link("bottleneck")
     return {"fledbat_mbps": fledbat, "ledbat_mbps": ledbat, "ledbat_share": ledbat / (fledbat + ledbat),
-            "jain": jain([fledbat, ledbat]), "eta": efficiency([fledbat, ledbat]),
+            "jain": link["jain_long"], "eta": link["efficiency"],
             "fledbat_late": float(starts["fledbat"] > starts["ledbat"]),
-            "queue_ms": queue_delay_ms(result, start, end)}
+            "queue_ms": queue_delay_ms(result, *measured_window(result))}
 
 
 def crossover(summary) -> float:
@@ -170,7 +176,7 @@ EXPERIMENT = Experiment(
     quick_seeds=(1, 2),
     quick_overrides={"duration": "120s"},
     seed_in_point=True,
-    apply=lambda point: {"flows": _flows(point)},
+    apply=lambda point: measured_from_last_start(_flows(point), point.get("seed", 1), START_SPREAD_S),
     metric=_metric,
     compare=_compare,
     figure=_figure,

@@ -9,7 +9,9 @@ N ≤ 6; η ≥ 0.9.
 Setting: the chunked reference set-up of ``fig3a`` (250 kB chunks, window kept; 10 Mbps, 100 p,
 RTT 50 ms + U[0, 1] ms per flow, IW 2, τ 25 ms, α 1). Flow k = 0..N−1 starts at 10·k s (the index
 origin is unstated; the notes' suggestion k = 0 puts the first flow at 0 s, §4 item 6); the run
-lasts the last arrival + 200 s (notes §4 item 5), measured over (last arrival, end] (L344). With
+lasts the last arrival + 200 s (notes §4 item 5), measured over [last arrival, end] (L344; the
+scenario's ``warmup``), read from the core: F and η are the bottleneck's ``jain_long`` and
+``efficiency`` (wire bytes, L306), the least share from the flows' ``throughput_mbps``. With
 B = 100 packets the fluid Q* = Cτ + Nατ/(ζR) passes the buffer for ζ = 0.01 at every N (losses,
 not the delay decrease, then set the shares; notes Fig. 5(b) caution).
 """
@@ -19,9 +21,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
-from ccbench.experiments.fledbat.fig1b import jain
-from ccbench.experiments.fledbat.fig3a import (BUFFER_PACKETS, chunked_flow, efficiency, reference_base, verdict,
-                                               window_rates)
+from ccbench.experiments.fledbat.fig1b import core_rates_mbps
+from ccbench.experiments.fledbat.fig3a import BUFFER_PACKETS, chunked_flow, reference_base, verdict
 from ccbench.experiments.fledbat.fig3b import queue_equilibrium_packets
 
 ZETAS = [0.01, 0.1, 0.2, 0.5]
@@ -44,15 +45,15 @@ def names(n: int) -> list:
 def _apply(point: dict) -> dict:
     n = int(point["flows_n"])
     flows = [chunked_flow(name, "fledbat", GAP_S * k, point["zeta"]) for k, name in enumerate(names(n))]
-    return {"flows": flows, "duration": f"{last_arrival_s(n) + point['measure_s']:g}s"}
+    return {"flows": flows, "duration": f"{last_arrival_s(n) + point['measure_s']:g}s",
+            "warmup": f"{last_arrival_s(n):g}s"}
 
 
 def _metric(result, point: dict) -> dict:
-    n = int(point["flows_n"])
-    start = last_arrival_s(n)
-    rates = window_rates(result, names(n), start, start + point["measure_s"])
-    return {"jain": jain(rates), "eta": efficiency(rates), "least_share": min(rates) / sum(rates),
-            "drops": int(result.link("bottleneck")["drops"])}
+    rates = core_rates_mbps(result, names(int(point["flows_n"])))
+    link = result.link("bottleneck")
+    return {"jain": link["jain_long"], "eta": link["efficiency"], "least_share": min(rates) / sum(rates),
+            "drops": link["drops"]}  # in the measured window
 
 
 def _compare(summary):

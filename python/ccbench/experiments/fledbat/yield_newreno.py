@@ -16,6 +16,12 @@ delayed, RTT 50 ms plus the per-flow U[0, 1] ms jitter (L271), as in ``fig3b``.
 For fLEDBAT the per-RTT balance of eq. (6), α = ζ·W·(q − τ)/τ, gives the window it keeps beside
 TCP at a mean queueing delay q > τ: W = ατ/(ζ(q − τ)) (at least MIN_CWND), i.e. a rate
 W·P/(R + q); the comparison shows it beside the measured rate, with q the measured mean.
+
+Computed here from the 100 ms series, not read from the core: the rates while NewReno runs
+([20, 60] s) and after it left ([70, 80] s) come from one run, and the core's summary covers only
+one window, [warmup, end]; ending the run at 60 s would lose the recovery check, and two runs per
+point would double the sweep for the same trajectory. Both are plain window means of the
+``flows`` series' wire rate (headers included); the queue is the mean backlog over C.
 """
 
 from __future__ import annotations
