@@ -84,8 +84,8 @@
 
 use crate::ledbat::{halving_reaction, DelaySignal, BASE_HISTORY, CURRENT_FILTER, MIN_CWND};
 use crate::{
-    AckSample, CaState, CcState, CongestionControl, CongestionEvent, Nanos, ParamError, Params,
-    PathInfo, Reaction,
+    AckSample, CaState, CcState, CongestionControl, CongestionEvent, Nanos, ParamError, Params, PathInfo,
+    Reaction,
 };
 
 /// τ of the paper's simulations (L273).

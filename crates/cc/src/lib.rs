@@ -22,7 +22,8 @@ pub mod registry;
 
 pub use ccbench_params::{ParamError, ParamSpec, ParamValue, Params};
 pub use registry::{
-    build_controller, build_receiver_control, controller_names, is_less_than_best_effort, CONTROLLERS, RECEIVERS,
+    build_controller, build_receiver_control, controller_names, is_less_than_best_effort, CONTROLLERS,
+    RECEIVERS,
 };
 
 /// Nanoseconds since the start of the connection's clock.

@@ -110,7 +110,10 @@ mod tests {
     fn unknown_names_list_the_table() {
         let e = build_controller("vegas", &Params::new()).err().unwrap();
         assert_eq!(e.key, "cca");
-        assert_eq!(e.message, "unknown algorithm \"vegas\" (known: newreno, cubic, ledbat, fledbat, ledbat++)");
+        assert_eq!(
+            e.message,
+            "unknown algorithm \"vegas\" (known: newreno, cubic, ledbat, fledbat, ledbat++)"
+        );
         let e = build_receiver_control("rledbat", &Params::new()).err().unwrap();
         assert_eq!(e.key, "receiver_cca");
     }

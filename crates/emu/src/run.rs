@@ -105,7 +105,10 @@ pub fn emulated_topology(sc: &Scenario) -> Result<Emulated, String> {
         ));
     }
     if let Some(f) = sc.flows.iter().find(|f| f.chunks.is_some()) {
-        return Err(format!("flows[{}].chunk_size: chunked transfers are not supported by the emulator yet", flow_index(sc, f)));
+        return Err(format!(
+            "flows[{}].chunk_size: chunked transfers are not supported by the emulator yet",
+            flow_index(sc, f)
+        ));
     }
     let mut topo = sc.topology.clone();
     let mut senders = Vec::with_capacity(sc.flows.len());

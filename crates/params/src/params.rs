@@ -127,16 +127,25 @@ impl Params {
     /// A duration written with its unit (`"5ms"`, `"1.5s"`), in nanoseconds, within `[min, max]`.
     pub fn duration(&self, key: &str, default: u64, min: u64, max: u64) -> Result<u64, ParamError> {
         let show = crate::units::format_duration;
-        self.mark(key, format!("duration in [{}, {}]", show(min), show(max)), format!("\"{}\"", show(default)));
+        self.mark(
+            key,
+            format!("duration in [{}, {}]", show(min), show(max)),
+            format!("\"{}\"", show(default)),
+        );
         let v = match self.values.get(key) {
             None => return Ok(default),
-            Some(ParamValue::Str(text)) => crate::units::parse_duration(text).map_err(|e| Self::err(key, e))?,
+            Some(ParamValue::Str(text)) => {
+                crate::units::parse_duration(text).map_err(|e| Self::err(key, e))?
+            }
             Some(other) => {
                 return Err(Self::err(key, format!("expected a duration like \"100ms\", got {other}")))
             }
         };
         if v < min || v > max {
-            return Err(Self::err(key, format!("must be between {} and {}, got {}", show(min), show(max), show(v))));
+            return Err(Self::err(
+                key,
+                format!("must be between {} and {}, got {}", show(min), show(max), show(v)),
+            ));
         }
         Ok(v)
     }

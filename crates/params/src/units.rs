@@ -108,7 +108,8 @@ pub fn parse_signed_duration(s: &str) -> Result<i64, String> {
         Some(rest) => (true, rest),
         None => (false, s),
     };
-    let ns = parse_duration(magnitude).map_err(|_| format!("{DURATION_HINT} (may be negative), got \"{s}\""))?;
+    let ns =
+        parse_duration(magnitude).map_err(|_| format!("{DURATION_HINT} (may be negative), got \"{s}\""))?;
     let ns = i64::try_from(ns).map_err(|_| format!("duration too large, got \"{s}\""))?;
     Ok(if negative { -ns } else { ns })
 }

@@ -6,6 +6,7 @@ use std::time::Instant;
 use ccbench_cc::{build_controller, build_receiver_control, is_less_than_best_effort};
 
 use crate::engine::{Event, EventQueue, Timer, TimerKind};
+use crate::fairness::{lbe_share, SecondMarks};
 use crate::metrics::{
     convergence_time, jain_index, percentiles, tcp_starts, FlowSeries, FlowSummary, LinkSeries, LinkSummary,
     OwdSeries, Recorder, ScenarioSummary, SojournSeries, Summary,
@@ -16,7 +17,6 @@ use crate::packet::{Kind, Packet};
 use crate::scenario::{FlowKind, Scenario};
 use crate::tcp::{Phase, TcpReceiver, TcpSender};
 use crate::traffic::{CbrReceiver, CbrSender, ChunkApp, Next};
-use crate::fairness::{lbe_share, SecondMarks};
 
 const SECOND: Nanos = 1_000_000_000;
 
@@ -259,7 +259,8 @@ impl<'a> Simulation<'a> {
             }
             Event::WarmupEnd => self.warm = Some(self.marks()),
             Event::Second => {
-                let marks = self.ends.iter().zip(&self.carry).map(|(e, c)| Self::flow_mark(e, c).wire_received);
+                let marks =
+                    self.ends.iter().zip(&self.carry).map(|(e, c)| Self::flow_mark(e, c).wire_received);
                 self.seconds.push(marks);
                 if self.now + SECOND <= self.sc.duration {
                     self.events.schedule(self.now + SECOND, Event::Second);
@@ -432,7 +433,8 @@ impl<'a> Simulation<'a> {
     /// Replace `flow`'s connection by a fresh one, keeping what the old one counted.
     fn reconnect(&mut self, flow: u32) {
         let i = flow as usize;
-        let fresh = tcp_endpoints(self.sc, flow, &mut self.chunks).expect("controllers were built once already");
+        let fresh =
+            tcp_endpoints(self.sc, flow, &mut self.chunks).expect("controllers were built once already");
         let old = std::mem::replace(&mut self.ends[i], fresh);
         if let Endpoints::Tcp { tx, rx } = &old {
             let c = &mut self.carry[i];
@@ -579,7 +581,12 @@ impl<'a> Simulation<'a> {
             let (cca, kind, retransmits, timeouts, ecn, owd, lost) = match e {
                 Endpoints::Tcp { tx, .. } => {
                     tcp_goodputs.push(goodput);
-                    shares.push(Share { flow: i, rate: rate(wire), bytes: wire, lbe: is_less_than_best_effort(&f.cca) });
+                    shares.push(Share {
+                        flow: i,
+                        rate: rate(wire),
+                        bytes: wire,
+                        lbe: is_less_than_best_effort(&f.cca),
+                    });
                     (
                         f.cca.clone(),
                         "tcp",
@@ -642,7 +649,8 @@ impl<'a> Simulation<'a> {
                 f64::NAN
             };
             let spec = &sc.topology.links[i];
-            let crossing: Vec<&Share> = shares.iter().filter(|s| sc.flows[s.flow].path.contains(&i)).collect();
+            let crossing: Vec<&Share> =
+                shares.iter().filter(|s| sc.flows[s.flow].path.contains(&i)).collect();
             let sharing = self.sharing(&crossing);
             let sojourns = &mut self.rec.window_sojourns[i];
             links.push(LinkSummary {

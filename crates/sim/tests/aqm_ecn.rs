@@ -81,8 +81,14 @@ fn pie_probability_is_in_the_series_and_marks_are_ecn_reductions() {
     assert_eq!(link.drops, 0);
     assert!(r.summary.flows[0].ecn_reductions > 0 && r.summary.flows[0].loss_reductions == 0);
     let bottleneck = r.link_names.iter().position(|n| n == "bottleneck").unwrap() as u32;
-    let p: Vec<f64> =
-        r.links.link.iter().zip(&r.links.aqm_probability).filter(|(l, _)| **l == bottleneck).map(|(_, p)| *p).collect();
+    let p: Vec<f64> = r
+        .links
+        .link
+        .iter()
+        .zip(&r.links.aqm_probability)
+        .filter(|(l, _)| **l == bottleneck)
+        .map(|(_, p)| *p)
+        .collect();
     assert!(p.iter().all(|p| (0.0..=1.0).contains(p)));
     assert!(p.iter().any(|&p| p > 0.0), "PIE raised its probability at some point");
     let departed = r.links.departed_bytes.iter().zip(&r.links.link).filter(|(_, l)| **l == bottleneck);

@@ -162,7 +162,8 @@ fn chunked_runs_are_deterministic() {
 
 #[test]
 fn uniform_chunk_sizes_fresh_connections_like_http() {
-    let r = run(ONE, &["flows[0].chunk_size={ min = \"1B\", max = \"512KB\" }", "flows[0].persistence=0"], None);
+    let r =
+        run(ONE, &["flows[0].chunk_size={ min = \"1B\", max = \"512KB\" }", "flows[0].persistence=0"], None);
     let f = flow(&r, 0);
     let mean = f.bytes_delivered as f64 / f.chunks.unwrap() as f64;
     assert!((180e3..330e3).contains(&mean), "mean object {mean} B, U[0, 512 KB] has 256 KB");
@@ -201,5 +202,8 @@ fn bad_chunk_and_rtt_keys_name_their_field() {
     assert_eq!(err(&["flows[0].rtt={ mean = \"10ms\" }"]), "flows[0].rtt.mean");
     let plain = ONE.replace("chunk_size = \"250KB\"\n", "");
     let ov = vec!["flows[0].persistence=0.5".to_string()];
-    assert_eq!(ccbench_sim::parse_str(&plain, "t.toml", &ov, None).unwrap_err().field, "flows[0].persistence");
+    assert_eq!(
+        ccbench_sim::parse_str(&plain, "t.toml", &ov, None).unwrap_err().field,
+        "flows[0].persistence"
+    );
 }

@@ -28,7 +28,8 @@ fn alone_ledbat_fills_the_link_and_holds_the_target_delay() {
 
 #[test]
 fn ledbat_yields_to_newreno() {
-    let toml = format!("{BASE}[[flows]]\nname = \"be\"\ncca = \"newreno\"\nstart = \"20s\"\nstop = \"60s\"\n");
+    let toml =
+        format!("{BASE}[[flows]]\nname = \"be\"\ncca = \"newreno\"\nstart = \"20s\"\nstop = \"60s\"\n");
     let r = run(&toml, &["output.bin=\"1s\""], None);
     let (lbe, be) = (0u32, 1u32);
     let mean = |flow: u32| {
@@ -40,8 +41,15 @@ fn ledbat_yields_to_newreno() {
     assert!(mean(lbe) < 0.2 * 10.0, "LEDBAT kept {} Mbps beside NewReno", mean(lbe));
     assert!(mean(be) > 0.8 * 10.0, "NewReno got {} Mbps", mean(be));
     // Once NewReno leaves, LEDBAT takes the link back.
-    let after: f64 = r.flows.t_s.iter().zip(&r.flows.flow).zip(&r.flows.goodput_mbps)
-        .filter(|((t, f), _)| **f == lbe && **t > 70.0).map(|(_, g)| *g).fold(f64::INFINITY, f64::min);
+    let after: f64 = r
+        .flows
+        .t_s
+        .iter()
+        .zip(&r.flows.flow)
+        .zip(&r.flows.goodput_mbps)
+        .filter(|((t, f), _)| **f == lbe && **t > 70.0)
+        .map(|(_, g)| *g)
+        .fold(f64::INFINITY, f64::min);
     assert!(after > 8.0, "LEDBAT after NewReno left: {after} Mbps");
 }
 

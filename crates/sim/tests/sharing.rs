@@ -26,7 +26,12 @@ fn two_equal_flows_share_fairly_and_fill_the_link() {
     assert!(long > 0.95 && short > 0.85, "F {long}, short-term {short}");
     assert!(short <= long + 1e-9, "1 s bins see the sawtooth's swings a long mean hides");
     assert_eq!(l.lbe_share, Some(0.0));
-    assert!((l.efficiency - l.utilization).abs() < 0.01, "η {} vs utilization {}", l.efficiency, l.utilization);
+    assert!(
+        (l.efficiency - l.utilization).abs() < 0.01,
+        "η {} vs utilization {}",
+        l.efficiency,
+        l.utilization
+    );
     assert_eq!(r.summary.jain_short, l.jain_short, "every flow crosses the bottleneck");
     assert_eq!(link(&r, "bottleneck-rev").jain_long, None, "no data crosses the ACK direction");
 }
@@ -47,7 +52,9 @@ fn a_starved_lbe_flow_shows_in_every_metric() {
 
 #[test]
 fn each_link_judges_the_flows_that_cross_it() {
-    let toml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/parking-lot.toml")).unwrap();
+    let toml =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/parking-lot.toml"))
+            .unwrap();
     let r = run(&toml, &[], None);
     for name in ["l1", "l2", "l3"] {
         let l = link(&r, name);

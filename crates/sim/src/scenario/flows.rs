@@ -647,7 +647,8 @@ to = "c"
 
     #[test]
     fn receiver_clock_offset_may_be_negative_and_skew_is_bounded() {
-        let s = parse(TWO_LINKS, &["flows[0].clock_offset=\"-2.5s\"", "flows[0].clock_skew_ppm=-40"]).unwrap();
+        let s =
+            parse(TWO_LINKS, &["flows[0].clock_offset=\"-2.5s\"", "flows[0].clock_skew_ppm=-40"]).unwrap();
         assert_eq!((s.flows[0].tcp.clock_offset, s.flows[0].tcp.clock_skew_ppm), (-2_500_000_000, -40.0));
         for (set, field) in [
             ("flows[0].clock_offset=\"soon\"", "flows[0].clock_offset"),

@@ -68,7 +68,10 @@ pub fn get_rtt_spec(t: &Table, p: &str, count: usize) -> R<RttSpec> {
             let mut v = Vec::with_capacity(count);
             for (j, item) in items.iter().enumerate() {
                 let Value::String(s) = item else {
-                    return Err(fe(format!("{here}[{j}]"), format!("expected a duration like \"40ms\", got {item}")));
+                    return Err(fe(
+                        format!("{here}[{j}]"),
+                        format!("expected a duration like \"40ms\", got {item}"),
+                    ));
                 };
                 v.push(units::parse_duration(s).map_err(|m| fe(format!("{here}[{j}]"), m))?);
             }
@@ -92,7 +95,10 @@ fn rtt_distribution(d: &Table, p: &str) -> R<RttSpec> {
         return Ok(RttSpec::LogNormal { mean, sigma });
     }
     if let Some(k) = d.keys().find(|k| !["min", "max"].contains(&k.as_str())) {
-        return Err(fe(join(p, k), "unknown key (expected { lognormal = \"37.9ms\", sigma = 0.8 } or { min, max })"));
+        return Err(fe(
+            join(p, k),
+            "unknown key (expected { lognormal = \"37.9ms\", sigma = 0.8 } or { min, max })",
+        ));
     }
     let need = |k: &str| get_duration(d, p, k)?.ok_or_else(|| fe(join(p, k), "missing (e.g. \"40ms\")"));
     let (min, max) = (need("min")?, need("max")?);

@@ -63,7 +63,14 @@ impl ChunkApp {
                 groups[g].flows.push(i as u32);
             }
             let rng = rng::stream(sc.seed, "chunks", i as u64);
-            plans.push(Some(Plan { spec, rng, group, active: group.is_none(), chunks_done: 0, connections: 0 }));
+            plans.push(Some(Plan {
+                spec,
+                rng,
+                group,
+                active: group.is_none(),
+                chunks_done: 0,
+                connections: 0,
+            }));
         }
         let mut app = ChunkApp { plans, groups };
         app.pick_initial(sc.seed);
