@@ -45,6 +45,22 @@ fn udp_port(ip: &str) -> String {
     UdpSocket::bind((ip, 0)).unwrap().local_addr().unwrap().to_string()
 }
 
+/// A UDP receiver started on a free port of 127.0.0.6. The port is free when picked but may be
+/// taken before the child binds it (by another test run on this machine), so a child that exits
+/// at once is started again on another port, a bounded number of times.
+fn listening(start: impl Fn(&str) -> Child) -> (String, Child) {
+    for _ in 0..5 {
+        let addr = udp_port("127.0.0.6");
+        let mut child = start(&addr);
+        std::thread::sleep(Duration::from_millis(100));
+        match child.try_wait().expect("try_wait") {
+            Some(_) => continue, // could not bind: pick another port
+            None => return (addr, child),
+        }
+    }
+    panic!("cbr-recv could not bind a port on 127.0.0.6 in 5 attempts");
+}
+
 fn epoch() -> String {
     ccbench_emu::apps::clock::now_ns().to_string()
 }
@@ -160,18 +176,20 @@ fn bad_flags_exit_2_and_failed_runs_exit_1_in_bounded_time() {
 
 #[test]
 fn cbr_on_loopback_has_tiny_delay_and_no_loss() {
-    let (addr, ep) = (udp_port("127.0.0.6"), epoch());
-    let recv = spawn(&[
-        "cbr-recv",
-        "--listen",
-        &addr,
-        "--idle-timeout",
-        "0.5",
-        "--deadline",
-        "10",
-        "--epoch-mono-ns",
-        &ep,
-    ]);
+    let ep = epoch();
+    let (addr, recv) = listening(|addr| {
+        spawn(&[
+            "cbr-recv",
+            "--listen",
+            addr,
+            "--idle-timeout",
+            "0.5",
+            "--deadline",
+            "10",
+            "--epoch-mono-ns",
+            &ep,
+        ])
+    });
     let args =
         ["--connect", &addr, "--packet-size", "200", "--interval", "0.01", "--start", "0.2", "--stop", "1"];
     let send = spawn(&[&["cbr-send"], &args[..], &["--epoch-mono-ns", &ep]].concat());
