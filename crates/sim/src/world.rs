@@ -408,7 +408,7 @@ impl<'a> Simulation<'a> {
             return;
         }
         let mut out = std::mem::take(&mut self.out);
-        let next = match self.chunks.chunk_done(flow) {
+        let next = match self.chunks.chunk_done(flow, self.now) {
             Next::Same => {
                 let bytes = self.chunks.chunk_size(flow);
                 if let Endpoints::Tcp { tx, .. } = &mut self.ends[flow as usize] {

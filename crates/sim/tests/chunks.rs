@@ -207,3 +207,16 @@ fn bad_chunk_and_rtt_keys_name_their_field() {
         "flows[0].persistence"
     );
 }
+
+#[test]
+fn a_neighbour_is_not_served_before_its_start() {
+    let late = PEER.replace(
+        "name = \"to-d\"\ncca = \"fledbat\"\n",
+        "name = \"to-d\"\ncca = \"fledbat\"\nstart = \"8s\"\n",
+    );
+    let r = run(&late, &["flows.persistence=0"], None);
+    let before: f64 = flow_goodput(&r, 3).iter().filter(|(t, _)| *t <= 8.0).map(|(_, g)| g).sum();
+    let after: f64 = flow_goodput(&r, 3).iter().filter(|(t, _)| *t > 8.0).map(|(_, g)| g).sum();
+    assert_eq!(before, 0.0, "to-d sent before its start");
+    assert!(after > 0.0, "to-d gets a slot once it has started");
+}

@@ -15,6 +15,8 @@ use crate::scenario::{ChunkSize, Chunks, Scenario};
 
 struct Plan {
     spec: Chunks,
+    /// The flow's `start`: before it, the neighbour is not there to be picked.
+    start: u64,
     rng: SimRng,
     group: Option<usize>,
     active: bool,
@@ -65,6 +67,7 @@ impl ChunkApp {
             let rng = rng::stream(sc.seed, "chunks", i as u64);
             plans.push(Some(Plan {
                 spec,
+                start: f.start,
                 rng,
                 group,
                 active: group.is_none(),
@@ -112,28 +115,25 @@ impl ChunkApp {
         }
     }
 
-    /// A chunk of `flow` was fully acknowledged: same connection (P_P) or a fresh one.
-    pub fn chunk_done(&mut self, flow: u32) -> Next {
+    /// A chunk of `flow` was fully acknowledged at `now`: same connection (P_P) or a fresh one.
+    pub fn chunk_done(&mut self, flow: u32, now: u64) -> Next {
         let p = self.plans[flow as usize].as_mut().expect("chunked flow");
         p.chunks_done += 1;
         if rng::unit(&mut p.rng) < p.spec.persistence {
             return Next::Same;
         }
         let next = match p.group {
-            Some(g) => self.switch_neighbour(g, flow),
+            Some(g) => self.switch_neighbour(g, flow, now),
             None => flow,
         };
         Next::Fresh(next)
     }
 
-    /// `flow` gives up its slot to an idle neighbour drawn at random (itself when none is idle).
-    fn switch_neighbour(&mut self, g: usize, flow: u32) -> u32 {
-        let idle: Vec<u32> = self.groups[g]
-            .flows
-            .iter()
-            .copied()
-            .filter(|&f| f != flow && !self.plans[f as usize].as_ref().is_some_and(|p| p.active))
-            .collect();
+    /// `flow` gives up its slot to an idle neighbour drawn at random among those already started
+    /// (itself when there is none).
+    fn switch_neighbour(&mut self, g: usize, flow: u32, now: u64) -> u32 {
+        let idle = |f: u32| self.plans[f as usize].as_ref().is_some_and(|p| !p.active && p.start <= now);
+        let idle: Vec<u32> = self.groups[g].flows.iter().copied().filter(|&f| f != flow && idle(f)).collect();
         if idle.is_empty() {
             return flow;
         }
