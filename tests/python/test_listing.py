@@ -32,5 +32,10 @@ def test_all_families_in_order(core_registry):
     assert "dumbbell" in text and "abe-fig2" in text
 
 
-def test_empty_family_says_so():
+def test_empty_family_says_so(monkeypatch):
+    monkeypatch.setattr(listing, "_core_entries", lambda family: [])
     assert listing.listing("receivers") == "receivers:\n  (none yet)"
+
+
+def test_receivers_list_rledbat():
+    assert listing.listing("receivers").splitlines()[1].startswith("  rledbat")

@@ -13,12 +13,14 @@
 //! Receiver-side controllers (rLEDBAT) implement [`ReceiveWindowControl`] and bound the
 //! advertised window; the stack keeps the right edge from moving left.
 
+pub mod bbr;
 pub mod cubic;
 pub mod fledbat;
 pub mod ledbat;
 pub mod ledbatpp;
 pub mod newreno;
 pub mod registry;
+pub mod rledbat;
 
 pub use ccbench_params::{ParamError, ParamSpec, ParamValue, Params};
 pub use registry::{
@@ -265,6 +267,8 @@ pub struct ReceiverInfo {
     pub now: Nanos,
     /// Receiver MSS (payload bytes).
     pub mss: u32,
+    /// `RCV.NXT`: the next in-order byte expected (the left edge of the advertised window).
+    pub rcv_nxt: u64,
     /// The flow-control window the buffer alone would allow, in bytes.
     pub flow_control_window: u64,
     /// Window scale shift this receiver announced.

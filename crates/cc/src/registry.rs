@@ -5,11 +5,13 @@
 
 use ccbench_params::{lookup, Entry};
 
+use crate::bbr::{Bbr, BbrConfig};
 use crate::cubic::{Cubic, CubicConfig};
 use crate::fledbat::{Fledbat, FledbatConfig};
 use crate::ledbat::{Ledbat, LedbatConfig};
 use crate::ledbatpp::{LedbatPlusPlus, LedbatPpConfig};
 use crate::newreno::{NewReno, NewRenoConfig};
+use crate::rledbat::{Rledbat, RledbatConfig};
 use crate::{CongestionControl, ParamError, ParamSpec, Params, ReceiveWindowControl};
 
 pub type BuildController = fn(&Params) -> Result<Box<dyn CongestionControl>, ParamError>;
@@ -47,6 +49,12 @@ pub static CONTROLLERS: &[Entry<BuildController>] = &[
         summary: "LEDBAT++ (draft-irtf-iccrg-ledbat-plus-plus): RTT-based, 60 ms target, periodic slowdowns",
         build: |p| Ok(Box::new(LedbatPlusPlus::new(LedbatPpConfig::from_params(p)?))),
     },
+    Entry {
+        name: "bbr",
+        aliases: &[],
+        summary: "BBRv1 as Linux tcp_bbr.c: paced, model-based (max bw, min RTT), 2·BDP in-flight cap",
+        build: |p| Ok(Box::new(Bbr::new(BbrConfig::from_params(p)?))),
+    },
 ];
 
 /// The less-than-best-effort controllers: their share of the bytes is the "protocol
@@ -57,8 +65,14 @@ pub fn is_less_than_best_effort(cca: &str) -> bool {
     LESS_THAN_BEST_EFFORT.contains(&cca)
 }
 
-/// Receiver-side window controllers (`receiver_cca`); rLEDBAT arrives with its issue.
-pub static RECEIVERS: &[Entry<BuildReceiver>] = &[];
+/// Receiver-side window controllers (`receiver_cca`).
+pub static RECEIVERS: &[Entry<BuildReceiver>] = &[Entry {
+    name: "rledbat",
+    aliases: &[],
+    summary: "rLEDBAT (RFC 9840): LEDBAT++ at the receiver via the advertised window; RTT from \
+              TSval/TSecr, or from window edges without timestamps",
+    build: |p| Ok(Box::new(Rledbat::new(RledbatConfig::from_params(p)?))),
+}];
 
 /// Every name `cca` accepts (canonical names and aliases).
 pub fn controller_names() -> Vec<&'static str> {
@@ -112,10 +126,11 @@ mod tests {
         assert_eq!(e.key, "cca");
         assert_eq!(
             e.message,
-            "unknown algorithm \"vegas\" (known: newreno, cubic, ledbat, fledbat, ledbat++)"
+            "unknown algorithm \"vegas\" (known: newreno, cubic, ledbat, fledbat, ledbat++, bbr)"
         );
-        let e = build_receiver_control("rledbat", &Params::new()).err().unwrap();
+        let e = build_receiver_control("rledbatt", &Params::new()).err().unwrap();
         assert_eq!(e.key, "receiver_cca");
+        assert_eq!(build_receiver_control("rledbat", &Params::new()).unwrap().name(), "rledbat");
     }
 
     #[test]

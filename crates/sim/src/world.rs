@@ -728,13 +728,15 @@ impl<'a> Simulation<'a> {
         }
     }
 
-    /// Check every TCP sender's scoreboard counters (used by tests while stepping).
+    /// Check every TCP sender's scoreboard counters, and that no receiver moved its advertised
+    /// right edge left (used by tests while stepping).
     pub fn check_invariants(&self) -> Result<(), String> {
         for e in &self.ends {
-            if let Endpoints::Tcp { tx, .. } = e {
+            if let Endpoints::Tcp { tx, rx } = e {
                 if tx.phase == Phase::Established {
                     tx.check_invariants()?;
                 }
+                rx.check_invariants()?;
             }
         }
         Ok(())

@@ -39,6 +39,9 @@ pub struct TcpReceiver {
     highest_seen: u64,
     wscale: u8,
     right_edge: u64,
+    /// `ack + window` of the last ACK sent, and the first time one moved left (invariant).
+    last_edge_sent: u64,
+    edge_violation: Option<String>,
     window_control: Option<Box<dyn ReceiveWindowControl>>,
     last_owd: Nanos,
     /// Payload delivered in order to the application (goodput).
@@ -78,6 +81,8 @@ impl TcpReceiver {
             highest_seen: 0,
             wscale,
             right_edge: 0,
+            last_edge_sent: 0,
+            edge_violation: None,
             window_control,
             last_owd: 0,
             delivered: 0,
@@ -99,6 +104,7 @@ impl TcpReceiver {
         ReceiverInfo {
             now,
             mss: self.opt.mss,
+            rcv_nxt: self.rcv_nxt,
             flow_control_window: self.opt.rcv_buf.saturating_sub(self.ooo_bytes),
             wscale: self.wscale,
             ts_granularity: self.opt.ts_granularity,
@@ -282,6 +288,21 @@ impl TcpReceiver {
         wnd
     }
 
+    /// Record the first advertised right edge left of its predecessor (RFC 7323 §2.4).
+    fn note_edge(&mut self, now: Nanos, edge: u64) {
+        if edge < self.last_edge_sent && self.edge_violation.is_none() {
+            let last = self.last_edge_sent;
+            self.edge_violation =
+                Some(format!("flow {}: right edge moved left at t={now}ns: {last} -> {edge}", self.flow));
+        }
+        self.last_edge_sent = self.last_edge_sent.max(edge);
+    }
+
+    /// The advertised right edge never moved left (tests and debug checks).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.edge_violation.clone().map_or(Ok(()), Err)
+    }
+
     fn send_ack(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         let mut a = Packet::new(self.flow, 0, Kind::Ack, self.opt.header_bytes, now);
         a.ack = self.rcv_nxt;
@@ -310,13 +331,14 @@ impl TcpReceiver {
             a.wire_bytes += 2 + 8 * n as u32 + 2; // SACK option plus padding
         }
         a.window = self.advertised_window();
+        self.note_edge(now, a.ack + a.window);
         a.tsval = self.ticks(now);
         a.tsecr = self.ts_recent;
         a.ece = self.ece_pending;
         a.echo_owd = self.last_owd;
         let info = self.info(now);
         if let Some(ctl) = self.window_control.as_mut() {
-            ctl.on_segment_sent(&info, Some(a.tsval), a.window);
+            ctl.on_segment_sent(&info, self.opt.timestamps.then_some(a.tsval), a.window);
         }
         self.last_ack_sent = self.rcv_nxt;
         self.unacked_segments = 0;
@@ -420,6 +442,36 @@ mod tests {
         r.on_packet(&cwr, 5, &mut out);
         r.on_packet(&data(5000, 1000, 6), 6, &mut out);
         assert!(!out[2].ece && out[2].ack == 6000, "CWR ends the echo");
+    }
+
+    /// A controller whose cap collapses after the first ACKs.
+    struct Collapsing(u64);
+
+    impl ReceiveWindowControl for Collapsing {
+        fn name(&self) -> &'static str {
+            "collapsing"
+        }
+        fn on_segment_received(&mut self, _: &ReceiverInfo, seg: &ReceivedSegment) {
+            self.0 = if seg.seq < 3000 { 20_000 } else { 2000 };
+        }
+        fn window_target(&self) -> Option<u64> {
+            Some(self.0)
+        }
+    }
+
+    #[test]
+    fn a_collapsing_cap_is_stepped_down_without_moving_the_edge_left() {
+        let opt = TcpOptions { delayed_ack: false, rcv_buf: 1 << 16, ..opts() };
+        let mut r = TcpReceiver::new(opt, 0, Some(Box::new(Collapsing(u64::MAX))));
+        let mut out = Vec::new();
+        for i in 0..30u64 {
+            r.on_packet(&data(i * 1000, 1000, i + 1), i + 1, &mut out);
+        }
+        let edges: Vec<u64> = out.iter().map(|a| a.ack + a.window).collect();
+        assert!(edges.windows(2).all(|w| w[1] >= w[0]), "{edges:?}");
+        assert_eq!(out[3].ack + out[3].window, edges[2], "the cap fell by 18 KB: the edge holds");
+        assert_eq!(out.last().unwrap().window, 2000, "reached once 18 KB more arrived");
+        r.check_invariants().unwrap();
     }
 
     #[test]
