@@ -29,11 +29,15 @@ def test_registered_and_writes_everything(quick):
 
 def test_jitter_is_per_flow_within_a_millisecond():
     """L271: RTT 50 ms plus U[0, 1] ms, drawn per flow from the seed (the same in every arm)."""
+    import ccbench
+
+    exp = fig2.EXPERIMENT
     for seed in range(1, 11):
-        changes = fig2._apply({"initial_window": 2, "seed": seed})
-        rtts = [float(changes[f"flows[{i}].rtt"][:-2]) for i in range(2)]
+        sc = ccbench.validate(exp.base, overrides=exp.overrides({"initial_window": 2}), seed=seed)
+        rtts = [f["rtt_ns"] / 1e6 for f in sc["flows"]]
         assert all(50.0 <= r <= 51.0 for r in rtts) and rtts[0] != rtts[1]
-        assert fig2._apply({"initial_window": 10, "seed": seed})["flows[0].rtt"] == changes["flows[0].rtt"]
+        other = ccbench.validate(exp.base, overrides=exp.overrides({"initial_window": 10}), seed=seed)
+        assert [f["rtt_ns"] for f in other["flows"]] == [f["rtt_ns"] for f in sc["flows"]]
 
 
 def test_measured_from_20_s_by_the_core():

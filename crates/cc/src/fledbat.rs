@@ -219,7 +219,7 @@ impl CongestionControl for Fledbat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ledbat::tests::{owd_ack, st};
+    use crate::ledbat::tests::{built, feed_delay, owd_ack, st};
     use crate::newreno::tests::{event, path, M};
     use crate::{Cause, ParamValue};
 
@@ -227,22 +227,12 @@ mod tests {
     const SEC: Nanos = 1_000_000_000;
 
     fn with(pairs: &[(&str, ParamValue)]) -> Fledbat {
-        let mut p = Params::new();
-        for (k, v) in pairs {
-            p.insert(*k, v.clone());
-        }
-        let cc = Fledbat::new(FledbatConfig::from_params(&p).unwrap());
-        p.reject_unknown("fledbat").unwrap();
-        cc
+        built("fledbat", pairs, |p| Fledbat::new(FledbatConfig::from_params(p).unwrap()))
     }
 
     /// A 20 ms base sample, then the current filter filled with `qd` of queueing on top.
     fn prime(cc: &mut Fledbat, now: Nanos, qd: Nanos) {
-        let mut s = st(10);
-        cc.on_ack(&mut s, &path(now), &owd_ack(0, 20 * MS, 0));
-        for _ in 0..CURRENT_FILTER {
-            cc.on_ack(&mut s, &path(now), &owd_ack(0, 20 * MS + qd, 0));
-        }
+        feed_delay(cc, now, qd);
         assert_eq!(cc.queuing_delay(), Some(qd));
     }
 

@@ -433,24 +433,33 @@ pub(crate) mod tests {
         a
     }
 
-    fn with(pairs: &[(&str, ParamValue)]) -> Ledbat {
+    /// `pairs` as parameters, checked by `build` and then for unknown keys under `name`.
+    pub(crate) fn built<C>(name: &str, pairs: &[(&str, ParamValue)], build: impl Fn(&Params) -> C) -> C {
         let mut p = Params::new();
         for (k, v) in pairs {
             p.insert(*k, v.clone());
         }
-        let cc = Ledbat::new(LedbatConfig::from_params(&p).unwrap());
-        p.reject_unknown("ledbat").unwrap();
+        let cc = build(&p);
+        p.reject_unknown(name).unwrap();
         cc
+    }
+
+    fn with(pairs: &[(&str, ParamValue)]) -> Ledbat {
+        built("ledbat", pairs, |p| Ledbat::new(LedbatConfig::from_params(p).unwrap()))
     }
 
     /// Feed a 20 ms base sample, then fill the current filter with `qd` of queueing on top
     /// (ACKs of nothing, so the window is not touched).
-    fn prime(cc: &mut Ledbat, now: Nanos, qd: Nanos) {
+    pub(crate) fn feed_delay(cc: &mut dyn CongestionControl, now: Nanos, qd: Nanos) {
         let mut s = st(10);
         cc.on_ack(&mut s, &path(now), &owd_ack(0, 20 * MS, 0));
         for _ in 0..CURRENT_FILTER {
             cc.on_ack(&mut s, &path(now), &owd_ack(0, 20 * MS + qd, 0));
         }
+    }
+
+    fn prime(cc: &mut Ledbat, now: Nanos, qd: Nanos) {
+        feed_delay(cc, now, qd);
         assert_eq!(cc.queuing_delay(), Some(qd));
     }
 

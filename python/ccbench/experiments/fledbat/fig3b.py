@@ -26,7 +26,6 @@ packet's 1.2 ms transmission, rounded to whole packets), also over the latecomer
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
@@ -58,17 +57,13 @@ def queue_equilibrium_packets(zeta: float, n: int = FLOWS, alpha: float = ALPHA,
     return capacity_pps * tau_s + n * alpha * tau_s / (zeta * rtt_s)
 
 
-def flow_rtt_ms(seed: int, flow: int) -> float:
-    """L271: the 50 ms RTT plus a jitter uniform in [0, 1] ms, one draw per flow and seed."""
-    return BASE_RTT_S * 1e3 + random.Random(f"fledbat-rtt-{seed}-{flow}").uniform(0.0, JITTER_MS)
+#: L271: the 50 ms RTT plus a jitter uniform in [0, 1] ms, one draw per flow, drawn by the core
+#: from the run's seed.
+JITTERED = {"rtt_jitter": f"{JITTER_MS:g}ms"}
 
 
 def _apply(point: dict) -> dict:
-    seed = point.get("seed", 1)
-    changes = {"flows.cc.zeta": point["zeta"]}
-    for flow in range(FLOWS):
-        changes[f"flows[{flow}].rtt"] = f"{flow_rtt_ms(seed, flow):.6f}ms"
-    return changes
+    return {"flows.cc.zeta": point["zeta"]}
 
 
 def last_half(duration_s: float) -> dict:
@@ -257,9 +252,9 @@ EXPERIMENT = Experiment(
         "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": f"{BASE_RTT_S * 1e3:g}ms",
                        "buffer": f"{BUFFER_PACKETS}p"},
         "flows": [
-            {"name": "first", "cca": "fledbat", **PAPER_FLOW,
+            {"name": "first", "cca": "fledbat", **PAPER_FLOW, **JITTERED,
              "cc": {"target": f"{TARGET_S * 1e3:g}ms", "alpha": ALPHA, "zeta": PAPER_ZETA}},
-            {"name": "late", "cca": "fledbat", "start": f"{LATE_START_S:g}s", **PAPER_FLOW,
+            {"name": "late", "cca": "fledbat", "start": f"{LATE_START_S:g}s", **PAPER_FLOW, **JITTERED,
              "cc": {"target": f"{TARGET_S * 1e3:g}ms", "alpha": ALPHA, "zeta": PAPER_ZETA}},
         ],
         "output": {"bin": f"{SAMPLE_BIN_S * 1e3:g}ms", "sojourn_samples": False},
@@ -268,7 +263,6 @@ EXPERIMENT = Experiment(
     seeds=tuple(range(1, 11)),  # L271: 10 runs per point
     quick_seeds=(1, 2),
     quick_overrides=last_half(QUICK_DURATION_S),
-    seed_in_point=True,
     apply=_apply,
     metric=_metric,
     compare=_compare,

@@ -32,7 +32,7 @@ from typing import Dict, Tuple
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.fledbat.fig1b import (BASE_RTT_S, CAPACITY_MBPS, PACKET_BYTES, PAPER_FLOW,
                                                bottleneck, flow_rate_mbps, queue_delay_ms)
-from ccbench.experiments.fledbat.fig3b import flow_rtt_ms
+from ccbench.experiments.fledbat.fig3b import JITTERED
 
 TCP_START_S, TCP_STOP_S, DURATION_S = 20.0, 60.0, 80.0
 WITH_TCP, AFTER_TCP = (TCP_START_S, TCP_STOP_S), (70.0, DURATION_S)
@@ -64,11 +64,8 @@ def fledbat_rate_beside_tcp_mbps(zeta: float, queue_ms: float, alpha: float = 1.
 
 def _apply(point: dict) -> dict:
     cca, params, _ = ARMS[point["arm"]]
-    seed = point.get("seed", 1)
     changes = {"bottleneck.buffer": point["buffer"], "flows[0].cca": cca}
     changes.update({f"flows[0].cc.{key}": value for key, value in params.items()})
-    for flow in range(2):
-        changes[f"flows[{flow}].rtt"] = f"{flow_rtt_ms(seed, flow):.6f}ms"
     return changes
 
 
@@ -165,16 +162,15 @@ EXPERIMENT = Experiment(
         "seed": 1,
         "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": f"{BASE_RTT_S * 1e3:g}ms", "buffer": "100p"},
         "flows": [
-            {"name": "lbe", "cca": "fledbat", **PAPER_FLOW},
+            {"name": "lbe", "cca": "fledbat", **PAPER_FLOW, **JITTERED},
             {"name": "tcp", "cca": "newreno", "sack": True, "start": f"{TCP_START_S:g}s",
-             "stop": f"{TCP_STOP_S:g}s", **PAPER_FLOW},
+             "stop": f"{TCP_STOP_S:g}s", **PAPER_FLOW, **JITTERED},
         ],
         "output": {"bin": "100ms", "sojourn_samples": False},
     },
     grid={"buffer": list(BUFFERS), "arm": list(ARMS)},
     seeds=(1, 2, 3, 4, 5),
     quick_seeds=(1,),
-    seed_in_point=True,
     apply=_apply,
     metric=_metric,
     compare=_compare,
