@@ -203,6 +203,10 @@ class Result:
             parts.append(f"Jain index {jain:.4f}   "
                          f"{self.summary.get('sim_s', 0):.1f} s simulated in "
                          f"{self.summary.get('wall_s', 0):.2f} s wall")
+        notes = [f"note: flow {f.get('name')}: {note}" for f in self.summary.get("flows", [])
+                 for note in f.get("notes") or ()]
+        if notes:
+            parts.append("\n".join(notes))
         return "\n\n".join(parts)
 
     def __repr__(self) -> str:

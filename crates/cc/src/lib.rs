@@ -290,6 +290,11 @@ pub trait ReceiveWindowControl: Send {
         None
     }
     fn on_timer(&mut self, _rx: &ReceiverInfo) {}
+    /// Departures from the configured behaviour worth telling the user (a fallback taken),
+    /// reported in the flow's summary.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Integer-cube-root-free helpers shared by window-based controllers.

@@ -57,9 +57,9 @@ pub static CONTROLLERS: &[Entry<BuildController>] = &[
     },
 ];
 
-/// The less-than-best-effort controllers: their share of the bytes is the "protocol
-/// breakdown" of the fLEDBAT paper (L308).
-pub static LESS_THAN_BEST_EFFORT: &[&str] = &["ledbat", "fledbat", "ledbat++"];
+/// The less-than-best-effort controllers, sender or receiver side: their share of the bytes
+/// is the "protocol breakdown" of the fLEDBAT paper (L308).
+pub static LESS_THAN_BEST_EFFORT: &[&str] = &["ledbat", "fledbat", "ledbat++", "rledbat"];
 
 pub fn is_less_than_best_effort(cca: &str) -> bool {
     LESS_THAN_BEST_EFFORT.contains(&cca)

@@ -122,6 +122,8 @@ fn flow_summary(sc: &Scenario, i: usize, (tx, rx): &(Value, Value)) -> FlowSumma
         ecn_reductions: 0,
         chunks: None,
         connections: None,
+        receiver_cca: None,
+        notes: Vec::new(),
         loss_reductions: 0,
         ecn_negotiated: tx["ecn_negotiated"] == Value::Bool(true),
         owd_ms: if tcp { None } else { percentiles(&mut owd) },

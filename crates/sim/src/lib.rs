@@ -38,12 +38,11 @@ pub fn run_str(
     run(&sc, source)
 }
 
-/// Run a validated scenario. Errors only if a controller rejects its parameters.
+/// Run a validated scenario. Errors if a controller rejects its parameters, or (a bug, never
+/// bad input) if a receiver broke a window invariant: field `invariants`.
 pub fn run(sc: &Scenario, source: &str) -> Result<SimResult, ScenarioError> {
-    let sim = Simulation::new(sc).map_err(|e| ScenarioError {
-        source: source.to_string(),
-        field: e.field,
-        message: e.message,
-    })?;
-    Ok(sim.run())
+    let error = |field: String, message: String| ScenarioError { source: source.to_string(), field, message };
+    let sim = Simulation::new(sc).map_err(|e| error(e.field, e.message))?;
+    sim.run_checked(0)
+        .map_err(|e| error("invariants".into(), format!("internal error, please report it: {e}")))
 }

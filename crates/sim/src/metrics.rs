@@ -198,6 +198,11 @@ pub struct FlowSummary {
     /// Chunked flows: chunks fully acknowledged and connections opened, whole run.
     pub chunks: Option<u64>,
     pub connections: Option<u64>,
+    /// The receive-side window controller (`receiver_cca`), if any.
+    pub receiver_cca: Option<String>,
+    /// Where the run departed from the configuration, in words: a receiver controller's
+    /// fallback (rLEDBAT without timestamps) or a window scale too coarse for it.
+    pub notes: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -375,4 +375,18 @@ impl ReceiveWindowControl for Rledbat {
             r.window.on_timer(rx.now);
         }
     }
+
+    fn notes(&self) -> Vec<String> {
+        match self.running.as_ref() {
+            Some(r) if r.passive => vec![NO_TIMESTAMPS_OFF.to_string()],
+            Some(r) if !r.timestamps => vec![NO_TIMESTAMPS_EDGE.to_string()],
+            _ => Vec::new(),
+        }
+    }
 }
+
+/// What the summary says when the sender sent no timestamps (`no_timestamps` = "edge" / "off").
+pub const NO_TIMESTAMPS_EDGE: &str = "rledbat: no TCP timestamps; RTT timed from advertised window \
+     edges and sequence holes taken as losses (no_timestamps = \"edge\")";
+pub const NO_TIMESTAMPS_OFF: &str =
+    "rledbat: no TCP timestamps; window control given up, a plain receiver (no_timestamps = \"off\")";

@@ -14,6 +14,9 @@ pub type Nanos = u64;
 
 /// The largest window a 16-bit field carries before scaling.
 const MAX_UNSCALED_WINDOW: u64 = 65_535;
+/// Largest window scale whose unit (2 KiB) is still about one MSS: receiver-side window control
+/// needs ≤ 11 (rLEDBAT paper L201).
+pub const MAX_FINE_WSCALE: u8 = 11;
 
 pub struct TcpReceiver {
     opt: TcpOptions,
@@ -42,6 +45,7 @@ pub struct TcpReceiver {
     /// `ack + window` of the last ACK sent, and the first time one moved left (invariant).
     last_edge_sent: u64,
     edge_violation: Option<String>,
+    flow_control_violation: Option<String>,
     window_control: Option<Box<dyn ReceiveWindowControl>>,
     last_owd: Nanos,
     /// Payload delivered in order to the application (goodput).
@@ -83,6 +87,7 @@ impl TcpReceiver {
             right_edge: 0,
             last_edge_sent: 0,
             edge_violation: None,
+            flow_control_violation: None,
             window_control,
             last_owd: 0,
             delivered: 0,
@@ -272,20 +277,52 @@ impl TcpReceiver {
     /// The window to advertise: buffer space, bounded by the window controller, rounded up to the
     /// scale unit, and never moving the right edge left.
     fn advertised_window(&mut self) -> u64 {
-        let mut wnd = self.opt.rcv_buf.saturating_sub(self.ooo_bytes);
-        if let Some(target) = self.window_control.as_ref().and_then(|c| c.window_target()) {
-            wnd = wnd.min(target);
-        }
-        let unit = 1u64 << self.wscale;
-        wnd = wnd.div_ceil(unit) * unit;
-        wnd = wnd.min(MAX_UNSCALED_WINDOW << self.wscale);
+        let flow_control = self.opt.rcv_buf.saturating_sub(self.ooo_bytes);
+        let target = self.window_control.as_ref().and_then(|c| c.window_target());
+        let mut wnd = self.on_scale(target.map_or(flow_control, |t| t.min(flow_control)));
         let edge = self.rcv_nxt + wnd;
         if edge < self.right_edge {
             wnd = self.right_edge - self.rcv_nxt;
         } else {
             self.right_edge = edge;
         }
+        self.note_flow_control(wnd, self.on_scale(flow_control));
         wnd
+    }
+
+    /// `bytes` as the header carries it: rounded up to the scale unit, at most the largest field.
+    fn on_scale(&self, bytes: u64) -> u64 {
+        let unit = 1u64 << self.wscale;
+        (bytes.div_ceil(unit) * unit).min(MAX_UNSCALED_WINDOW << self.wscale)
+    }
+
+    /// Eq. (5), L178: a window controller only lowers the window, so a flow is never more
+    /// aggressive than its sender's own controller. Record the first ACK whose edge passed both
+    /// the plain receiver's edge and the edge already promised.
+    fn note_flow_control(&mut self, wnd: u64, plain: u64) {
+        let allowed = (self.rcv_nxt + plain).max(self.last_edge_sent);
+        if self.rcv_nxt + wnd > allowed && self.flow_control_violation.is_none() {
+            self.flow_control_violation =
+                Some(format!("flow {}: advertised {wnd} B, above the flow-control window {plain} B", self.flow));
+        }
+    }
+
+    /// Why this receiver's window control works differently than configured, if it does: a
+    /// window scale too coarse for it (paper L201), or what its controller says (no timestamps).
+    pub fn notes(&self) -> Vec<String> {
+        let Some(ctl) = self.window_control.as_ref() else { return Vec::new() };
+        let mut notes = ctl.notes();
+        if self.wscale > MAX_FINE_WSCALE {
+            let unit = 1u64 << self.wscale;
+            notes.push(format!(
+                "window scale {} > {MAX_FINE_WSCALE}: {} moves its window in steps of {unit} B ({:.1} MSS), \
+                 too coarse to hold a small window (rLEDBAT paper L201); lower wscale or rcv_buf",
+                self.wscale,
+                ctl.name(),
+                unit as f64 / self.opt.mss.max(1) as f64
+            ));
+        }
+        notes
     }
 
     /// Record the first advertised right edge left of its predecessor (RFC 7323 §2.4).
@@ -298,9 +335,9 @@ impl TcpReceiver {
         self.last_edge_sent = self.last_edge_sent.max(edge);
     }
 
-    /// The advertised right edge never moved left (tests and debug checks).
+    /// The advertised right edge never moved left, and never passed the flow-control window.
     pub fn check_invariants(&self) -> Result<(), String> {
-        self.edge_violation.clone().map_or(Ok(()), Err)
+        self.edge_violation.clone().or_else(|| self.flow_control_violation.clone()).map_or(Ok(()), Err)
     }
 
     fn send_ack(&mut self, now: Nanos, out: &mut Vec<Packet>) {
@@ -472,6 +509,34 @@ mod tests {
         assert_eq!(out[3].ack + out[3].window, edges[2], "the cap fell by 18 KB: the edge holds");
         assert_eq!(out.last().unwrap().window, 2000, "reached once 18 KB more arrived");
         r.check_invariants().unwrap();
+    }
+
+    /// A controller asking for more than any buffer.
+    struct Greedy;
+
+    impl ReceiveWindowControl for Greedy {
+        fn name(&self) -> &'static str {
+            "greedy"
+        }
+        fn on_segment_received(&mut self, _: &ReceiverInfo, _: &ReceivedSegment) {}
+        fn window_target(&self) -> Option<u64> {
+            Some(u64::MAX)
+        }
+    }
+
+    /// A cap above the buffer never lifts the window past flow control (eq. 5, L178).
+    #[test]
+    fn a_cap_above_the_buffer_is_clamped_to_flow_control() {
+        let opt = TcpOptions { delayed_ack: false, rcv_buf: 1 << 16, ..opts() };
+        let mut r = TcpReceiver::new(opt, 0, Some(Box::new(Greedy)));
+        let mut out = Vec::new();
+        r.on_packet(&data(0, 1000, 1), 1, &mut out);
+        r.on_packet(&data(2000, 1000, 2), 2, &mut out); // 1000 B held out of order
+        let unit = 1u64 << r.wscale;
+        assert_eq!(out[0].window, (1u64 << 16).div_ceil(unit) * unit);
+        assert!(out[1].ack + out[1].window <= out[0].ack + out[0].window, "no more than promised");
+        r.check_invariants().unwrap();
+        assert!(r.notes().is_empty(), "scale {} is fine", r.wscale);
     }
 
     #[test]
