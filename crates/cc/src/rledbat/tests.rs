@@ -180,7 +180,10 @@ fn decreases_above_the_target_and_grows_below_it() {
 /// Fig. 2 line 9: halve on a retransmission, at most once per `RTT_c` (20 ms).
 #[test]
 fn a_retransmission_halves_the_window_once_per_rtt() {
-    let mut ctl = controller(&[("initial_rlwnd", ParamValue::Str("init_cwnd".into()))]);
+    let mut ctl = controller(&[
+        ("initial_rlwnd", ParamValue::Str("init_cwnd".into())),
+        ("loss_episode", ParamValue::Str("rtt".into())),
+    ]);
     let mut d = Drive::new();
     d.run(&mut ctl, 500, |_| 20 * MS);
     let retransmit = |ctl: &mut Rledbat, d: &Drive| {
@@ -197,6 +200,35 @@ fn a_retransmission_halves_the_window_once_per_rtt() {
     d.run(&mut ctl, 25, |_| 20 * MS);
     let w3 = retransmit(&mut ctl, &d);
     assert!(w3 <= w2 / 2 + 1000, "one RTT later: {w2} -> {w3}");
+}
+
+/// `loss_episode = "window"`: retransmissions of data below the edge advertised at the last
+/// reaction are the same overflow, however late they come; one above it halves again.
+#[test]
+fn one_halving_per_loss_episode() {
+    let mut ctl = controller(&[
+        ("initial_rlwnd", ParamValue::Str("init_cwnd".into())),
+        ("slowdown", ParamValue::Bool(false)),
+    ]);
+    let mut d = Drive::new();
+    d.run(&mut ctl, 500, |_| 20 * MS);
+    let retransmit = |ctl: &mut Rledbat, d: &Drive, seq: u64| {
+        let s = seg(d.t, seq, Some((d.t / MS) as u32 + 1), Some(((d.t - 20 * MS) / MS) as u32));
+        ctl.on_segment_received(&info(d.t, d.seq), &s);
+        ctl.window_target().unwrap()
+    };
+    let w0 = ctl.window_target().unwrap();
+    let edge = d.seq + w0;
+    let w1 = retransmit(&mut ctl, &d, d.seq - 10 * MSS as u64);
+    assert!(w1 <= w0 / 2 + 1000, "{w0} -> {w1}");
+    d.run(&mut ctl, 60, |_| 20 * MS);
+    let w2 = retransmit(&mut ctl, &d, edge - MSS as u64);
+    assert!(w2 >= w1, "three RTTs later, but data below the old edge {edge}: {w1} -> {w2}");
+    d.run(&mut ctl, 100, |_| 20 * MS);
+    let w2 = ctl.window_target().unwrap();
+    assert!(d.seq - (MSS as u64) >= edge);
+    let w3 = retransmit(&mut ctl, &d, d.seq - MSS as u64);
+    assert!(w3 <= w2 / 2 + 1000, "data sent under the smaller window: {w2} -> {w3}");
 }
 
 #[test]
