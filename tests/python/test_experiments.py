@@ -80,10 +80,14 @@ def test_registry_finds_every_figure_module():
     found = registry.experiments()
     # One experiment per <paper>/<figure>.py file, named "<paper>-<figure>" ("fig12_13.py",
     # one experiment for two figures, is "abe-fig12-13").
+    # Shared helpers of a paper's figures (rledbat/common.py, vs_bbr.py, …) define none.
     package = Path(experiments_pkg.__file__).parent
-    files = sorted(f"{p.parent.name}-{p.stem.replace('_', '-')}" for p in package.glob("*/*.py")
-                   if p.stem != "__init__")
+    modules = [p for p in package.glob("*/*.py") if p.stem != "__init__"]
+    figures = [p for p in modules if "\nEXPERIMENT = " in p.read_text()]
+    files = sorted(f"{p.parent.name}-{p.stem.replace('_', '-')}" for p in figures)
     assert list(found) == files
+    helpers = {p.stem for p in modules} - {p.stem for p in figures}
+    assert not any(h.startswith(("fig", "table")) for h in helpers), helpers
     assert {"abe-fig2", "abe-fig7", "rledbat-table1"} <= set(found)
     assert type(found["abe-fig2"]).__module__ == "ccbench.experiments.base"
     from ccbench.experiments.abe import fig2
@@ -185,7 +189,7 @@ def test_comparison_tables_show_mean_and_spread():
     ours = [r["ours"] for r in fig2._comparison(fig)]
     assert ours == ["0.900 ± 0.012 (5 seeds)", "0.990"]
 
-    tab = pd.DataFrame({"rtt_ms": [20, 100], "fct_s": [0.16, 0.7], "fct_s_std": [0.002, 0.0],
+    tab = pd.DataFrame({"row": ["alone", "alone"], "rtt_ms": [20, 100], "fct_s": [0.16, 0.7], "fct_s_std": [0.002, 0.0],
                         "paper_fct_s": [0.16, 0.62], "seeds": [3, 1]})
     rows = table1._comparison(tab)
     assert [r["ours"] for r in rows] == ["0.160 ± 0.002 s (3 seeds, +0%)", "0.700 s (+13%)"]

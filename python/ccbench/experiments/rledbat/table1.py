@@ -1,90 +1,69 @@
-"""rLEDBAT paper, Table 1 (first row): completion time of a lone 262 KB CUBIC download.
+"""rLEDBAT paper, Table 1 (L393–L410): completion time of a 262 KB CUBIC download alone, after a
+long rLEDBAT background download, and after a long CUBIC background flow; RTT 20/100/200/300 ms.
 
-The flow starts with the three-way handshake, so the FCT includes one extra RTT, as in the paper.
+Claims: rLEDBAT in the background slows the short flow only slightly; a CUBIC background makes it
+"between 4 and 20 times larger" (L410). The paper's own table gives 2.7× at 300 ms (notes §6 item
+5), so the notes' pass rows replace the "4 to 20": alone ≤ rLEDBAT-bg ≤ CUBIC-bg at every RTT
+(ties within 5 % at 300 ms, where the paper has 1.82 vs 1.84), CUBIC-bg/alone ≥ 2.5 everywhere and
+≥ 10 at 20 ms, cells within ±35 % (the alone row ±15 %), and the issue's ±25 % for the middle row.
+
+Set-up and measurement: :mod:`ccbench.experiments.rledbat.short_flows` (20 Mbps, 500 ms buffer,
+background leading by U[10, 20] s, 8 runs, FCT from the SYN).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from ccbench.experiments.rledbat import short_flows as sf
 
-from ccbench.experiments.base import Experiment, mean_spread
-
-RTTS_MS = [20, 100, 200, 300]
-#: Table 1, "Cubic alone" row (seconds).
-PAPER_FCT_S = [0.16, 0.62, 1.22, 1.82]
-
-
-def _apply(point: dict) -> dict:
-    return {"bottleneck.rtt": f"{point['rtt_ms']}ms"}
-
-
-def _metric(result, point: dict) -> dict:
-    return {"fct_s": result.flow("download")["fct_s"]}
+RTTS_MS = sf.RTTS_MS
+ROWS = sf.table_rows("cubic", "CUBIC")
+LABELS = {row.key: row.label for row in ROWS}
+#: Table 1 (L406–L408), seconds.
+PAPER = {sf.ALONE: [0.16, 0.62, 1.22, 1.82],
+         sf.RLEDBAT: [0.56, 0.95, 1.48, 1.84],
+         sf.SAME: [3.26, 4.84, 4.76, 4.99]}
+PAPER_FCT_S = PAPER[sf.ALONE]
+#: Notes' pass rows: ties allowed within 5 % at 300 ms; CUBIC-bg/alone ≥ 2.5, ≥ 10 at 20 ms.
+TIE_AT_300MS, MIN_RATIO, MIN_RATIO_20MS = 0.05, 2.5, 10.0
 
 
-def _compare(summary):
-    summary = summary.copy()
-    summary["relative_error"] = (summary["fct_s"] - summary["paper_fct_s"]) / summary["paper_fct_s"]
-    return summary
-
-
-#: Tolerance of the paper check (tests/python/test_paper.py): relative error of the FCT.
-TOLERANCE = 0.15
-
-
-def _comparison(summary) -> list:
+def _ratio_rows(summary) -> list:
     rows = []
-    for _, r in summary.iterrows():
-        err = (r["fct_s"] - r["paper_fct_s"]) / r["paper_fct_s"]
-        ok = abs(err) <= TOLERANCE
-        rows.append({
-            "what": f"FCT, 262 KB CUBIC alone, RTT {r['rtt_ms']:g} ms",
-            "paper": f"{r['paper_fct_s']:.2f} s", "ours": mean_spread(r, "fct_s", unit="s", note=f"{err:+.0%}"),
-            "verdict": "agrees" if ok else "differs",
-            "reason": "" if ok else f"outside the ±{TOLERANCE:.0%} tolerance of the paper check",
-        })
+    for rtt in RTTS_MS:
+        alone, cubic_bg = sf.cell(summary, sf.ALONE, rtt), sf.cell(summary, sf.SAME, rtt)
+        if alone is None or cubic_bg is None:
+            continue
+        need = MIN_RATIO_20MS if rtt == 20 else MIN_RATIO
+        ratio = cubic_bg / alone
+        paper = PAPER[sf.SAME][RTTS_MS.index(rtt)] / PAPER[sf.ALONE][RTTS_MS.index(rtt)]
+        rows.append({"what": f"CUBIC-bg / alone at {rtt} ms ≥ {need:g} (notes)",
+                     "paper": f"{paper:.1f}× (L410 says 4–20×)", "ours": f"{ratio:.1f}×",
+                     "verdict": sf.common.verdict(ratio >= need),
+                     "reason": "" if ratio >= need else sf.queue_note(summary, sf.SAME, rtt)})
     return rows
 
 
-def _figure(summary, out_dir: Path) -> Path:
-    import numpy as np
-
-    from ccbench.plot import pyplot, save
-
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6, 4))
-    x = np.arange(len(summary))
-    ax.bar(x - 0.2, summary["paper_fct_s"], 0.4, label="paper (Table 1)", color="C7")
-    ax.bar(x + 0.2, summary["fct_s"], 0.4, label="ccbench", color="C0")
-    ax.set_xticks(x)
-    ax.set_xticklabels([f"{r:g} ms" for r in summary["rtt_ms"]])
-    ax.set_xlabel("base RTT")
-    ax.set_ylabel("completion time (s)")
-    ax.set_title("rLEDBAT Table 1: 262 KB CUBIC flow alone, 20 Mbps")
-    ax.legend()
-    ax.grid(axis="y", alpha=0.3)
-    return save(fig, out_dir / "rledbat-table1.png")
+#: Why a CUBIC-bg cell runs long (traces, 300 ms): the short flow's slow start overflows the buffer.
+WHY = {sf.SAME: "the long CUBIC flow keeps the 500 ms buffer near full and overflowing; the short flow's "
+                "slow start loses segments there and each recovery costs a round of base RTT plus a "
+                "several-hundred-ms queue (the paper's 4.99 s is 6 rounds of ≈0.83 s, as if it lost none)"}
 
 
-EXPERIMENT = Experiment(
+def _comparison(summary) -> list:
+    rows = sf.cell_rows(summary, LABELS, WHY)
+    for rtt in RTTS_MS:
+        tie = TIE_AT_300MS if rtt == 300 else 0.0
+        row = sf.order_row(summary, f"alone ≤ rLEDBAT-bg ≤ CUBIC-bg at {rtt} ms",
+                           "slight increase with rLEDBAT, large with CUBIC (L410)",
+                           [(sf.ALONE, ""), (sf.RLEDBAT, "<="), (sf.SAME, "<=")], rtt, tie)
+        if row:
+            rows.append(row)
+    return rows + _ratio_rows(summary)
+
+
+EXPERIMENT = sf.experiment(
     name="rledbat-table1",
-    description="rLEDBAT Table 1, first row: FCT of a lone 262 KB CUBIC flow (with handshake) "
-                "at 20 Mbps for RTT 20/100/200/300 ms",
-    base={
-        "duration": "10s",
-        "warmup": "0s",
-        "seed": 1,
-        "bottleneck": {"rate": "20Mbps", "rtt": "100ms", "buffer": "500ms", "aqm": "droptail"},
-        "flows": [{"name": "download", "cca": "cubic", "size": "262KB", "handshake": True}],
-        "output": {"sojourn_samples": False},
-    },
-    grid={"rtt_ms": RTTS_MS},
-    seeds=(1, 2, 3, 4, 5),  # the spread over seeds goes into summary.csv and comparison.md
-    quick_seeds=(1, 2),
-    apply=_apply,
-    metric=_metric,
-    reference={"rtt_ms": RTTS_MS, "paper_fct_s": PAPER_FCT_S},
-    compare=_compare,
-    figure=_figure,
-    comparison=_comparison,
-)
+    description="rLEDBAT Table 1: FCT of a 262 KB CUBIC flow (with handshake) alone, after an rLEDBAT "
+                "download, after a long CUBIC flow; 20 Mbps, 500 ms buffer, RTT 20/100/200/300 ms",
+    rows=ROWS, paper=PAPER, comparison=_comparison,
+    title="rLEDBAT Table 1: 262 KB CUBIC flow, 20 Mbps, 500 ms buffer")

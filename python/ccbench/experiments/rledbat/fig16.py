@@ -1,0 +1,50 @@
+"""rLEDBAT paper, Fig. 16 (L432, L448; caption L446): one rLEDBAT and one BBRv1 download, 20 Mbps,
+500 ms buffer, base RTT varied; the LEDBAT++ sender beside it (L448 cites [11] for the same).
+
+Claims (L448): rLEDBAT yields to BBRv1 for RTTs above 60 ms (its target T); below, it takes a
+significant part; at 20 ms or less they split the capacity evenly. Why: with RTT < T, BBRv1's
+2·BDP in-flight cap cannot build a queue of T, so rLEDBAT never sees its target exceeded.
+Notes' pass rows: RTT ≤ 20 ms share in [0.35, 0.65]; RTT ≥ 80 ms share ≤ 0.15; the share does
+not increase with RTT. Set-up and measurement: :mod:`ccbench.experiments.rledbat.vs_bbr`.
+"""
+
+from __future__ import annotations
+
+from ccbench.experiments.rledbat import vs_bbr
+
+#: BED-shape "does not increase": a rise counts only beyond this (the seeds' noise on a mean of 8).
+RISE_NOISE = 0.01
+
+
+def not_increasing(table) -> list:
+    shares = list(zip(table["rtt_ms"], table["rledbat_lbe_share"]))
+    rises = [(a, b, sa, sb) for (a, sa), (b, sb) in zip(shares, shares[1:]) if sb > sa + RISE_NOISE]
+    ours = ", ".join(f"{s:.2f}" for _, s in shares)
+    reason = "; ".join(f"rises {sa:.3f} → {sb:.3f} from {a:g} to {b:g} ms" for a, b, sa, sb in rises)
+    return [{"what": f"rLEDBAT's share does not increase with RTT (rises under {RISE_NOISE} ignored)",
+             "paper": "large share below T, yields above (L448)", "ours": ours,
+             "verdict": vs_bbr.common.verdict(not rises), "reason": reason}]
+
+
+def explain(row) -> str:
+    """The measured mechanism of a failed row: below T BBRv1's cap against rLEDBAT's queue; above T
+    BBRv1's own queue, mostly below T."""
+    if row["rtt_ms"] >= vs_bbr.common.TARGET_MS:
+        return vs_bbr.above_target("BBRv1")
+    return ("BBRv1 caps its in-flight at 2·bw·min_rtt, min_rtt being the base "
+            "RTT (rLEDBAT's slowdowns empty the queue often enough to refresh it); behind rLEDBAT's standing "
+            "queue q its delivery rate is at most 2·bw·RTT_b/(RTT_b + q), below bw once q > RTT_b, so its "
+            "max-filtered bandwidth estimate and its cap shrink until the next rLEDBAT slowdown lets it "
+            "re-probe: it gets less than half, as with sender LEDBAT++, so the split comes from the "
+            "LEDBAT++/BBRv1 interaction in our models, not from rLEDBAT's receiver mechanics")
+
+
+FIGURE = vs_bbr.Figure(
+    name="rledbat-fig16", number=16, bbr="bbr", bbr_label="BBRv1", buffer="500ms", enhanced=False,
+    quick_rtts=[20, 200],
+    claims=[vs_bbr.share_band("RTT ≤ 20 ms: rLEDBAT share in [0.35, 0.65]",
+                              "split evenly at RTT ≤ 20 ms (L448)", lambda rtt: rtt <= 20, 0.35, 0.65),
+            vs_bbr.share_band("RTT ≥ 80 ms: rLEDBAT share ≤ 0.15", "yields for RTT > 60 ms = T (L448)",
+                              lambda rtt: rtt >= 80, 0.0, 0.15)],
+    explain=explain, curve_rows=not_increasing)
+EXPERIMENT = vs_bbr.experiment(FIGURE)

@@ -1,0 +1,78 @@
+"""rLEDBAT paper, Fig. 22 (L508, caption L518): the enhanced rLEDBAT alone, base RTT swept, beside
+the original.
+
+Scenario: as Fig. 7 (one CUBIC-sender download to an rLEDBAT receiver, 20 Mbps, 500 ms buffer,
+the notes' RTT grid, 300 s, 8 runs), with the modified target min(T, base RTT) of §7.1 (L500;
+``receiver_cc.enhanced_target = true``), and the original run beside it on the same seeds.
+
+Claim (L508): running solo, rLEDBAT's performance is unaffected by the modification.
+
+We measure the core's goodput over the whole run over C (``solo``) for both arms. Pass (notes
+§3, Fig. 22): |U_mod − U_orig| ≤ 0.05 at every RTT, and U_mod ≥ 0.83 for RTT ≤ 150 ms.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ccbench.experiments.base import Experiment
+from ccbench.experiments.rledbat import common, solo
+
+QUICK_RTTS_MS = [10, 40, 150]
+SAME, FLOOR, FLOOR_UP_TO_MS = 0.05, 0.83, 150
+
+
+def _compare(summary):
+    summary = summary.copy()
+    orig = solo.by_arm(summary, solo.RLEDBAT)["utilisation"]
+    summary["u_minus_original"] = summary["utilisation"] - summary["rtt_ms"].map(orig)
+    return summary
+
+
+def _same_row(m) -> dict:
+    diff = m["u_minus_original"]
+    ok = len(diff) > 0 and bool((diff.abs() <= SAME).all())
+    return {"what": "U_mod − U_orig within ±0.05 at every RTT", "paper": "performance unaffected running solo "
+            "(L508)", "ours": solo.cells(diff, "+.3f"), "verdict": common.verdict(ok),
+            "reason": "" if ok else "the reduced target changes the solo rate by more than 5 points"}
+
+
+def _floor_row(m) -> dict:
+    part = m[m.index <= FLOOR_UP_TO_MS]["utilisation"]
+    ok = len(part) > 0 and bool((part >= FLOOR).all())
+    return {"what": "U_mod ≥ 0.83 for RTT ≤ 150 ms", "paper": "as Fig. 7: ≈ 90 % (L348, L508)",
+            "ours": solo.cells(part), "verdict": common.verdict(ok),
+            "reason": "" if ok else "below 0.83 at a short RTT"}
+
+
+def _comparison(summary) -> list:
+    summary = _compare(summary) if "u_minus_original" not in summary else summary
+    m, o = solo.by_arm(summary, solo.ENHANCED), solo.by_arm(summary, solo.RLEDBAT)
+    return [_same_row(m), _floor_row(m),
+            {"what": "original rLEDBAT on the same seeds", "paper": "Fig. 7", "ours": solo.cells(o["utilisation"]),
+             "verdict": "reported", "reason": ""}]
+
+
+def _figure(summary, out_dir: Path) -> Path:
+    return solo.arms_figure(summary, out_dir / "rledbat-fig22.png", [solo.ENHANCED, solo.RLEDBAT],
+                            "rLEDBAT Fig. 22: enhanced vs original, alone, 20 Mbps, buffer 500 ms",
+                            bands=[(FLOOR, 1.0, "U_mod ≥ 0.83 (RTT ≤ 150 ms)")])
+
+
+EXPERIMENT = Experiment(
+    name="rledbat-fig22",
+    description="rLEDBAT Fig. 22: the enhanced rLEDBAT (target min(T, base RTT)) alone vs base RTT, beside the "
+                "original, 20 Mbps, 500 ms buffer, 300 s; rate over the whole run / C",
+    base=solo.solo_base(common.DEEP_BUFFER),
+    grid={"rtt_ms": common.RTTS_MS, "arm": [solo.ENHANCED, solo.RLEDBAT]},
+    quick_grid={"rtt_ms": QUICK_RTTS_MS, "arm": [solo.ENHANCED, solo.RLEDBAT]},
+    seeds=common.SEEDS,
+    quick_seeds=common.QUICK_SEEDS,
+    quick_overrides={"duration": f"{common.QUICK_DURATION_S}s"},
+    seed_in_point=True,
+    apply=solo.solo_apply,
+    metric=solo.solo_metric,
+    compare=_compare,
+    figure=_figure,
+    comparison=_comparison,
+)

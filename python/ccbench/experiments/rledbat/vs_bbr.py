@@ -1,0 +1,243 @@
+"""Figs. 16–21 of the rLEDBAT paper as one machinery: one rLEDBAT download beside one BBR download
+(L432–L506; ``Lnnn`` are lines of ``shared/seeds/000_0bcdc4d0e80e9a68.txt``).
+
+Set-up: the common testbed (:mod:`ccbench.experiments.rledbat.common`: 20 Mbps, MSS 1390 in
+1456 B frames, a 500 or 30 ms drop-tail buffer, 300 s, 8 runs, the notes' RTT grid, each flow
+starting at U[0, 100 ms) per seed). The rLEDBAT flow downloads from a CUBIC sender: the BBR
+sections do not say which CCA S1 ran for it (notes §5 item 5, suggestion CUBIC as in L346). The
+BBR flow is ``cca = "bbr"`` (BBRv1) or ``"bbr2"`` (BBRv2); Figs. 20–21 use the modified target
+min(T, base RTT) (§7.1, L500; ``enhanced_target``).
+
+The paper says rLEDBAT "behaves similarly to LEDBAT++" against both BBRs (L448, L458, L464) and
+that neither yields below T (L486), citing [11] for LEDBAT++. So each figure also runs a second
+arm beside it: sender-side LEDBAT++ (``cca = "ledbat++"``, the same target switch) against the
+same BBR, with the same start times.
+
+Measured: each flow's goodput over the whole run including start-up (L315, the core's
+``goodput_mbps``) as a share of C, and of the best goodput 0.9547·C (notes §2); Jain's index of
+the pair; the bottleneck's median and 90th-percentile queueing delay (the core's), which tells
+whose queue it was (60 ms: rLEDBAT's target; ≈1 base RTT: BBR's 2·BDP cap).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, List, Optional, Sequence, Tuple
+
+from ccbench.experiments.base import Experiment
+from ccbench.experiments.rledbat import common
+
+#: The two arms: rLEDBAT at the receiver (the paper's), sender-side LEDBAT++ beside it.
+RLEDBAT, LEDBATPP = "rledbat", "ledbatpp"
+ARM_LABELS = {RLEDBAT: "rLEDBAT (receiver)", LEDBATPP: "LEDBAT++ (sender)"}
+NAMES = ("lbe", "bbr")
+#: "Matches LEDBAT++ [11]": the two arms' shares within the notes' BED-num band for shares.
+MATCH_BAND = 0.10
+QUICK_DURATION = f"{common.QUICK_DURATION_S}s"
+
+
+def lbe_flow(arm: str, start_s: float, enhanced: bool) -> dict:
+    """The less-than-best-effort download of ``arm``."""
+    if arm == RLEDBAT:
+        return common.rledbat_flow("lbe", start_s, enhanced=enhanced)
+    extra = {"cc": {"enhanced_target": True}} if enhanced else {}
+    return common.tcp_flow("lbe", "ledbat++", start_s, **extra)
+
+
+def flows(arm: str, bbr: str, enhanced: bool, seed: int) -> List[dict]:
+    return [lbe_flow(arm, common.start_jitter_s(seed, "lbe"), enhanced),
+            common.tcp_flow("bbr", bbr, common.start_jitter_s(seed, "bbr"))]
+
+
+def metric(result, point: dict) -> dict:
+    lbe, bbr = common.flow_rates_mbps(result, NAMES)
+    link = result.link("bottleneck")
+    capacity = float(link["rate_mbps"])
+    queue = link["queue_delay_ms"]
+    return {"lbe_share": lbe / capacity, "bbr_share": bbr / capacity,
+            "lbe_share_of_best": lbe / (capacity * common.GOODPUT_FRACTION),
+            "jain": common.jain([lbe, bbr]), "queue_p50_ms": queue["p50"], "queue_p90_ms": queue["p90"],
+            "loss_rate": link["loss_rate"]}
+
+
+def wide(summary):
+    """One row per RTT, each arm's columns prefixed ``rledbat_`` / ``ledbatpp_``."""
+    import pandas as pd
+
+    parts = []
+    for arm in (RLEDBAT, LEDBATPP):
+        part = summary[summary["arm"] == arm].drop(columns=["arm"]).set_index("rtt_ms")
+        parts.append(part.add_prefix(f"{arm}_"))
+    return pd.concat(parts, axis=1).reset_index().sort_values("rtt_ms")
+
+
+# ---------------------------------------------------------------- claims
+
+@dataclass(frozen=True)
+class Claim:
+    """A pass row on the rLEDBAT arm's means: ``holds(lbe_share, bbr_share)`` at every RTT that
+    ``covers``; LEDBAT++'s values are shown beside it."""
+
+    what: str
+    paper: str
+    covers: Callable[[float], bool]
+    holds: Callable[[float, float], bool]
+    band: Optional[Tuple[float, float]] = None
+
+
+def share_band(what: str, paper: str, covers, low: float = 0.0, high: float = 1.0) -> Claim:
+    return Claim(what, paper, covers, lambda lbe, bbr: low <= lbe <= high, (low, high))
+
+
+def bbr_above(what: str, paper: str, covers) -> Claim:
+    return Claim(what, paper, covers, lambda lbe, bbr: bbr > lbe)
+
+
+def lbe_above(what: str, paper: str, covers) -> Claim:
+    return Claim(what, paper, covers, lambda lbe, bbr: lbe > bbr)
+
+
+def _shares(row, arm: str) -> str:
+    return f"{row[f'{arm}_lbe_share']:.2f}/{row[f'{arm}_bbr_share']:.2f}"
+
+
+def queue_state(row) -> str:
+    """The measured state of the rLEDBAT arm at one RTT: the queue and the losses."""
+    return (f"queue p50 {row['rledbat_queue_p50_ms']:.0f} ms, p90 {row['rledbat_queue_p90_ms']:.0f} ms "
+            f"with a base RTT of {row['rtt_ms']:g} ms, loss rate {row['rledbat_loss_rate']:.2%}")
+
+
+def explain_default(row) -> str:
+    return f"{queue_state(row)}; sender LEDBAT++ gets {row['ledbatpp_lbe_share']:.2f}"
+
+
+def claim_row(claim: Claim, table, explain: Callable[[object], str]) -> Optional[dict]:
+    rows = table[[claim.covers(r) for r in table["rtt_ms"]]]
+    if rows.empty:
+        return None
+    failed = [r for _, r in rows.iterrows() if not claim.holds(r["rledbat_lbe_share"], r["rledbat_bbr_share"])]
+    ours = "; ".join(f"{r['rtt_ms']:g} ms: {_shares(r, RLEDBAT)} (LEDBAT++ {_shares(r, LEDBATPP)})"
+                     for _, r in rows.iterrows())
+    states = "; ".join(f"{r['rtt_ms']:g} ms: {explain_default(r)}" for r in failed)
+    mechanisms = list(dict.fromkeys(filter(None, (explain(r) for r in failed))))
+    reason = ". ".join([states] + mechanisms) if failed else ""
+    return {"what": claim.what + " (rLEDBAT/BBR share of C)", "paper": claim.paper, "ours": ours,
+            "verdict": common.verdict(not failed), "reason": reason}
+
+
+def match_row(table) -> dict:
+    diff = (table["rledbat_lbe_share"] - table["ledbatpp_lbe_share"]).abs()
+    worst = table.loc[diff.idxmax()]
+    ok = bool((diff <= MATCH_BAND).all())
+    return {"what": f"rLEDBAT's share within ±{MATCH_BAND:.2f} of sender LEDBAT++'s at every RTT",
+            "paper": "rLEDBAT behaves like LEDBAT++ against BBR (L448, L458, L464, [11])",
+            "ours": f"largest gap {diff.max():.3f} at {worst['rtt_ms']:g} ms",
+            "verdict": common.verdict(ok),
+            "reason": "" if ok else (f"at {worst['rtt_ms']:g} ms rLEDBAT {worst['rledbat_lbe_share']:.3f} "
+                                     f"(std {worst['rledbat_lbe_share_std']:.3f} over seeds), LEDBAT++ "
+                                     f"{worst['ledbatpp_lbe_share']:.3f} (std {worst['ledbatpp_lbe_share_std']:.3f}); "
+                                     "not traced to a mechanism")}
+
+
+def share_rows(table, bbr_label: str) -> List[dict]:
+    """Every RTT's shares, reported (both arms, of C and of the best goodput, Jain, queue)."""
+    out = []
+    for _, r in table.iterrows():
+        out.append({"what": f"shares at RTT {r['rtt_ms']:g} ms (LBE/{bbr_label} of C)",
+                    "paper": "figure only (no numbers printed)",
+                    "ours": (f"rLEDBAT {_shares(r, RLEDBAT)} (rLEDBAT {r['rledbat_lbe_share_of_best']:.2f} of best "
+                             f"goodput, Jain {r['rledbat_jain']:.2f}, {queue_state(r)}); "
+                             f"LEDBAT++ {_shares(r, LEDBATPP)}"),
+                    "verdict": "reported", "reason": ""})
+    return out
+
+
+def above_target(bbr_label: str) -> str:
+    """Why an LBE flow keeps a share above T against a BBR that is not at its cap (traces, Figs.
+    16, 18 and 20 at 60–100 ms): the queue exceeds T only in the BBR flow's probing peaks."""
+    return (f"{bbr_label} paces at its bandwidth estimate, so beyond the pipe it queues only what its "
+            "1.25-gain probing adds; the queue exceeds T only in those peaks (see the percentiles) and "
+            "the rLEDBAT flow keeps growing between them")
+
+
+def queue_at_modified_target(bbr_label: str) -> str:
+    """Why the modified target does not make the LBE flow yield (traces, Figs. 20–21 at 20 ms): the
+    queue the BBR flow sustains is about one base RTT, the modified target itself."""
+    return ("The modified target min(T, RTT_b) is one base RTT here; "
+            f"{bbr_label} at its in-flight cap 2·bw·min_rtt delivers 2·bw·RTT_b/(RTT_b + q), so it keeps "
+            "its bandwidth estimate only while the queue q stays below RTT_b: the queue sits at about one "
+            "base RTT, the modified target itself, where the rLEDBAT flow grows every RTT it is below and "
+            f"{bbr_label} gains only in its bandwidth probes; the paper's argument (the modified flow "
+            "\"refrains from generating queues larger than one BDP\", L500) assumes BBR's queue is above that")
+
+
+# ---------------------------------------------------------------- the experiment
+
+@dataclass(frozen=True)
+class Figure:
+    """One of Figs. 16–21: the BBR version, buffer, target switch, quick RTTs and pass rows;
+    ``explain(row)`` gives the measured mechanism for a failed row."""
+
+    name: str
+    number: int
+    bbr: str
+    bbr_label: str
+    buffer: str
+    enhanced: bool
+    quick_rtts: Sequence[float]
+    claims: Sequence[Claim]
+    #: The mechanism behind a failed row (``row`` of :func:`wide`), found in the traces; the
+    #: measured queue, losses and LEDBAT++'s share are written beside it.
+    explain: Callable[[object], str] = lambda row: ""
+    #: Pass rows on the whole curve (``table`` → comparison rows), e.g. a monotone shape.
+    curve_rows: Callable[[object], List[dict]] = lambda table: []
+
+
+def _apply_for(fig: Figure):
+    def apply(point: dict) -> dict:
+        return {"bottleneck.rtt": f"{point['rtt_ms']:g}ms",
+                "flows": flows(point["arm"], fig.bbr, fig.enhanced, point["seed"])}
+    return apply
+
+
+def _comparison_for(fig: Figure):
+    def comparison(summary) -> list:
+        table = wide(summary)
+        rows = [row for claim in fig.claims if (row := claim_row(claim, table, fig.explain))]
+        return rows + fig.curve_rows(table) + [match_row(table)] + share_rows(table, fig.bbr_label)
+    return comparison
+
+
+def _figure_for(fig: Figure, title: str):
+    def figure(summary, out_dir: Path) -> Path:
+        table = wide(summary)
+        columns = [("rledbat_lbe_share", "rLEDBAT"), ("rledbat_bbr_share", f"{fig.bbr_label} (vs rLEDBAT)"),
+                   ("ledbatpp_lbe_share", "LEDBAT++ sender (beside)"),
+                   ("ledbatpp_bbr_share", f"{fig.bbr_label} (vs LEDBAT++)")]
+        bands = [(c.band[0], c.band[1], c.what) for c in fig.claims if c.band]
+        return common.share_figure(table, Path(out_dir) / f"{fig.name}.png", columns, title,
+                                   ylabel="share of C (goodput / 20 Mbps)", bands=bands)
+    return figure
+
+
+def experiment(fig: Figure) -> Experiment:
+    variant = "modified rLEDBAT" if fig.enhanced else "rLEDBAT"
+    title = f"rLEDBAT Fig. {fig.number}: {variant} vs {fig.bbr_label}, 20 Mbps, {fig.buffer} buffer"
+    arms = (RLEDBAT, LEDBATPP)
+    return Experiment(
+        name=fig.name,
+        description=f"{title} (and sender LEDBAT++ vs the same {fig.bbr_label} beside it)",
+        base=common.base(buffer=fig.buffer, flows=flows(RLEDBAT, fig.bbr, fig.enhanced, 1)),
+        grid={},
+        points=[{"arm": arm, "rtt_ms": rtt} for arm in arms for rtt in common.RTTS_MS],
+        quick_points=[{"arm": arm, "rtt_ms": rtt} for arm in arms for rtt in fig.quick_rtts],
+        seeds=common.SEEDS,
+        quick_seeds=common.QUICK_SEEDS,
+        quick_overrides={"duration": QUICK_DURATION},
+        seed_in_point=True,
+        apply=_apply_for(fig),
+        metric=metric,
+        comparison=_comparison_for(fig),
+        figure=_figure_for(fig, title),
+    )
