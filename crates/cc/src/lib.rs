@@ -14,6 +14,7 @@
 //! advertised window; the stack keeps the right edge from moving left.
 
 pub mod bbr;
+pub mod bbr2;
 pub mod cubic;
 pub mod fledbat;
 pub mod ledbat;
@@ -196,6 +197,13 @@ pub struct SentInfo {
 pub struct LossInfo {
     pub seq: u64,
     pub bytes: u32,
+    /// Bytes in flight just after this packet's last transmission (Linux `tx.in_flight`).
+    pub tx_in_flight: u64,
+    /// Bytes marked lost since that transmission, this packet included (Linux
+    /// `tp->lost - tx.lost`).
+    pub lost_since_tx: u64,
+    /// The transmission was application-limited.
+    pub tx_app_limited: bool,
 }
 
 /// A sender-side congestion controller.

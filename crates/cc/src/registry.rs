@@ -6,6 +6,7 @@
 use ccbench_params::{lookup, Entry};
 
 use crate::bbr::{Bbr, BbrConfig};
+use crate::bbr2::{Bbr2, Bbr2Config};
 use crate::cubic::{Cubic, CubicConfig};
 use crate::fledbat::{Fledbat, FledbatConfig};
 use crate::ledbat::{Ledbat, LedbatConfig};
@@ -54,6 +55,13 @@ pub static CONTROLLERS: &[Entry<BuildController>] = &[
         aliases: &[],
         summary: "BBRv1 as Linux tcp_bbr.c: paced, model-based (max bw, min RTT), 2·BDP in-flight cap",
         build: |p| Ok(Box::new(Bbr::new(BbrConfig::from_params(p)?))),
+    },
+    Entry {
+        name: "bbr2",
+        aliases: &[],
+        summary:
+            "BBRv2 as Linux tcp_bbr2.c (v2alpha): BBR plus inflight_hi/lo bounds, 2 % loss and ECN response",
+        build: |p| Ok(Box::new(Bbr2::new(Bbr2Config::from_params(p)?))),
     },
 ];
 
@@ -126,7 +134,7 @@ mod tests {
         assert_eq!(e.key, "cca");
         assert_eq!(
             e.message,
-            "unknown algorithm \"vegas\" (known: newreno, cubic, ledbat, fledbat, ledbat++, bbr)"
+            "unknown algorithm \"vegas\" (known: newreno, cubic, ledbat, fledbat, ledbat++, bbr, bbr2)"
         );
         let e = build_receiver_control("rledbatt", &Params::new()).err().unwrap();
         assert_eq!(e.key, "receiver_cca");

@@ -274,7 +274,11 @@ fn rto_sets_cwnd_to_inflight_plus_one_and_ecn_is_ignored() {
     assert_eq!(c.bbr.on_congestion(&mut c.st, &c.path, &rto), Reaction::SelfManaged);
     assert_eq!(c.st.cwnd, 31 * M);
     c.path.inflight = 2 * M; // the timeout marked the rest lost
-    c.bbr.on_packet_lost(&mut c.st, &c.path, &LossInfo { seq: 0, bytes: M as u32 });
+    c.bbr.on_packet_lost(
+        &mut c.st,
+        &c.path,
+        &LossInfo { seq: 0, bytes: M as u32, tx_in_flight: 0, lost_since_tx: M, tx_app_limited: false },
+    );
     assert_eq!(c.st.cwnd, 3 * M);
 }
 

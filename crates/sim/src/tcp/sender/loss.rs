@@ -48,7 +48,7 @@ impl TcpSender {
             let mut scan = self.rec.loss_scan(&self.sb, a.acked, a.sacked);
             while let Some(i) = scan.next(&self.sb) {
                 if let Some(seg) = self.sb.mark_lost(i) {
-                    self.report_loss(&seg, now);
+                    self.report_loss(&seg, now, self.sb.lost_total());
                 }
             }
         }
@@ -67,16 +67,32 @@ impl TcpSender {
         let mut lost = std::mem::take(&mut self.lost_buf);
         let wait = self.rack.detect(&mut self.sb, now, reo_wnd, force, &mut |seg: &Seg| lost.push(*seg));
         let lost_retransmission = lost.iter().any(|seg| seg.retrans);
-        for seg in lost.drain(..) {
-            self.report_loss(&seg, now);
-        }
+        self.report_losses(&mut lost, now);
         self.lost_buf = lost;
         (wait, lost_retransmission)
     }
 
-    fn report_loss(&mut self, seg: &Seg, now: Nanos) {
+    /// One packet newly marked lost, with the scoreboard's lost total as it stood once this
+    /// packet was counted (Linux calls the controller from `tcp_mark_skb_lost`, per packet).
+    fn report_loss(&mut self, seg: &Seg, now: Nanos, lost_total: u64) {
         let path = self.path(now);
-        self.cc.on_packet_lost(&mut self.st, &path, &LossInfo { seq: seg.seq, bytes: seg.len });
+        let info = LossInfo {
+            seq: seg.seq,
+            bytes: seg.len,
+            tx_in_flight: seg.tx.inflight,
+            lost_since_tx: lost_total - seg.tx.lost,
+            tx_app_limited: seg.tx.app_limited,
+        };
+        self.cc.on_packet_lost(&mut self.st, &path, &info);
+    }
+
+    /// A batch the scoreboard already counted, reported one by one as if marked in order.
+    fn report_losses(&mut self, lost: &mut Vec<Seg>, now: Nanos) {
+        let mut total = self.sb.lost_total() - lost.iter().map(|s| s.len as u64).sum::<u64>();
+        for seg in lost.drain(..) {
+            total += seg.len as u64;
+            self.report_loss(&seg, now, total);
+        }
     }
 
     // ----- the shared timer -------------------------------------------------------------------
@@ -229,9 +245,7 @@ impl TcpSender {
         let rtt = self.rack.rtt();
         let mut lost = std::mem::take(&mut self.lost_buf);
         self.sb.enter_loss(|seg| rack && seg.tx.sent_time + rtt > now, |seg| lost.push(*seg));
-        for seg in lost.drain(..) {
-            self.report_loss(&seg, now);
-        }
+        self.report_losses(&mut lost, now);
         self.lost_buf = lost;
     }
 }

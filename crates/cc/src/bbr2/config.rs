@@ -1,0 +1,127 @@
+//! BBRv2's parameters: scenario keys, with v2alpha's defaults (`tcp_bbr2.c` module params).
+
+use super::MS;
+use crate::bbr::mode::{HIGH_GAIN, PACING_MARGIN};
+use crate::{Nanos, ParamError, Params, NANOS_PER_SEC};
+
+/// BBRv2 parameters; scenario keys are the field names, defaults are v2alpha's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bbr2Config {
+    /// Startup pacing and cwnd gain (`bbr_high_gain`, `bbr_startup_cwnd_gain` = 2.885).
+    pub high_gain: f64,
+    /// Drain pacing gain (`bbr_drain_gain` = 1/2.885).
+    pub drain_gain: f64,
+    /// ProbeBW cwnd gain (`bbr_cwnd_gain` = 2).
+    pub cwnd_gain: f64,
+    /// What remains of `bw_lo`/`inflight_lo` after a lossy round, and the floor of
+    /// `inflight_hi` as a fraction of the target (`bbr_beta` = 30 % cut, so 0.7).
+    pub beta: f64,
+    /// Loss rate (lost / in flight at send) above which in flight is too high (`bbr_loss_thresh`).
+    pub loss_thresh: f64,
+    /// Fraction of `inflight_hi` left unused in CRUISE and ProbeRTT (`bbr_inflight_headroom`).
+    pub inflight_headroom: f64,
+    /// In-flight level that ends PROBE_UP after a min RTT, as a multiple of BDP (`bbr_bw_probe_pif_gain`).
+    pub bw_probe_pif_gain: f64,
+    /// Reno-coexistence probe spacing in rounds per BDP packet (`bbr_bw_probe_reno_gain`); 0 disables.
+    pub bw_probe_reno_gain: f64,
+    /// Most rounds between bandwidth probes (`bbr_bw_probe_max_rounds`).
+    pub bw_probe_max_rounds: u64,
+    /// Spread of the round count drawn at each probe (`bbr_bw_probe_rand_rounds`).
+    pub bw_probe_rand_rounds: u64,
+    /// Shortest wall-clock wait between probes (`bbr_bw_probe_base_us` = 2 s).
+    pub bw_probe_base: Nanos,
+    /// Spread of the wall-clock wait (`bbr_bw_probe_rand_us` = 1 s).
+    pub bw_probe_rand: Nanos,
+    /// Loss events in a Recovery round that end Startup when loss is too high (`bbr_full_loss_cnt`); 0 disables.
+    pub full_loss_cnt: u64,
+    /// Min-RTT filter window (`bbr_min_rtt_win_sec` = 10 s).
+    pub min_rtt_window: Nanos,
+    /// ProbeRTT spacing (`bbr_probe_rtt_win_ms` = 5 s).
+    pub probe_rtt_window: Nanos,
+    /// ProbeRTT hold time (`bbr_probe_rtt_mode_ms` = 200 ms); 0 disables ProbeRTT.
+    pub probe_rtt_time: Nanos,
+    /// ProbeRTT cwnd as a fraction of BDP (`bbr_probe_rtt_cwnd_gain` = 0.5); 0 means 4 packets.
+    pub probe_rtt_cwnd_gain: f64,
+    /// Pacing margin below the estimate (`bbr_pacing_margin_percent` = 1 %).
+    pub pacing_margin: f64,
+    /// React to ECN (`bbr_ecn_enable`, off upstream).
+    pub ecn: bool,
+    /// CE fraction that makes a probe too high (`bbr_ecn_thresh`).
+    pub ecn_thresh: f64,
+    /// Cut per unit of `ecn_alpha` (`bbr_ecn_factor` = 1/3).
+    pub ecn_factor: f64,
+    /// EWMA gain of `ecn_alpha` (`bbr_ecn_alpha_gain` = 1/16).
+    pub ecn_alpha_gain: f64,
+    /// ECN is used only when min RTT is at most this (`bbr_ecn_max_rtt_us` = 5 ms); 0 = any RTT.
+    pub ecn_max_rtt: Nanos,
+}
+
+impl Default for Bbr2Config {
+    fn default() -> Self {
+        Self {
+            high_gain: HIGH_GAIN,
+            drain_gain: 1.0 / HIGH_GAIN,
+            cwnd_gain: 2.0,
+            beta: 0.7,
+            loss_thresh: 0.02,
+            inflight_headroom: 0.15,
+            bw_probe_pif_gain: 1.25,
+            bw_probe_reno_gain: 1.0,
+            bw_probe_max_rounds: 63,
+            bw_probe_rand_rounds: 2,
+            bw_probe_base: 2 * NANOS_PER_SEC,
+            bw_probe_rand: NANOS_PER_SEC,
+            full_loss_cnt: 8,
+            min_rtt_window: 10 * NANOS_PER_SEC,
+            probe_rtt_window: 5 * NANOS_PER_SEC,
+            probe_rtt_time: 200 * MS,
+            probe_rtt_cwnd_gain: 0.5,
+            pacing_margin: PACING_MARGIN,
+            ecn: false,
+            ecn_thresh: 0.5,
+            ecn_factor: 1.0 / 3.0,
+            ecn_alpha_gain: 1.0 / 16.0,
+            ecn_max_rtt: 5 * MS,
+        }
+    }
+}
+
+impl Bbr2Config {
+    pub fn from_params(p: &Params) -> Result<Self, ParamError> {
+        let d = Self::default();
+        let s = NANOS_PER_SEC;
+        let cfg = Self {
+            high_gain: p.f64_in("high_gain", d.high_gain, 1.0, 10.0)?,
+            drain_gain: p.f64_in("drain_gain", d.drain_gain, 0.1, 1.0)?,
+            cwnd_gain: p.f64_in("cwnd_gain", d.cwnd_gain, 1.0, 10.0)?,
+            beta: p.f64_in("beta", d.beta, 0.0, 1.0)?,
+            loss_thresh: p.f64_in("loss_thresh", d.loss_thresh, 0.001, 0.5)?,
+            inflight_headroom: p.f64_in("inflight_headroom", d.inflight_headroom, 0.0, 0.9)?,
+            bw_probe_pif_gain: p.f64_in("bw_probe_pif_gain", d.bw_probe_pif_gain, 1.0, 4.0)?,
+            bw_probe_reno_gain: p.f64_in("bw_probe_reno_gain", d.bw_probe_reno_gain, 0.0, 4.0)?,
+            bw_probe_max_rounds: p.u64_in("bw_probe_max_rounds", d.bw_probe_max_rounds, 1, 255)?,
+            bw_probe_rand_rounds: p.u64_in("bw_probe_rand_rounds", d.bw_probe_rand_rounds, 0, 15)?,
+            bw_probe_base: p.duration("bw_probe_base", d.bw_probe_base, 0, 60 * s)?,
+            bw_probe_rand: p.duration("bw_probe_rand", d.bw_probe_rand, 0, 60 * s)?,
+            full_loss_cnt: p.u64_in("full_loss_cnt", d.full_loss_cnt, 0, 15)?,
+            min_rtt_window: p.duration("min_rtt_window", d.min_rtt_window, 10 * MS, 600 * s)?,
+            probe_rtt_window: p.duration("probe_rtt_window", d.probe_rtt_window, 10 * MS, 600 * s)?,
+            probe_rtt_time: p.duration("probe_rtt_time", d.probe_rtt_time, 0, 10 * s)?,
+            probe_rtt_cwnd_gain: p.f64_in("probe_rtt_cwnd_gain", d.probe_rtt_cwnd_gain, 0.0, 1.0)?,
+            pacing_margin: p.f64_in("pacing_margin", d.pacing_margin, 0.0, 0.5)?,
+            ecn: p.bool("ecn", d.ecn)?,
+            ecn_thresh: p.f64_in("ecn_thresh", d.ecn_thresh, 0.0, 1.0)?,
+            ecn_factor: p.f64_in("ecn_factor", d.ecn_factor, 0.0, 1.0)?,
+            ecn_alpha_gain: p.f64_in("ecn_alpha_gain", d.ecn_alpha_gain, 0.0, 1.0)?,
+            ecn_max_rtt: p.duration("ecn_max_rtt", d.ecn_max_rtt, 0, 10 * s)?,
+        };
+        if cfg.probe_rtt_window > cfg.min_rtt_window {
+            // Linux clamps bbr_probe_rtt_win_ms to the min-RTT window; we say so instead.
+            return Err(ParamError {
+                key: "probe_rtt_window".into(),
+                message: "must not exceed min_rtt_window".into(),
+            });
+        }
+        Ok(cfg)
+    }
+}

@@ -1,0 +1,500 @@
+//! Hand-computed cases for BBRv2's bounds, probing cycle and modes.
+
+use super::*;
+use crate::{ParamValue, Params, RateSample, NANOS_PER_SEC};
+
+const M: u64 = 1448;
+/// 20 Mb/s in bytes per second.
+const BW: f64 = 2.5e6;
+const RTT: Nanos = 100 * MS;
+/// `ceil(2.5e6 B/s · 0.1 s / 1448 B)` = 173 packets.
+const BDP: u64 = 173 * M;
+
+/// A connection driven by hand.
+struct Conn {
+    bbr: Bbr2,
+    st: CcState,
+    path: PathInfo,
+    /// The reference of the last round-ending ACK: in-round ACKs reuse it.
+    round_prior: u64,
+    /// What the stack stamps on each send: (seq, bytes in flight after it, lost total then).
+    sends: Vec<(u64, u64, u64)>,
+    lost_total: u64,
+}
+
+/// One ACK: `bytes` delivered, the rate sample's reference sent when `prior` bytes had been
+/// delivered with `tx_in_flight` in flight, `lost` bytes lost over its interval.
+#[derive(Clone, Copy)]
+struct Ack {
+    bytes: u64,
+    rate: f64,
+    rtt: Nanos,
+    inflight: u64,
+    lost: u64,
+    tx_in_flight: u64,
+    newly_lost: u64,
+    ece: bool,
+}
+
+impl Default for Ack {
+    fn default() -> Self {
+        Ack {
+            bytes: 10 * M,
+            rate: BW,
+            rtt: RTT,
+            inflight: BDP,
+            lost: 0,
+            tx_in_flight: BDP,
+            newly_lost: 0,
+            ece: false,
+        }
+    }
+}
+
+/// Defaults with the probe wait pinned to exactly 2 s (no clock draw).
+fn fixed_cfg() -> Bbr2Config {
+    Bbr2Config { bw_probe_rand: 0, bw_probe_rand_rounds: 0, ..Bbr2Config::default() }
+}
+
+impl Conn {
+    fn new(cfg: Bbr2Config) -> Self {
+        Self::with_rtt(cfg, RTT)
+    }
+
+    fn with_rtt(cfg: Bbr2Config, rtt: Nanos) -> Self {
+        let path = PathInfo {
+            now: 0,
+            mss: M as u32,
+            srtt: Some(rtt),
+            rttvar: None,
+            min_rtt: Some(rtt),
+            inflight: 0,
+            delivered: 0,
+            state: CaState::Open,
+            is_cwnd_limited: true,
+            rwnd: u64::MAX,
+            initial_window: 10 * M,
+        };
+        let mut c = Self {
+            bbr: Bbr2::new(cfg),
+            st: CcState { cwnd: 10 * M, ssthresh: u64::MAX, pacing_rate: None },
+            path,
+            round_prior: 0,
+            sends: Vec::new(),
+            lost_total: 0,
+        };
+        c.bbr.init(&mut c.st, &c.path);
+        c
+    }
+
+    /// An ACK at `now` whose rate sample spans `prior..delivered`.
+    fn ack_from(&mut self, now: Nanos, prior: u64, a: Ack) {
+        let prior_inflight = self.path.inflight;
+        self.path.now = now;
+        self.path.delivered += a.bytes;
+        self.path.inflight = a.inflight;
+        let rs = RateSample {
+            delivered: self.path.delivered - prior,
+            interval: RTT,
+            delivery_rate: a.rate,
+            prior_delivered: prior,
+            tx_in_flight: a.tx_in_flight,
+            lost: a.lost,
+            is_app_limited: false,
+        };
+        let ack = AckSample {
+            acked: a.bytes,
+            sacked: 0,
+            segments_acked: a.bytes.div_ceil(M) as u32,
+            rtt: Some(a.rtt),
+            owd: None,
+            ece: a.ece,
+            ce_delta: 0,
+            rate: Some(rs),
+            newly_lost: a.newly_lost,
+            round_start: false,
+            round_count: 0,
+            prior_inflight,
+            is_dupack: false,
+        };
+        self.bbr.on_ack(&mut self.st, &self.path, &ack);
+    }
+
+    /// An ACK inside the current round (its reference was sent before the round started).
+    fn ack(&mut self, now: Nanos, a: Ack) {
+        self.ack_from(now, self.round_prior, a);
+    }
+
+    /// An ACK that ends a round: its reference was sent once everything so far was delivered.
+    fn round(&mut self, now: Nanos, a: Ack) {
+        self.round_prior = self.path.delivered;
+        self.ack_from(now, self.round_prior, a);
+    }
+
+    /// The stack marks `seq` lost, with the stamps of its send (none if never `send`-ed here).
+    fn lose(&mut self, seq: u64, bytes: u32) {
+        self.lost_total += bytes as u64;
+        let (tx_in_flight, lost_at_send) =
+            self.sends.iter().find(|s| s.0 == seq).map_or((0, self.lost_total), |s| (s.1, s.2));
+        let info = LossInfo {
+            seq,
+            bytes,
+            tx_in_flight,
+            lost_since_tx: self.lost_total - lost_at_send,
+            tx_app_limited: false,
+        };
+        self.bbr.on_packet_lost(&mut self.st, &self.path, &info);
+    }
+
+    fn send(&mut self, seq: u64, _bytes: u32, inflight_after: u64) {
+        self.sends.push((seq, inflight_after, self.lost_total));
+    }
+}
+
+/// Startup at a steady 20 Mb/s fills the pipe on the fourth round (three rounds without
+/// 25 % growth), Drain ends once in flight is the BDP (ProbeBW DOWN), and the next ACK with
+/// in flight at the BDP cruises. Returns the time of the last ACK.
+fn to_cruise(c: &mut Conn) -> Nanos {
+    let mut now = 0;
+    let deep = Ack { inflight: 1_000 * M, ..Ack::default() };
+    for _ in 0..3 {
+        now += RTT;
+        c.round(now, deep);
+        assert_eq!(c.bbr.mode(), Mode::Startup);
+    }
+    now += RTT;
+    c.round(now, deep);
+    assert_eq!(c.bbr.mode(), Mode::Drain);
+    now += MS;
+    c.ack(now, Ack::default());
+    assert_eq!((c.bbr.mode(), c.bbr.phase()), (Mode::ProbeBw, Phase::Down));
+    now += MS;
+    c.ack(now, Ack::default());
+    assert_eq!(c.bbr.phase(), Phase::Cruise, "in flight at the BDP and no inflight_hi: cruise");
+    now
+}
+
+/// From CRUISE (entered at `start` − 1 ms, DOWN at `start` − 2 ms): REFILL once the 2 s probe
+/// wait has passed, UP after one REFILL round.
+fn to_probe_up(c: &mut Conn, start: Nanos) -> Nanos {
+    let mut now = start;
+    while c.bbr.phase() == Phase::Cruise {
+        now += RTT;
+        c.round(now, Ack::default());
+        assert!(now <= start + 2 * NANOS_PER_SEC + RTT, "no probe after the 2 s wait");
+    }
+    assert_eq!(c.bbr.phase(), Phase::Refill);
+    assert!(now > start - 2 * MS + 2 * NANOS_PER_SEC, "REFILL at {now}");
+    now += RTT;
+    c.round(now, Ack::default());
+    assert_eq!(c.bbr.phase(), Phase::Up);
+    now
+}
+
+#[test]
+fn states_cycle_startup_drain_down_cruise_refill_up_down() {
+    let mut c = Conn::new(fixed_cfg());
+    let now = to_cruise(&mut c);
+    let now = to_probe_up(&mut c, now);
+    assert!((c.st.pacing_rate.unwrap() - 1.25 * BW * 0.99).abs() < 1e-6);
+    // UP ends once a min RTT has passed and in flight (before the ACK, plus the 2-packet
+    // send quantum about to leave) reaches 1.25·BDP + 2 packets: ceil(215.8) + 2 = 218
+    // packets, so 216 packets in flight before the ACK.
+    let at = |inflight: u64| Ack { inflight: inflight * M, ..Ack::default() };
+    c.ack(now + RTT / 4, at(230));
+    c.ack(now + RTT / 2, at(215));
+    assert_eq!(c.bbr.phase(), Phase::Up, "not before a min RTT");
+    c.ack(now + RTT + MS, at(216));
+    assert_eq!(c.bbr.phase(), Phase::Up, "215 + 2 < 218 packets");
+    c.ack(now + RTT + 2 * MS, at(216));
+    assert_eq!(c.bbr.phase(), Phase::Down);
+    assert!((c.st.pacing_rate.unwrap() - 0.75 * BW * 0.99).abs() < 1e-6);
+}
+
+#[test]
+fn loss_above_two_percent_while_probing_sets_inflight_hi_and_ends_up() {
+    let mut c = Conn::new(fixed_cfg());
+    let now = to_cruise(&mut c);
+    let now = to_probe_up(&mut c, now);
+    // 2 % of 200 packets is exactly 4: not above the threshold.
+    let tx = 200 * M;
+    c.ack(now + MS, Ack { lost: 4 * M, tx_in_flight: tx, ..Ack::default() });
+    assert_eq!((c.bbr.phase(), c.bbr.inflight_bounds().1), (Phase::Up, None));
+    // 5 of 200 is 2.5 %: inflight_hi = max(tx_in_flight, 0.7 · target), target =
+    // min(BDP + 2 packets in UP, cwnd) = 175 packets -> max(200, 122.5) packets.
+    c.ack(now + 2 * MS, Ack { lost: 5 * M, tx_in_flight: tx, ..Ack::default() });
+    assert_eq!(c.bbr.inflight_bounds().1, Some(tx));
+    assert_eq!(c.bbr.phase(), Phase::Down);
+    // A low tx_in_flight is floored at beta times the target (BDP now, 173 packets).
+    let mut c2 = Conn::new(fixed_cfg());
+    let now = to_cruise(&mut c2);
+    let now = to_probe_up(&mut c2, now);
+    c2.ack(now + MS, Ack { lost: 5 * M, tx_in_flight: 100 * M, ..Ack::default() });
+    assert_eq!(c2.bbr.inflight_bounds().1, Some((175.0 * M as f64 * 0.7) as u64));
+}
+
+#[test]
+fn a_lost_packet_while_probing_sets_inflight_hi_where_the_loss_rate_crossed() {
+    let c = Conn::new(Bbr2Config::default());
+    let s = |tx_in_flight, lost| Sample { tx_in_flight, lost, ..Sample::default() };
+    // 100 packets in flight at the send of the lost one, 2 lost including it: before it
+    // 99 packets and 1 lost; the budget ceil(0.02 · 143 352) = 2 868 B is reached after a
+    // prefix of (2 868 − 1 448) / 0.98 = 1 448.98 -> 1 448 B: inflight_hi = 100 packets.
+    assert_eq!(c.bbr.inflight_hi_from_lost_skb(&s(100 * M, 2 * M), M), 100 * M);
+    // With 3 lost the earlier losses already crossed: inflight_hi = the 99 packets before it.
+    assert_eq!(c.bbr.inflight_hi_from_lost_skb(&s(100 * M, 3 * M), M), 99 * M);
+}
+
+#[test]
+fn marked_lost_packets_during_a_probe_use_their_send_stamps() {
+    let mut c = Conn::new(fixed_cfg());
+    let now = to_cruise(&mut c);
+    to_probe_up(&mut c, now);
+    // Five packets sent in UP with 200..204 packets in flight, all lost. After the fourth,
+    // 4 of 203 are lost (1.97 %); the fifth makes 5 of 204 (2.45 %). Before it: 203 packets
+    // in flight, 4 lost; the budget ceil(0.02 · 293 944) = 5 879 B is reached after
+    // (5 879 − 5 792) / 0.98 = 88 B of it: inflight_hi = 293 944 + 88 B, and UP ends.
+    let base = 1_000_000;
+    for k in 0..5 {
+        c.send(base + k * M, M as u32, (200 + k) * M);
+    }
+    for k in 0..4 {
+        c.lose(base + k * M, M as u32);
+    }
+    assert_eq!((c.bbr.phase(), c.bbr.inflight_bounds().1), (Phase::Up, None));
+    c.lose(base + 4 * M, M as u32);
+    assert_eq!(c.bbr.inflight_bounds().1, Some(203 * M + 88));
+    assert_eq!(c.bbr.phase(), Phase::Down);
+}
+
+#[test]
+fn a_lossy_round_outside_probing_cuts_bw_lo_and_inflight_lo_by_beta() {
+    let mut c = Conn::new(fixed_cfg());
+    let mut now = to_cruise(&mut c);
+    let half = Ack { rate: 0.5 * BW, ..Ack::default() };
+    // A clean round at half the rate: the latest round's bw is 0.5·BW, nothing is cut.
+    now += RTT;
+    c.round(now, half);
+    assert_eq!(c.bbr.bw_lo(), None);
+    now += MS;
+    c.lose(5_000_000, M as u32);
+    c.ack(now, Ack { newly_lost: M, ..half });
+    let cwnd = c.st.cwnd;
+    assert_eq!(c.bbr.bw_lo(), None, "the cut waits for the loss round to end");
+    now += RTT;
+    c.round(now, half);
+    // bw_lo = max(bw_latest = 0.5·BW, 0.7·max_bw); inflight_lo = max(one round's delivery
+    // = 10 packets, 0.7·cwnd).
+    assert!((c.bbr.bw_lo().unwrap() - 0.7 * BW).abs() < 1e-6);
+    let inflight_lo = (cwnd as f64 * 0.7) as u64;
+    assert_eq!(c.bbr.inflight_bounds().0, Some(inflight_lo));
+    assert_eq!(c.st.cwnd, inflight_lo, "cwnd is held at inflight_lo");
+    assert!((c.st.pacing_rate.unwrap() - 0.7 * BW * 0.99).abs() < 1e-6, "pacing follows bw_lo");
+    // After a clean round at 0.2·BW, a second lossy round cuts again, to 0.49·BW (still
+    // above the 0.2·BW the last round delivered).
+    let slow = Ack { rate: 0.2 * BW, ..Ack::default() };
+    c.round(now + RTT, slow);
+    c.ack(now + RTT + MS, Ack { newly_lost: M, ..slow });
+    c.round(now + 2 * RTT, slow);
+    assert!((c.bbr.bw_lo().unwrap() - 0.49 * BW).abs() < 1e-6);
+    let now = now + 2 * RTT;
+    // REFILL lifts both lower bounds.
+    let mut t = now;
+    while c.bbr.phase() != Phase::Refill {
+        t += RTT;
+        c.round(t, Ack::default());
+    }
+    assert_eq!((c.bbr.inflight_bounds().0, c.bbr.bw_lo()), (None, None));
+}
+
+#[test]
+fn cruise_leaves_fifteen_percent_headroom_below_inflight_hi() {
+    let mut c = Conn::new(fixed_cfg());
+    let now = to_cruise(&mut c);
+    let now = to_probe_up(&mut c, now);
+    c.ack(now + MS, Ack { lost: 10 * M, tx_in_flight: 140 * M, ..Ack::default() });
+    assert_eq!((c.bbr.inflight_bounds().1, c.bbr.phase()), (Some(140 * M), Phase::Down));
+    // DOWN holds cwnd at inflight_hi; cruising needs in flight under 140 − 21 = 119 packets.
+    assert!(c.st.cwnd <= 140 * M);
+    // (tx_in_flight stays below inflight_hi: a safe sample above it would raise it.)
+    let at = |inflight: u64| Ack { inflight: inflight * M, tx_in_flight: 100 * M, ..Ack::default() };
+    c.ack(now + 2 * MS, at(120));
+    c.ack(now + 3 * MS, at(119));
+    assert_eq!(c.bbr.phase(), Phase::Down, "120 packets in flight before this ACK");
+    c.ack(now + 4 * MS, at(119));
+    assert_eq!(c.bbr.phase(), Phase::Cruise);
+    // 140 − floor(0.15 · 140 packets in bytes) = 140 · 1448 − 30 408 = 172 312 B.
+    assert_eq!(c.st.cwnd, 140 * M - (140.0 * M as f64 * 0.15) as u64);
+}
+
+#[test]
+fn probe_rtt_every_five_seconds_at_half_the_bdp() {
+    let mut c = Conn::new(Bbr2Config::default());
+    let mut now = to_cruise(&mut c);
+    // The last 100 ms sample refreshed probe_rtt_min at `now`. Later samples are above it and
+    // rise by 1 µs per ACK, so nothing refreshes it again (equal samples would: the filter
+    // takes `<=`).
+    let last_min_sample = now;
+    let (mut entries, mut exits) = (Vec::new(), Vec::new());
+    let mut rtt = RTT + 10 * MS;
+    while now < 12 * NANOS_PER_SEC {
+        now += 50 * MS;
+        rtt += 1_000;
+        let was = c.bbr.mode();
+        c.round(
+            now,
+            Ack { rtt, inflight: if was == Mode::ProbeRtt { 80 * M } else { BDP }, ..Ack::default() },
+        );
+        if c.bbr.mode() == Mode::ProbeRtt {
+            // max(4 packets, ceil(0.5 · BW · min_rtt) packets): 87 packets at 100 ms; after
+            // 10 s the min RTT expires and takes the ~110 ms samples.
+            let half_bdp = (0.5 * BW * c.bbr.min_rtt().unwrap() as f64 / 1e9 / M as f64).ceil() as u64;
+            assert_eq!(c.st.cwnd, half_bdp.max(4) * M);
+            assert!(!entries.is_empty() || half_bdp == 87);
+            if was != Mode::ProbeRtt {
+                entries.push(now);
+            }
+        } else if was == Mode::ProbeRtt {
+            // Out after 200 ms at the ProbeRTT window and a round: back to cruising.
+            assert_eq!(c.bbr.phase(), Phase::Cruise);
+            exits.push(now);
+        }
+    }
+    // 5 s after the last refresh (to the next 50 ms ACK), 5 s after each exit, each lasting
+    // 200 ms from the first ACK at the window plus the 50 ms ACK spacing.
+    assert_eq!((entries.len(), exits.len()), (2, 2), "{entries:?} {exits:?}");
+    assert!((5_000 * MS..=5_050 * MS).contains(&(entries[0] - last_min_sample)), "{entries:?}");
+    assert!((5_000 * MS..=5_050 * MS).contains(&(entries[1] - exits[0])), "{entries:?} {exits:?}");
+    for (entry, exit) in entries.iter().zip(&exits) {
+        assert!((250 * MS..=300 * MS).contains(&(exit - entry)), "{entries:?} {exits:?}");
+    }
+}
+
+#[test]
+fn high_loss_in_a_startup_recovery_round_ends_startup() {
+    let mut c = Conn::new(Bbr2Config::default());
+    let mut now = RTT;
+    c.round(now, Ack { inflight: 300 * M, ..Ack::default() });
+    c.path.state = CaState::Recovery;
+    // Seven ACKs with new losses inside the loss round the first loss opened ...
+    c.lose(1_000_000, M as u32);
+    let lossy =
+        Ack { inflight: 300 * M, newly_lost: M, lost: 10 * M, tx_in_flight: 300 * M, ..Ack::default() };
+    for _ in 0..7 {
+        now += MS;
+        c.ack(now, lossy);
+    }
+    // ... and an eighth that ends it with 10 of 300 packets lost (3.3 %): Startup is over.
+    now += RTT;
+    c.round(now, lossy);
+    assert_eq!(c.bbr.mode(), Mode::Drain);
+    assert_eq!(c.bbr.inflight_bounds().1, Some(BDP), "inflight_hi = BDP at max_bw");
+}
+
+#[test]
+fn fewer_loss_events_do_not_end_startup() {
+    let mut c = Conn::new(Bbr2Config::default());
+    let mut now = RTT;
+    c.round(now, Ack { inflight: 300 * M, ..Ack::default() });
+    c.path.state = CaState::Recovery;
+    c.lose(1_000_000, M as u32);
+    let lossy =
+        Ack { inflight: 300 * M, newly_lost: M, lost: 10 * M, tx_in_flight: 300 * M, ..Ack::default() };
+    for _ in 0..6 {
+        now += MS;
+        c.ack(now, lossy);
+    }
+    now += RTT;
+    c.round(now, lossy);
+    assert_eq!(c.bbr.mode(), Mode::Startup, "7 loss events < full_loss_cnt = 8");
+}
+
+#[test]
+fn ecn_ends_startup_after_two_marked_rounds_only_when_enabled_on_a_short_path() {
+    for (ecn, rtt, ends) in [(true, 2 * MS, true), (false, 2 * MS, false), (true, RTT, false)] {
+        let cfg = Bbr2Config { ecn, ..Bbr2Config::default() };
+        let mut c = Conn::with_rtt(cfg, rtt);
+        let mut now = 0;
+        // Growing 50 % per round keeps Startup going on bandwidth alone.
+        for i in 0..3 {
+            now += rtt;
+            c.round(
+                now,
+                Ack { rate: BW * 1.5f64.powi(i), rtt, ece: i > 0, inflight: 300 * M, ..Ack::default() },
+            );
+        }
+        now += rtt;
+        c.round(now, Ack { rate: BW * 1.5f64.powi(3), rtt, ece: true, inflight: 300 * M, ..Ack::default() });
+        let left = c.bbr.mode() != Mode::Startup;
+        assert_eq!(left, ends, "ecn {ecn} rtt {rtt}");
+    }
+}
+
+#[test]
+fn ecn_marked_round_while_cruising_cuts_the_lower_bounds_by_alpha_over_three() {
+    let cfg = Bbr2Config { ecn: true, bw_probe_rand: 0, bw_probe_rand_rounds: 0, ..Bbr2Config::default() };
+    let rtt = 2 * MS;
+    let mut c = Conn::with_rtt(cfg, rtt);
+    let plain = Ack { rtt, inflight: 6 * M, tx_in_flight: 6 * M, ..Ack::default() };
+    let mut now = 0;
+    for _ in 0..4 {
+        now += rtt;
+        c.round(now, Ack { inflight: 300 * M, ..plain });
+    }
+    while (c.bbr.mode(), c.bbr.phase()) != (Mode::ProbeBw, Phase::Cruise) {
+        now += rtt;
+        c.round(now, plain);
+        assert!(now < NANOS_PER_SEC, "never cruised");
+    }
+    assert!(c.bbr.ecn.eligible, "min RTT 2 ms <= ecn_max_rtt 5 ms");
+    // One ECE ACK delivers 10 of the round's 20 packets: at the round end alpha moves 1/16
+    // of the way to 0.5, and inflight_lo / bw_lo are cut to 1 − alpha/3 of cwnd / max_bw.
+    let alpha_before = c.bbr.ecn.alpha;
+    now += MS;
+    c.ack(now, Ack { ece: true, ..plain });
+    let cwnd = c.st.cwnd;
+    now += MS;
+    c.round(now, plain);
+    let alpha = alpha_before * 15.0 / 16.0 + 0.5 / 16.0;
+    assert!((c.bbr.ecn.alpha - alpha).abs() < 1e-12, "{} vs {alpha}", c.bbr.ecn.alpha);
+    let cut = 1.0 - alpha / 3.0;
+    assert_eq!(c.bbr.inflight_bounds().0, Some((cwnd as f64 * cut) as u64));
+    assert!((c.bbr.bw_lo().unwrap() - BW * cut).abs() < 1e-6);
+}
+
+#[test]
+fn rto_sets_cwnd_to_inflight_plus_one_and_restores_it_after_the_loss_state() {
+    let mut c = Conn::new(fixed_cfg());
+    let now = to_cruise(&mut c);
+    let before = c.st.cwnd;
+    c.path.inflight = 50 * M;
+    let ev = CongestionEvent {
+        cause: Cause::Rto { backoffs: 0 },
+        open_episode: None,
+        flight_size: 50 * M,
+        in_slow_start: false,
+    };
+    c.path.state = CaState::Loss;
+    assert_eq!(c.bbr.on_congestion(&mut c.st, &c.path, &ev), Reaction::SelfManaged);
+    assert_eq!(c.st.cwnd, 51 * M);
+    c.path.state = CaState::Open;
+    c.ack(now + MS, Ack { inflight: 10 * M, ..Ack::default() });
+    // bbr2_set_state: leaving Loss restores the pre-RTO window; outside probing that window
+    // also became inflight_lo, for the loss round to cut from.
+    assert_eq!(c.st.cwnd, before);
+    assert_eq!(c.bbr.inflight_bounds().0, Some(before));
+}
+
+#[test]
+fn bad_params_name_their_key() {
+    let mut p = Params::new();
+    p.insert("beta", ParamValue::Float(1.5));
+    assert_eq!(Bbr2Config::from_params(&p).err().unwrap().key, "beta");
+    let mut p = Params::new();
+    p.insert("probe_rtt_window", ParamValue::Str("20s".into()));
+    assert_eq!(Bbr2Config::from_params(&p).err().unwrap().key, "probe_rtt_window");
+    let mut p = Params::new();
+    p.insert("ecn", ParamValue::Str("yes".into()));
+    assert_eq!(Bbr2Config::from_params(&p).err().unwrap().key, "ecn");
+    assert_eq!(Bbr2Config::from_params(&Params::new()).unwrap(), Bbr2Config::default());
+}
