@@ -165,13 +165,18 @@ fn every_sender_runs_with_every_receiver_and_is_only_slowed() {
     for sender in CONTROLLERS.iter().map(|e| e.name) {
         for receiver in RECEIVERS.iter().map(|e| e.name) {
             for buffer in ["500ms", "30ms"] {
-                let flow = |extra: &str| path(50, buffer, 20) + &format!("[[flows]]\ncca = \"{sender}\"\n{extra}\n");
+                let flow =
+                    |extra: &str| path(50, buffer, 20) + &format!("[[flows]]\ncca = \"{sender}\"\n{extra}\n");
                 let with = run_checked(&flow(&format!("receiver_cca = \"{receiver}\"")), &[], Some(3), 200);
                 let without = run(&flow(""), &[], Some(3));
-                let (w, wo) = (with.summary.flows[0].bytes_delivered, without.summary.flows[0].bytes_delivered);
+                let (w, wo) =
+                    (with.summary.flows[0].bytes_delivered, without.summary.flows[0].bytes_delivered);
                 assert!(w > 1_000_000, "{sender} + {receiver}, {buffer}: only {w} bytes");
                 assert_eq!(with.summary.lbe_share, Some(1.0), "a receiver-side LBE flow counts as LBE");
-                assert!(w as f64 <= wo as f64 * SAME_DYNAMICS, "{sender} + {receiver}, {buffer}: {w} B with it, {wo} B without");
+                assert!(
+                    w as f64 <= wo as f64 * SAME_DYNAMICS,
+                    "{sender} + {receiver}, {buffer}: {w} B with it, {wo} B without"
+                );
             }
         }
     }
@@ -181,7 +186,9 @@ fn every_sender_runs_with_every_receiver_and_is_only_slowed() {
 /// as it says when rLEDBAT runs without timestamps; scale 11 (64 MiB buffer) says nothing.
 #[test]
 fn coarse_window_scale_and_missing_timestamps_are_noted_in_the_summary() {
-    let notes = |extra: &str| run(&(path(20, "500ms", 12) + &rledbat("lbe", extra)), &[], None).summary.flows[0].notes.clone();
+    let notes = |extra: &str| {
+        run(&(path(20, "500ms", 12) + &rledbat("lbe", extra)), &[], None).summary.flows[0].notes.clone()
+    };
     assert!(notes("").is_empty(), "{:?}", notes(""));
     let coarse = notes("wscale = 14");
     assert!(coarse.len() == 1 && coarse[0].contains("16384 B"), "{coarse:?}");

@@ -302,8 +302,10 @@ impl TcpReceiver {
     fn note_flow_control(&mut self, wnd: u64, plain: u64) {
         let allowed = (self.rcv_nxt + plain).max(self.last_edge_sent);
         if self.rcv_nxt + wnd > allowed && self.flow_control_violation.is_none() {
-            self.flow_control_violation =
-                Some(format!("flow {}: advertised {wnd} B, above the flow-control window {plain} B", self.flow));
+            self.flow_control_violation = Some(format!(
+                "flow {}: advertised {wnd} B, above the flow-control window {plain} B",
+                self.flow
+            ));
         }
     }
 
