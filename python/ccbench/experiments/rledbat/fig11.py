@@ -1,0 +1,107 @@
+"""rLEDBAT paper, Fig. 11 (L374, caption L385): two rLEDBAT downloads (CUBIC senders), the second 40 s
+after the first, 20 Mbps, 500 ms drop-tail buffer, base RTT swept; 300 s, 8 runs.
+
+Claims: original LEDBAT suffered a latecomer advantage [5]; here Jain's index is "slightly lower"
+than with simultaneous starts (Fig. 10) but fairness is "roughly preserved" (L374). The window of
+the rates is unstated (notes §3 Fig. 11 and §5 item 8); we follow the notes: Jain over the window
+in which both are active, [second start, 300 s] (the scenario's warm-up), and report whole-run rates
+and their Jain index too. Notes' pass rows: JFI (both-active) ≥ 0.90 at every RTT; JFI(Fig. 11) ≤
+JFI(Fig. 10) + 0.02; the latecomer never holds more than 65 % of the combined rate in the last
+100 s.
+
+Arms: ``gap_s`` 40 (the figure) and 0 (Fig. 10's set-up on the same RTTs and seeds, for the
+comparison). Measured per run (``pairs.two_rledbat_metric``): the core's Jain index of the two
+goodputs over the window, the whole-run rates from the core's delivered bytes and their index, and
+the latecomer's part of the two rates over the run's last third (the last 100 s of 300 s).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ccbench.experiments.base import Experiment, mean_spread
+from ccbench.experiments.rledbat import pairs
+from ccbench.experiments.rledbat.common import (CAPACITY_MBPS, DURATION_S, QUICK_RTTS_MS, QUICK_SEEDS, RTTS_MS,
+                                                SEEDS, base, verdict)
+
+GAP_S = 40.0
+#: 150 s leaves a last third (50 s) that starts after the latecomer's slow start.
+QUICK_DURATION_S = 150
+#: Notes §3 Fig. 11.
+JAIN_MIN, JAIN_SLACK, LATE_MAX = 0.90, 0.02, 0.65
+
+
+def _points(rtts) -> list:
+    return [{"gap_s": gap, "rate_mbps": CAPACITY_MBPS, "rtt_ms": rtt} for gap in (GAP_S, 0.0) for rtt in rtts]
+
+
+def _apply(point: dict) -> dict:
+    flows = pairs.two_rledbat_flows(point.get("seed", 1), point["gap_s"])
+    # Both active from the second start on: that is the measurement window (warm-up) of the core's rates.
+    window_start = float(flows[1]["start"].rstrip("s")) if point["gap_s"] > 0 else 0.0
+    return {"bottleneck.rtt": f"{point['rtt_ms']:g}ms", "flows": flows, "warmup": f"{window_start:.6f}s"}
+
+
+def _rows_at(summary, gap: float):
+    return summary[summary["gap_s"] == gap].set_index("rtt_ms")
+
+
+def _comparison(summary) -> list:
+    late, together = _rows_at(summary, GAP_S), _rows_at(summary, 0.0)
+    fair, relative, latecomer, whole = [], [], [], []
+    for rtt, row in late.iterrows():
+        ok = row["jain"] >= JAIN_MIN
+        fair.append({"what": f"RTT {rtt:g} ms: Jain's index over [40 s, end] ≥ 0.90",
+                     "paper": "fairness roughly preserved (L374)",
+                     "ours": f"{mean_spread(row, 'jain')} (min {row['jain_min']:.3f})", "verdict": verdict(ok),
+                     "reason": "" if ok else f"rates {row['first_mbps']:.2f} and {row['second_mbps']:.2f} Mbps"})
+        ref = together.loc[rtt, "jain"] if rtt in together.index else float("nan")
+        ok = row["jain"] <= ref + JAIN_SLACK
+        relative.append({"what": f"RTT {rtt:g} ms: Jain 40 s apart ≤ Jain together + 0.02",
+                         "paper": "slightly lower than with simultaneous starts (L374)",
+                         "ours": f"40 s apart {row['jain']:.3f}; together {ref:.3f}", "verdict": verdict(ok),
+                         "reason": "" if ok else "the latecomer's run is the fairer"})
+        ok = row["second_tail_part"] <= LATE_MAX
+        latecomer.append({"what": f"RTT {rtt:g} ms: latecomer ≤ 65 % of the two rates in the run's last third",
+                          "paper": "no latecomer advantage (L374)",
+                          "ours": (f"{mean_spread(row, 'second_tail_part', '.1%')} "
+                                   f"(max {row['second_tail_part_max']:.1%})"),
+                          "verdict": verdict(ok), "reason": "" if ok else "the latecomer keeps the larger part"})
+        whole.append({"what": f"RTT {rtt:g} ms: whole-run rates and their Jain index",
+                      "paper": "window unstated (notes §5 item 8)",
+                      "ours": (f"first {row['first_whole_mbps']:.2f} Mbps, latecomer "
+                               f"{row['second_whole_mbps']:.2f} Mbps; Jain {row['jain_whole']:.3f}"),
+                      "verdict": "reported", "reason": ""})
+    return fair + relative + latecomer + whole
+
+
+def _figure(summary, out_dir: Path) -> Path:
+    late, together = summary[summary["gap_s"] == GAP_S], summary[summary["gap_s"] == 0.0]
+    frame = late[["rtt_ms", "jain", "jain_std", "jain_whole", "jain_whole_std"]].merge(
+        together[["rtt_ms", "jain", "jain_std"]].rename(columns={"jain": "together", "jain_std": "together_std"}),
+        on="rtt_ms", how="outer")
+    lines = [("jain", "40 s apart, over [40 s, end]"), ("jain_whole", "40 s apart, whole run"),
+             ("together", "together (Fig. 10), whole run")]
+    return pairs.panels_figure(out_dir / "rledbat-fig11.png",
+                               [("20 Mbps, 500 ms buffer", frame, "rtt_ms", "base RTT (ms)", lines)],
+                               "rLEDBAT Fig. 11: two rLEDBAT flows starting 40 s apart", ylabel="Jain's index",
+                               bands=[(JAIN_MIN, 1.0, "pass band ≥ 0.90")])
+
+
+EXPERIMENT = Experiment(
+    name="rledbat-fig11",
+    description="rLEDBAT Fig. 11: two rLEDBAT flows starting 40 s apart (and together, for Fig. 10's index), "
+                "20 Mbps, 500 ms buffer, RTT grid; 300 s, 8 seeds",
+    base=base(duration_s=DURATION_S, flows=pairs.two_rledbat_flows(1, GAP_S)),
+    grid={},
+    points=_points(RTTS_MS),
+    quick_points=_points(QUICK_RTTS_MS),
+    seeds=SEEDS,
+    quick_seeds=QUICK_SEEDS,
+    quick_overrides={"duration": f"{QUICK_DURATION_S}s"},
+    seed_in_point=True,
+    apply=_apply,
+    metric=pairs.two_rledbat_metric,
+    figure=_figure,
+    comparison=_comparison,
+)
