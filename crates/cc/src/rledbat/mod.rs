@@ -25,7 +25,8 @@
 //!   defaults follow its text and LEDBAT++.
 //! * **Loss** ([`LossDetector`]): a segment below the highest byte received (`S2 < S1`) with a later
 //!   TSval (`TS2 > TS1`) is a retransmission (L164). The reaction is LEDBAT++'s halving, at
-//!   most once per `RTT_c` (Fig. 2 line 9).
+//!   most once per `RTT_c` (Fig. 2 line 9) and by default once per loss episode
+//!   ([`LossEpisode`]).
 //! * **Window**: LEDBAT++ growth, multiplicative decrease capped at half per RTT, the 3/4·T
 //!   exit of the initial slow start and the periodic slowdowns, all by the same
 //!   [`LedbatPpWindow`] the sender-side LEDBAT++ uses, fed with RTT samples and bytes
