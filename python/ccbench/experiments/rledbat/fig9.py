@@ -131,11 +131,11 @@ def _ledbatpp_row(r, p) -> dict:
             "(L362)", "ours": "rLEDBAT − LEDBAT++: " + solo.cells(diff, "+.3f"),
             "verdict": common.verdict(not behind),
             "reason": "" if not behind else (
-                "rLEDBAT cuts deeper per loss, not less: its receiver halves rlwnd once per RTT for as long as "
-                "retransmissions keep arriving (L227–L228), and one overflow's retransmissions arrive over "
-                "several RTTs, so it halves more than once; the CUBIC sender's own reduction applies on top "
-                "(SWND = min(cwnd, rlwnd), eq. 5); and each 300 s run starts from CUBIC's slow-start overshoot. "
-                + ratios)}
+                "rLEDBAT cuts deeper per loss episode, not less (flight after / before below). The receiver "
+                "halves rlwnd once per overflow (loss_episode = \"window\"; Fig. 2's literal once-per-RTT rule, "
+                "\"rtt\", changes utilisation by at most 0.03), but the CUBIC sender's own reduction applies "
+                "on top (SWND = min(cwnd, rlwnd), eq. 5) and the two windows regrow separately, each at its "
+                "own pace; each 300 s run also starts from CUBIC's slow-start overshoot. " + ratios)}
 
 
 def _comparison(summary) -> list:
