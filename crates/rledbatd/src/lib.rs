@@ -4,4 +4,5 @@
 //! over by NFQUEUE says, and the one rewrite the daemon ever makes. Anything it cannot read
 //! passes untouched: the daemon fails open.
 
+pub mod flow;
 pub mod packet;

@@ -41,7 +41,7 @@ pub struct Segment {
     pub timestamps: Option<(u32, u32)>,
     pub payload_len: usize,
     /// Where the TCP header starts in the buffer.
-    tcp_at: usize,
+    pub(crate) tcp_at: usize,
 }
 
 /// Why a packet is passed on untouched.

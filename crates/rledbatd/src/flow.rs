@@ -1,0 +1,120 @@
+//! One download as the receiving host's packets show it, and the window its ACKs may carry.
+//!
+//! Incoming data feeds the receive-window controller (`ccbench-cc`, unchanged from the
+//! simulator); each outgoing ACK then carries `min(the stack's window, the controller's)`,
+//! rounded up to the window-scale unit and never moving the right edge left (RFC 7323 §2.4,
+//! rLEDBAT paper L191), so the daemon can only lower what the kernel offers: a flow is never
+//! made more aggressive (L178). Until the handshake has shown this host's window scale the ACKs
+//! pass as they are (a flow picked up mid-way is left alone: its scale is unknowable).
+
+use ccbench_cc::{Nanos, ReceiveWindowControl, ReceivedSegment, ReceiverInfo};
+
+use crate::packet::Segment;
+
+/// Linux stamps TSval in milliseconds (`TCP_TS_HZ`, since 4.13).
+const TS_TICK: Nanos = 1_000_000;
+/// RFC 9293 §3.7.1's default MSS, until a larger segment shows the real one.
+const DEFAULT_MSS: u32 = 536;
+const TWO_32: u64 = 1 << 32;
+
+/// A sequence number made relative to the peer's initial one and unwrapped onto 64 bits,
+/// taking the value nearest the last one seen.
+#[derive(Clone, Copy, Debug, Default)]
+struct Unwrapper {
+    isn: u32,
+    last: u64,
+}
+
+impl Unwrapper {
+    fn unwrap(&mut self, seq: u32) -> u64 {
+        let rel = seq.wrapping_sub(self.isn) as u64;
+        let base = self.last & !(TWO_32 - 1);
+        let candidates = [base.wrapping_sub(TWO_32).wrapping_add(rel), base + rel, base + TWO_32 + rel];
+        let nearest = candidates.into_iter().min_by_key(|c| c.abs_diff(self.last)).unwrap_or(rel);
+        self.last = self.last.max(nearest);
+        nearest
+    }
+}
+
+pub struct Flow {
+    ctl: Box<dyn ReceiveWindowControl>,
+    /// The shift this host announced in its SYN or SYN-ACK.
+    wscale: Option<u8>,
+    /// The peer's sequence space, known once its SYN or SYN-ACK went by.
+    seq: Option<Unwrapper>,
+    rcv_nxt: u64,
+    /// The furthest right edge this host's ACKs have advertised (relative).
+    right_edge: u64,
+    mss: u32,
+}
+
+impl Flow {
+    pub fn new(ctl: Box<dyn ReceiveWindowControl>) -> Self {
+        Flow { ctl, wscale: None, seq: None, rcv_nxt: 0, right_edge: 0, mss: DEFAULT_MSS }
+    }
+
+    fn info(&self, now: Nanos, flow_control_window: u64) -> ReceiverInfo {
+        ReceiverInfo {
+            now,
+            mss: self.mss,
+            rcv_nxt: self.rcv_nxt,
+            flow_control_window,
+            wscale: self.wscale.unwrap_or(0),
+            ts_granularity: TS_TICK,
+        }
+    }
+
+    /// A segment from the sender (the download's data).
+    pub fn on_incoming(&mut self, seg: &Segment, now: Nanos) {
+        if seg.syn {
+            // The data starts one past the SYN.
+            self.seq = Some(Unwrapper { isn: seg.seq.wrapping_add(1), last: 0 });
+            return;
+        }
+        let Some(seq) = self.seq.as_mut() else { return };
+        if seg.payload_len == 0 {
+            return;
+        }
+        let start = seq.unwrap(seg.seq);
+        self.mss = self.mss.max(seg.payload_len.min(u32::MAX as usize) as u32);
+        let received = ReceivedSegment {
+            now,
+            seq: start,
+            len: seg.payload_len as u32,
+            tsval: seg.timestamps.map(|t| t.0),
+            tsecr: seg.timestamps.map(|t| t.1),
+            ce: false,
+            is_retransmission: false,
+            out_of_order: start > self.rcv_nxt,
+        };
+        let info = self.info(now, 0);
+        self.ctl.on_segment_received(&info, &received);
+    }
+
+    /// An ACK this host sends: the window field it should carry instead, if any.
+    pub fn on_outgoing(&mut self, seg: &Segment, now: Nanos) -> Option<u16> {
+        if seg.syn {
+            self.wscale = Some(seg.wscale.unwrap_or(0).min(14));
+            return None;
+        }
+        let (Some(shift), Some(seq)) = (self.wscale, self.seq.as_mut()) else { return None };
+        if !seg.has_ack || seg.rst {
+            return None;
+        }
+        self.rcv_nxt = self.rcv_nxt.max(seq.unwrap(seg.ack));
+        let offered = (seg.window as u64) << shift;
+        let wanted = self.ctl.window_target().map_or(offered, |t| t.min(offered));
+        let unit = 1u64 << shift;
+        // Round up to the unit, never past what the kernel offered, never left of the last edge.
+        let mut field = wanted.div_ceil(unit).min(seg.window as u64);
+        let held = self.right_edge.saturating_sub(self.rcv_nxt).div_ceil(unit);
+        field = field.max(held.min(seg.window as u64));
+        self.right_edge = self.right_edge.max(self.rcv_nxt + (field << shift));
+        let info = self.info(now, offered);
+        self.ctl.on_segment_sent(&info, seg.timestamps.map(|t| t.0), field << shift);
+        (field as u16 != seg.window).then_some(field as u16)
+    }
+}
+
+#[cfg(test)]
+mod tests;
