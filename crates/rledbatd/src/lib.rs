@@ -6,3 +6,4 @@
 
 pub mod flow;
 pub mod packet;
+pub mod table;
