@@ -82,19 +82,8 @@ def flow_rates_mbps(result, names: Iterable[str]) -> List[float]:
     return [float(by_name[name]["goodput_mbps"]) for name in names]
 
 
-def jain(rates: Sequence[float]) -> float:
-    """Jain's index of ``rates`` (L372, [18]); the core's ``jain_index`` covers every flow."""
-    total, squares = sum(rates), sum(r * r for r in rates)
-    return total * total / (len(rates) * squares) if squares > 0 else float("nan")
-
-
 def verdict(ok: bool) -> str:
     return "agrees" if ok else "differs"
-
-
-def rtt_cells(summary, column: str, fmt: str = ".3f", x: str = "rtt_ms", unit: str = "ms") -> str:
-    """``"20 ms: 0.93; 100 ms: 0.91"``: one summary column along the grid, for comparison rows."""
-    return "; ".join(f"{row[x]:g} {unit}: {row[column]:{fmt}}" for _, row in summary.iterrows())
 
 
 def share_figure(summary, out_path, columns: Sequence[tuple], title: str, x: str = "rtt_ms",

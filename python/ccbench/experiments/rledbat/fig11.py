@@ -67,21 +67,20 @@ def _comparison(summary) -> list:
                           "ours": (f"{mean_spread(row, 'second_tail_part', '.1%')} "
                                    f"(max {row['second_tail_part_max']:.1%})"),
                           "verdict": verdict(ok), "reason": "" if ok else "the latecomer keeps the larger part"})
-        whole.append({"what": f"RTT {rtt:g} ms: whole-run rates and their Jain index",
+        whole.append({"what": f"RTT {rtt:g} ms: whole-run rates",
                       "paper": "window unstated (notes §5 item 8)",
                       "ours": (f"first {row['first_whole_mbps']:.2f} Mbps, latecomer "
-                               f"{row['second_whole_mbps']:.2f} Mbps; Jain {row['jain_whole']:.3f}"),
+                               f"{row['second_whole_mbps']:.2f} Mbps"),
                       "verdict": "reported", "reason": ""})
     return fair + relative + latecomer + whole
 
 
 def _figure(summary, out_dir: Path) -> Path:
     late, together = summary[summary["gap_s"] == GAP_S], summary[summary["gap_s"] == 0.0]
-    frame = late[["rtt_ms", "jain", "jain_std", "jain_whole", "jain_whole_std"]].merge(
+    frame = late[["rtt_ms", "jain", "jain_std"]].merge(
         together[["rtt_ms", "jain", "jain_std"]].rename(columns={"jain": "together", "jain_std": "together_std"}),
         on="rtt_ms", how="outer")
-    lines = [("jain", "40 s apart, over [40 s, end]"), ("jain_whole", "40 s apart, whole run"),
-             ("together", "together (Fig. 10), whole run")]
+    lines = [("jain", "40 s apart, over [40 s, end]"), ("together", "together (Fig. 10), whole run")]
     return pairs.panels_figure(out_dir / "rledbat-fig11.png",
                                [("20 Mbps, 500 ms buffer", frame, "rtt_ms", "base RTT (ms)", lines)],
                                "rLEDBAT Fig. 11: two rLEDBAT flows starting 40 s apart", ylabel="Jain's index",

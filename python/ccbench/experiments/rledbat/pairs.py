@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Iterable, List, Mapping, Optional, Sequence
 
 from ccbench.experiments.rledbat.common import (CAPACITY_MBPS, DEEP_BUFFER, GOODPUT_FRACTION, MSS, flow_rates_mbps,
-                                                jain, rledbat_flow, start_jitter_s, tcp_flow)
+                                                rledbat_flow, start_jitter_s, tcp_flow)
 
 LBE, CUBIC = "lbe", "cubic"
 RLEDBAT, LEDBATPP = "rledbat", "ledbat++"
@@ -179,7 +179,7 @@ def two_rledbat_flows(seed: int, gap_s: float = 0.0) -> List[dict]:
 def two_rledbat_metric(result, point: dict) -> dict:
     """Over the measurement window (the scenario's warm-up to the end): each flow's goodput and the
     core's Jain index of them (L372); over the whole run: each flow's payload delivered (the core's
-    ``bytes_delivered``) as a rate and their Jain index; over the run's last third: the second
+    ``bytes_delivered``) as a rate; over the run's last third: the second
     flow's part of the two rates (the notes' latecomer check)."""
     first, second = flow_rates_mbps(result, (FIRST, SECOND))
     flows = {flow["name"]: flow for flow in result.summary["flows"]}
@@ -189,6 +189,6 @@ def two_rledbat_metric(result, point: dict) -> dict:
     capacity = float(point["rate_mbps"])
     return {"first_mbps": first, "second_mbps": second, "jain": float(result.summary["jain_index"]),
             "utilization": (first + second) / capacity,
-            "first_whole_mbps": whole[0], "second_whole_mbps": whole[1], "jain_whole": jain(whole),
+            "first_whole_mbps": whole[0], "second_whole_mbps": whole[1],
             "second_tail_part": tail[1] / sum(tail) if sum(tail) > 0 else float("nan"),
             "queue_ms": mean_queue_ms(result)}

@@ -57,7 +57,7 @@ def metric(result, point: dict) -> dict:
     queue = link["queue_delay_ms"]
     return {"lbe_share": lbe / capacity, "bbr_share": bbr / capacity,
             "lbe_share_of_best": lbe / (capacity * common.GOODPUT_FRACTION),
-            "jain": common.jain([lbe, bbr]), "queue_p50_ms": queue["p50"], "queue_p90_ms": queue["p90"],
+            "jain": float(result.summary["jain_index"]), "queue_p50_ms": queue["p50"], "queue_p90_ms": queue["p90"],
             "loss_rate": link["loss_rate"]}
 
 
