@@ -303,6 +303,22 @@ pub trait ReceiveWindowControl: Send {
     fn notes(&self) -> Vec<String> {
         Vec::new()
     }
+    /// What the controller currently sees, for status displays and logs; no logic reads it.
+    fn probe(&self) -> ReceiverProbe {
+        ReceiverProbe::default()
+    }
+}
+
+/// A receive-window controller's state as a status display shows it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverProbe {
+    /// The current RTT estimate and the base (minimum) RTT.
+    pub rtt: Option<Nanos>,
+    pub base_rtt: Option<Nanos>,
+    /// The queueing delay the last sample showed.
+    pub queuing_delay: Option<Nanos>,
+    /// A short name of the controller's state (e.g. `slow-start`, `avoidance`, `freeze`).
+    pub state: &'static str,
 }
 
 /// Integer-cube-root-free helpers shared by window-based controllers.

@@ -8,7 +8,7 @@
 
 use std::net::IpAddr;
 
-use etherparse::{NetSlice, SlicedPacket, TcpOptionElement, TransportSlice};
+use etherparse::{LaxNetSlice, LaxSlicedPacket, NetSlice, SlicedPacket, TcpOptionElement, TransportSlice};
 
 /// Offsets of the TCP window and checksum fields within the TCP header (RFC 9293 §3.1).
 const WINDOW_AT: usize = 14;
@@ -37,6 +37,8 @@ pub struct Segment {
     pub window: u16,
     /// The window-scale option (SYN and SYN-ACK only, RFC 7323 §2.2).
     pub wscale: Option<u8>,
+    /// The MSS option (SYN and SYN-ACK only, RFC 9293 §3.7.1).
+    pub mss_option: Option<u16>,
     /// TSval and TSecr (RFC 7323 §3).
     pub timestamps: Option<(u32, u32)>,
     pub payload_len: usize,
@@ -82,12 +84,65 @@ pub fn parse(buf: &[u8]) -> Result<Segment, Unreadable> {
     let Some(TransportSlice::Tcp(tcp)) = &sliced.transport else {
         return Err(Unreadable::NotTcp);
     };
+    segment(buf, src, dst, tcp, tcp.payload().len())
+}
+
+/// Read the first `buf.len()` bytes of a packet `original_len` long, as NFQUEUE hands over a
+/// packet copied only in part (a copy range): the headers must be whole, the payload may be
+/// cut, and its length comes from the IP header, which must agree with `original_len`. A
+/// receive-offload super-packet (GRO) reads as one segment carrying all its payload.
+pub fn parse_captured(buf: &[u8], original_len: usize) -> Result<Segment, Unreadable> {
+    if buf.len() >= original_len {
+        return parse(buf);
+    }
+    let sliced = LaxSlicedPacket::from_ip(buf).map_err(|_| Unreadable::Malformed)?;
+    let (src, dst, ip_len, payload) = match &sliced.net {
+        Some(LaxNetSlice::Ipv4(ip)) => {
+            let h = ip.header();
+            (
+                IpAddr::V4(h.source_addr()),
+                IpAddr::V4(h.destination_addr()),
+                h.total_len() as usize,
+                ip.payload(),
+            )
+        }
+        Some(LaxNetSlice::Ipv6(ip)) => {
+            let h = ip.header();
+            let len = 40 + h.payload_length() as usize;
+            (IpAddr::V6(h.source_addr()), IpAddr::V6(h.destination_addr()), len, ip.payload())
+        }
+        _ => return Err(Unreadable::Malformed),
+    };
+    if payload.fragmented {
+        return Err(Unreadable::NotTcp);
+    }
+    if ip_len != original_len {
+        return Err(Unreadable::LengthMismatch);
+    }
+    let Some(TransportSlice::Tcp(tcp)) = &sliced.transport else {
+        return Err(if sliced.stop_err.is_some() { Unreadable::Malformed } else { Unreadable::NotTcp });
+    };
+    let tcp_at = tcp.slice().as_ptr() as usize - buf.as_ptr() as usize;
+    let payload_len =
+        original_len.checked_sub(tcp_at + tcp.header_len()).ok_or(Unreadable::LengthMismatch)?;
+    segment(buf, src, dst, tcp, payload_len)
+}
+
+fn segment(
+    buf: &[u8],
+    src: IpAddr,
+    dst: IpAddr,
+    tcp: &etherparse::TcpSlice<'_>,
+    payload_len: usize,
+) -> Result<Segment, Unreadable> {
     let mut wscale = None;
     let mut timestamps = None;
+    let mut mss_option = None;
     for option in tcp.options_iterator() {
         match option {
             Ok(TcpOptionElement::WindowScale(shift)) => wscale = Some(shift),
             Ok(TcpOptionElement::Timestamp(val, ecr)) => timestamps = Some((val, ecr)),
+            Ok(TcpOptionElement::MaximumSegmentSize(mss)) => mss_option = Some(mss),
             Ok(_) => {}
             Err(_) => return Err(Unreadable::Malformed),
         }
@@ -102,8 +157,9 @@ pub fn parse(buf: &[u8]) -> Result<Segment, Unreadable> {
         has_ack: tcp.ack(),
         window: tcp.window_size(),
         wscale,
+        mss_option,
         timestamps,
-        payload_len: tcp.payload().len(),
+        payload_len,
         tcp_at: tcp.slice().as_ptr() as usize - buf.as_ptr() as usize,
     })
 }

@@ -73,7 +73,7 @@ mod tests;
 use std::collections::VecDeque;
 
 use crate::ledbatpp::{LedbatPpConfig, LedbatPpWindow, Phase};
-use crate::{Nanos, ParamError, Params, ReceiveWindowControl, ReceivedSegment, ReceiverInfo};
+use crate::{Nanos, ParamError, Params, ReceiveWindowControl, ReceivedSegment, ReceiverInfo, ReceiverProbe};
 
 pub use loss::LossDetector;
 use rtt::{EdgeRttSampler, TsRttSampler};
@@ -412,6 +412,26 @@ impl ReceiveWindowControl for Rledbat {
     fn on_timer(&mut self, rx: &ReceiverInfo) {
         if let Some(r) = self.running.as_mut().filter(|r| !r.unbounded) {
             r.window.on_timer(rx.now);
+        }
+    }
+
+    fn probe(&self) -> ReceiverProbe {
+        let Some(r) = self.running.as_ref() else {
+            return ReceiverProbe { state: "waiting", ..Default::default() };
+        };
+        let state = match (r.passive, r.unbounded, r.window.phase()) {
+            (true, _, _) => "passive",
+            (_, true, _) => "unbounded",
+            (_, _, Phase::SlowStart) => "slow-start",
+            (_, _, Phase::Avoidance) => "avoidance",
+            (_, _, Phase::Freeze { .. }) => "freeze",
+            (_, _, Phase::Ramp { .. }) => "ramp",
+        };
+        ReceiverProbe {
+            rtt: r.current_rtt(),
+            base_rtt: r.window.base_rtt(),
+            queuing_delay: r.window.queuing_delay(),
+            state,
         }
     }
 

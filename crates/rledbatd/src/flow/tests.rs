@@ -37,6 +37,7 @@ fn seg(seq: u32, ack: u32, window: u16, payload_len: usize) -> Segment {
         has_ack: true,
         window,
         wscale: None,
+        mss_option: None,
         timestamps: Some((1, 1)),
         payload_len,
         tcp_at: 0,

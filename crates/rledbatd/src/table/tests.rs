@@ -4,6 +4,7 @@ use ccbench_cc::{ReceivedSegment, ReceiverInfo};
 use etherparse::{PacketBuilder, TcpOptionElement};
 
 use super::*;
+use crate::packet::parse;
 
 const LOCAL: [u8; 4] = [10, 0, 0, 2];
 const SERVER: [u8; 4] = [10, 0, 0, 1];
@@ -23,7 +24,7 @@ impl ReceiveWindowControl for Fixed {
 }
 
 fn table(ports: &[u16]) -> FlowTable {
-    let rules = Rules { remote_ports: ports.to_vec(), remote_addrs: vec![] };
+    let rules = Rules { remote_ports: ports.to_vec(), ..Rules::default() };
     FlowTable::new(rules, 1000 * MS, Box::new(|| Box::new(Fixed(2000)) as Box<dyn ReceiveWindowControl>))
 }
 

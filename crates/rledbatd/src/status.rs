@@ -1,0 +1,176 @@
+//! What the daemon shows: `rledbatd status` over a Unix socket (one table per request), and
+//! the optional CSV log, one row per flow every `log_interval`.
+//!
+//! Both show, per flow: the window the last ACK carried and what the kernel had offered, the
+//! controller's target, its RTT, base RTT and queueing delay, its state, and bytes received.
+
+use std::fmt::Write as _;
+use std::io::{BufWriter, Read, Write};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use ccbench_cc::Nanos;
+
+use crate::daemon::{block_stop_signals, stop_daemon, Shared};
+use crate::flow::FlowStatus;
+use crate::table::{Counters, Key};
+
+/// How often the helper thread wakes to log, expire flows and check for the end.
+const TICK: Duration = Duration::from_millis(20);
+
+/// Bind the status socket, refusing if a live daemon already answers on it.
+pub fn listen(path: &Path) -> Result<UnixListener, String> {
+    if path.exists() {
+        if UnixStream::connect(path).is_ok() {
+            return Err(format!("--socket {}: another rledbatd answers there", path.display()));
+        }
+        let _ = std::fs::remove_file(path); // left by a daemon that was killed
+    }
+    let listener = UnixListener::bind(path).map_err(|e| format!("--socket {}: {e}", path.display()))?;
+    listener.set_nonblocking(true).map_err(|e| format!("--socket {}: {e}", path.display()))?;
+    Ok(listener)
+}
+
+/// The helper thread: status requests, the log, idle expiry, `--duration`.
+pub fn serve(shared: &Shared, listener: UnixListener, mut log: Option<Log>, stop: &AtomicBool) {
+    block_stop_signals();
+    let mut next_log = 0;
+    while !stop.load(Ordering::SeqCst) {
+        let now = shared.clock.now();
+        if shared.duration.is_some_and(|d| now >= d) {
+            stop_daemon();
+            break;
+        }
+        while let Ok((mut conn, _)) = listener.accept() {
+            let _ = conn.set_nonblocking(false);
+            let _ = conn.set_write_timeout(Some(Duration::from_secs(1)));
+            let _ = conn.write_all(report(shared, now).as_bytes());
+        }
+        if let Some(l) = log.as_mut().filter(|_| now >= next_log) {
+            let rows = shared.table().status();
+            l.write(now, &rows);
+            next_log = now + shared.log_interval;
+        }
+        shared.table().expire(now);
+        std::thread::sleep(TICK);
+    }
+    if let Some(mut l) = log {
+        l.write(shared.clock.now(), &shared.table().status());
+    }
+}
+
+fn report(shared: &Shared, now: Nanos) -> String {
+    let (rows, counters) = {
+        let t = shared.table();
+        (t.status(), t.counters)
+    };
+    format_report(shared.queue, now, &counters, &rows)
+}
+
+fn ms(ns: Option<Nanos>) -> String {
+    ns.map_or("-".into(), |v| format!("{:.1}", v as f64 / 1e6))
+}
+
+fn bytes(b: Option<u64>) -> String {
+    b.map_or("-".into(), |v| v.to_string())
+}
+
+/// The text `rledbatd status` prints.
+pub fn format_report(queue: u16, now: Nanos, c: &Counters, rows: &[(Key, FlowStatus, Nanos)]) -> String {
+    let mut s = format!(
+        "rledbatd on NFQUEUE {queue}/{}, up {:.1} s: packets {}, rewritten {}, unreadable {}, flows {} (opened {}, closed {})\n",
+        queue + 1,
+        now as f64 / 1e9,
+        c.packets,
+        c.rewritten,
+        c.unreadable,
+        rows.len(),
+        c.flows_opened,
+        c.flows_closed
+    );
+    let _ = writeln!(
+        s,
+        "{:<24} {:<24} {:<10} {:>10} {:>10} {:>10} {:>8} {:>8} {:>8} {:>12}",
+        "local",
+        "remote",
+        "state",
+        "window_B",
+        "kernel_B",
+        "target_B",
+        "rtt_ms",
+        "base_ms",
+        "qdelay_ms",
+        "received_B"
+    );
+    for (k, f, _) in rows {
+        let state = if f.controlled { f.probe.state } else { "untracked" };
+        let _ = writeln!(
+            s,
+            "{:<24} {:<24} {:<10} {:>10} {:>10} {:>10} {:>8} {:>8} {:>8} {:>12}",
+            endpoint(k.0, k.1),
+            endpoint(k.2, k.3),
+            state,
+            f.advertised,
+            f.offered,
+            bytes(f.target),
+            ms(f.probe.rtt),
+            ms(f.probe.base_rtt),
+            ms(f.probe.queuing_delay),
+            f.bytes_in
+        );
+    }
+    s
+}
+
+fn endpoint(addr: std::net::IpAddr, port: u16) -> String {
+    std::net::SocketAddr::new(addr, port).to_string()
+}
+
+/// `rledbatd status`: ask the daemon at `path` and return its table.
+pub fn query(path: &Path) -> Result<String, String> {
+    let mut conn = UnixStream::connect(path)
+        .map_err(|e| format!("--socket {}: no rledbatd answers ({e})", path.display()))?;
+    conn.set_read_timeout(Some(Duration::from_secs(5))).map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    conn.read_to_string(&mut text).map_err(|e| format!("--socket {}: {e}", path.display()))?;
+    Ok(text)
+}
+
+/// The CSV log: flushed after every interval's rows, so a killed daemon loses at most one.
+pub struct Log(BufWriter<std::fs::File>);
+
+pub const LOG_HEADER: &str =
+    "t_s,local,remote,state,window_bytes,kernel_window_bytes,target_bytes,rtt_ms,base_rtt_ms,queuing_delay_ms,received_bytes";
+
+impl Log {
+    pub fn create(path: &Path) -> Result<Log, String> {
+        let file = std::fs::File::create(path).map_err(|e| format!("--log {}: {e}", path.display()))?;
+        let mut w = BufWriter::new(file);
+        writeln!(w, "{LOG_HEADER}").map_err(|e| format!("--log {}: {e}", path.display()))?;
+        Ok(Log(w))
+    }
+
+    fn write(&mut self, now: Nanos, rows: &[(Key, FlowStatus, Nanos)]) {
+        for (k, f, _) in rows {
+            let state = if f.controlled { f.probe.state } else { "untracked" };
+            let _ = writeln!(
+                self.0,
+                "{:.3},{},{},{},{},{},{},{},{},{},{}",
+                now as f64 / 1e9,
+                endpoint(k.0, k.1),
+                endpoint(k.2, k.3),
+                state,
+                f.advertised,
+                f.offered,
+                f.target.map_or(String::new(), |t| t.to_string()),
+                ms(f.probe.rtt).replace('-', ""),
+                ms(f.probe.base_rtt).replace('-', ""),
+                ms(f.probe.queuing_delay).replace('-', ""),
+                f.bytes_in
+            );
+        }
+        let _ = self.0.flush();
+    }
+}
