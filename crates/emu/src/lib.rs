@@ -12,4 +12,5 @@ pub mod ip;
 pub mod link;
 pub mod netns;
 pub mod results;
+pub mod rledbatd;
 pub mod run;

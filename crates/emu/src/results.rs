@@ -122,7 +122,7 @@ fn flow_summary(sc: &Scenario, i: usize, (tx, rx): &(Value, Value)) -> FlowSumma
         ecn_reductions: 0,
         chunks: None,
         connections: None,
-        receiver_cca: None,
+        receiver_cca: f.tcp.receiver_cca.clone(),
         notes: Vec::new(),
         loss_reductions: 0,
         ecn_negotiated: tx["ecn_negotiated"] == Value::Bool(true),

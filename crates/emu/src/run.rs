@@ -20,6 +20,7 @@ use crate::apps::AppError;
 use crate::forwarder::{Forwarder, ForwarderConfig, Report};
 use crate::netns::{self, Testbed};
 use crate::results;
+use crate::rledbatd;
 
 /// Data ports: flow `i` listens on `BASE_PORT + i`.
 pub const BASE_PORT: u16 = 5000;
@@ -73,9 +74,14 @@ pub fn main(args: &[String]) -> Result<(), AppError> {
     }
     let emu = emulated_topology(&sc).map_err(|m| AppError::usage(format!("{source}: {m}")))?;
     netns::preflight().map_err(|e| AppError::usage(e.to_string()))?;
+    if sc.flows.iter().any(|f| f.tcp.receiver_cca.is_some()) {
+        rledbatd::program().map_err(|e| AppError::usage(format!("{source}: {e}")))?;
+    }
     netns::reap_stale();
     let wall = Instant::now();
-    let (report, outputs) = emulate(&sc, &emu).map_err(AppError::run)?;
+    std::fs::create_dir_all(&a.out)
+        .map_err(|e| AppError::usage(format!("--out {}: {e}", a.out.display())))?;
+    let (report, outputs) = emulate(&sc, &emu, &a.out).map_err(AppError::run)?;
     let result = results::build(&sc, &emu.topo, &report, &outputs, wall.elapsed().as_secs_f64());
     let summary = result.summary.clone();
     let series = ccbench_output::series_tables(result);
@@ -94,8 +100,11 @@ pub struct Emulated {
 /// links) gets a host of its own, joined to its path's first node by an infinitely fast link
 /// that carries the delay, half each way: the simulator's access links, made real.
 pub fn emulated_topology(sc: &Scenario) -> Result<Emulated, String> {
-    if let Some(f) = sc.flows.iter().find(|f| f.tcp.receiver_cca.is_some()) {
-        return Err(format!("flows[{}].receiver_cca: not supported by the emulator yet", flow_index(sc, f)));
+    if let Some(f) = sc.flows.iter().find(|f| f.tcp.receiver_cca.as_deref().is_some_and(|c| c != "rledbat")) {
+        return Err(format!(
+            "flows[{}].receiver_cca: the emulator runs only \"rledbat\" (rledbatd)",
+            flow_index(sc, f)
+        ));
     }
     // Real hosts share the machine's clock; an offset or drift between them cannot be staged.
     if let Some(f) = sc.flows.iter().find(|f| f.tcp.clock_offset != 0 || f.tcp.clock_skew_ppm != 0.0) {
@@ -158,11 +167,13 @@ fn flow_index(sc: &Scenario, f: &Flow) -> usize {
 /// Outputs of each flow's programs: (sender JSON, receiver JSON).
 pub type Outputs = Vec<(Value, Value)>;
 
-fn emulate(sc: &Scenario, emu: &Emulated) -> Result<(Report, Outputs), String> {
+/// Run the programs; `rledbatd` logs (if any flow uses it) go to `out`.
+fn emulate(sc: &Scenario, emu: &Emulated, out: &Path) -> Result<(Report, Outputs), String> {
     let topo = &emu.topo;
     let tb = Testbed::new(&topo.nodes).map_err(|e| e.to_string())?;
     let dir = ResultDir::new(tb.run_id())?;
     configure_hosts(sc, &emu.senders, &tb)?;
+    let daemons = rledbatd::start(sc, &tb, &dir.0, out)?;
     let cfg = ForwarderConfig { sample_every: sc.output.bin.min(10_000_000), ..ForwarderConfig::default() };
     let running = Forwarder::from_topology(topo, sc.seed, &tb, cfg)?.start()?;
     let t0 = running.t0();
@@ -180,6 +191,7 @@ fn emulate(sc: &Scenario, emu: &Emulated) -> Result<(Report, Outputs), String> {
         let sent = collect(s, &dir.file(i, "send"), deadline)?;
         outputs.push((sent, collect(r, &dir.file(i, "recv"), deadline)?));
     }
+    rledbatd::stop(daemons)?;
     let report = running.stop()?;
     drop(tb);
     Ok((report, outputs))

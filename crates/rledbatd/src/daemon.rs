@@ -66,7 +66,6 @@ pub fn run(cfg: Config) -> Result<(), String> {
     if unsafe { libc::geteuid() } != 0 {
         return Err("needs root (CAP_NET_ADMIN) for NFQUEUE and iptables".into());
     }
-    let listener = status::listen(&cfg.socket)?;
     let log = cfg.log.as_deref().map(Log::create).transpose()?;
     let cc = cfg.cc.clone();
     let make = move || -> Box<dyn ReceiveWindowControl> {
@@ -84,6 +83,8 @@ pub fn run(cfg: Config) -> Result<(), String> {
     let mut queue = open_queues(cfg.queue)?;
     install_signal_handlers();
     let rules = if cfg.iptables { Some(iptables::install(&cfg.rules, cfg.queue)?) } else { None };
+    // Last, so a live socket means the rules are in place (the emulator waits for it).
+    let listener = status::listen(&cfg.socket)?;
     let helper = {
         let shared = Arc::clone(&shared);
         std::thread::spawn(move || status::serve(&shared, listener, log, &STOP))

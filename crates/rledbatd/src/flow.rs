@@ -169,6 +169,11 @@ impl Flow {
     pub fn on_outgoing(&mut self, seg: &Segment, now: Nanos) -> Option<u16> {
         if seg.syn {
             self.wscale = Some(seg.wscale.unwrap_or(0).min(14));
+            if seg.has_ack {
+                // Our SYN-ACK (a download into a listening port): the peer's SYN came before
+                // tracking began, and this acknowledges it; its data starts at the ACK number.
+                self.seq = Some(Unwrapper { isn: seg.ack, last: 0 });
+            }
             if let Some(mss) = seg.mss_option {
                 let options = if seg.timestamps.is_some() { 12 } else { 0 };
                 self.max_segment = (mss as u32).saturating_sub(options).max(1);

@@ -101,6 +101,22 @@ fn a_collapse_never_moves_the_right_edge_left() {
     assert_eq!(f.on_outgoing(&seg(0, 200_001, 65535, 0), 300 * MS), Some(16), "⌈2000 / 128⌉");
 }
 
+/// A download into a listening port: tracking starts at this host's SYN-ACK, after the peer's
+/// SYN went by, so the peer's sequence space comes from the SYN-ACK's acknowledgment number.
+#[test]
+fn a_flow_accepted_by_this_host_learns_the_peers_isn_from_its_syn_ack() {
+    let ctl = Scripted::default();
+    let mut f = Flow::new(Box::new(ctl.clone()));
+    let isn = 7_000_000u32;
+    f.on_outgoing(&Segment { syn: true, wscale: Some(7), ..seg(0, isn.wrapping_add(1), 65535, 0) }, 0);
+    for k in 0..3u32 {
+        f.on_incoming(&seg(isn.wrapping_add(1 + 1000 * k), 0, 100, 1000), MS);
+    }
+    assert_eq!(ctl.0.lock().unwrap().1, [0, 1000, 2000]);
+    ctl.0.lock().unwrap().0 = Some(10_000);
+    assert_eq!(f.on_outgoing(&seg(0, isn.wrapping_add(3001), 65535, 0), MS), Some(79));
+}
+
 #[test]
 fn sequence_numbers_unwrap_across_two_to_the_32() {
     let isn = u32::MAX - 2500;
