@@ -21,12 +21,16 @@ $(STAMP): pyproject.toml | $(PY)
 
 build: $(STAMP) emu-deps
 	$(VENV_ENV) $(VENV)/bin/maturin develop --release
-	cargo build --release -p ccbench-emu
+	cargo build --release -p ccbench-emu -p rledbatd
 
-# The emulator drives namespaces with iproute2's `ip`; install it where it is missing and we can.
+# The emulator drives namespaces with iproute2's `ip`, and rledbatd installs its rules with
+# iptables; install them where they are missing and we can.
 emu-deps:
 	@command -v ip >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
 		&& apt-get install -y -qq iproute2 >/dev/null; } || echo "note: no iproute2; ccbench emu will refuse to run"
+	@command -v iptables >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+		&& { apt-get install -y -qq iptables >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 \
+		&& apt-get install -y -qq iptables >/dev/null; }; }; } || echo "note: no iptables; rledbatd will refuse to run"
 
 test: build
 	cargo test --workspace --release

@@ -141,3 +141,25 @@ fn fuzzed_packets_never_panic() {
         }
     }
 }
+
+/// NFQUEUE's header-only copies: the payload length comes from the IP header, which must
+/// agree with the packet's real length; a 64 KB receive-offload super-packet reads as one
+/// segment carrying all of it, for IPv4 and IPv6.
+#[test]
+fn a_partial_copy_reads_its_headers_and_the_real_length() {
+    for v6 in [false, true] {
+        let b = if v6 {
+            PacketBuilder::ipv6([1; 16], [2; 16], 64)
+        } else {
+            PacketBuilder::ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+        };
+        let b = b.tcp(5201, 40000, 9, 500).ack(1).options(&[TcpOptionElement::Timestamp(3, 4)]).unwrap();
+        let mut whole = Vec::new();
+        b.write(&mut whole, &vec![7u8; 60_000]).unwrap();
+        let seg = parse_captured(&whole[..256], whole.len()).unwrap();
+        assert_eq!((seg.payload_len, seg.timestamps, seg.seq), (60_000, Some((3, 4)), 9));
+        assert_eq!(parse(&whole).unwrap(), seg);
+        assert_eq!(parse_captured(&whole[..256], whole.len() + 1), Err(Unreadable::LengthMismatch));
+        assert!(parse_captured(&whole[..30], whole.len()).is_err(), "a header cut short");
+    }
+}
