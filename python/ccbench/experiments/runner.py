@@ -24,10 +24,19 @@ Outcome = Tuple[Optional[dict], Optional[str]]
 
 def _run_one(metric, base: dict, overrides: List[str], point: dict, seed: int) -> Outcome:
     """Worker: run one scenario and extract its metrics. Errors come back as text, so one bad
-    point never brings down the pool (and unpicklable exceptions are not an issue)."""
+    point never brings down the pool (and unpicklable exceptions are not an issue). A point
+    whose ``engine`` is ``"emu"`` runs on real Linux TCP (``ccbench emu``, root) instead of
+    the simulator, its run folder kept only while the metric reads it."""
     from ccbench.api import run
 
     try:
+        if point.get("engine", "sim") == "emu":
+            import tempfile
+
+            from ccbench.emu import run as emulate
+
+            with tempfile.TemporaryDirectory(prefix="ccbench-emu-run-") as tmp:
+                return dict(metric(emulate(base, out=Path(tmp), seed=seed, overrides=overrides), point)), None
         return dict(metric(run(base, seed=seed, overrides=overrides), point)), None
     except Exception as exc:  # noqa: BLE001 - reported per run by the caller
         return None, f"{type(exc).__name__}: {exc}"
@@ -144,6 +153,8 @@ def run_experiment(experiment: Union[Experiment, str], *, quick: bool = False,
 
     base = dict(exp.base)
     tasks = [(exp.metric, base, exp.overrides(point, quick), point, seed) for point, seed in runs]
+    if any(point.get("engine") == "emu" for point, _ in runs):
+        jobs = 1  # real-time runs on the real stack must not share the CPUs with anything
     _execute(tasks, max(1, jobs or os.cpu_count() or 1), done)
 
     rows = []

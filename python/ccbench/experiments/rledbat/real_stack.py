@@ -1,0 +1,139 @@
+"""rLEDBAT on the real Linux stack (issue 11): the paper's Fig. 12 setting and Fig. 5, each run in
+the simulator and on real kernel TCP through ``ccbench emu`` with ``rledbatd`` on the receiver,
+side by side. Root only for the real-stack half; real-time runs go one at a time.
+
+Fig. 12 (L387–L389): an rLEDBAT download (a CUBIC sender; the receiver's ``rledbatd`` rewrites its
+ACKs' window) beside an unmarked CUBIC download, 20 Mbps, 500 ms drop-tail buffer, both starting at
+once; rates over the whole run (L315). Pass rows as ``rledbat-fig12``: rLEDBAT ≤ 10 % of C, CUBIC
+≥ 80 %. Runs are 120 s here (the paper's 300 s are in ``rledbat-fig12``, simulator only), 1 seed.
+
+Fig. 5 (L321–L338): 64 kbps VoIP from 0 s, an rLEDBAT download from 10 s, 1 Mbps, 150 ms buffer,
+RTT 20 ms, 50 s, as ``rledbat-fig5``; the extra delay VoIP sees and the download's rate.
+
+What differs on the real stack: Linux's own CUBIC, delayed ACKs, receive-buffer autotuning and
+1 ms timestamps; the sender's segments are 1390 B of payload as in the simulator, but the
+forwarder counts IP bytes (1442 B per segment), not the paper's 1456 B Ethernet frames.
+"""
+
+from __future__ import annotations
+
+from ccbench.experiments.base import Experiment
+from ccbench.experiments.rledbat import common, fig5, pairs
+
+SIM, EMU = "sim", "emu"
+ENGINES = {SIM: "simulator", EMU: "real stack (rledbatd)"}
+FIG12, FIG5 = "fig12", "fig5"
+FIG12_RTTS_MS, QUICK_FIG12_RTTS_MS = [20, 100], [40]
+FIG12_DURATION_S, QUICK_FIG12_DURATION_S = 120, 40
+QUICK_FIG5_DURATION_S = 30
+
+
+def _points(rtts, fig12_s: float, fig5_s: float) -> list:
+    """Every point has the same keys (the summary groups by them): the rate under both names the
+    two figures' metrics read."""
+    def point(figure, engine, rate, rtt, duration):
+        return {"figure": figure, "engine": engine, "rate_mbps": rate, "capacity_mbps": rate, "rtt_ms": rtt,
+                "duration_s": duration}
+
+    return ([point(FIG12, e, common.CAPACITY_MBPS, r, fig12_s) for r in rtts for e in ENGINES]
+            + [point(FIG5, e, 1, 20, fig5_s) for e in ENGINES])
+
+
+def _apply(point: dict) -> dict:
+    if point["figure"] == FIG12:
+        pair = {"arm": pairs.RLEDBAT, "rate_mbps": point["rate_mbps"], "rtt_ms": point["rtt_ms"],
+                "buffer": common.DEEP_BUFFER, "seed": point.get("seed", 1)}
+        return {**pairs.versus_cubic_apply(pair), "duration": f"{point['duration_s']:g}s"}
+    return {**fig5._apply({**point, "variant": fig5.PAPER}), "bottleneck.buffer": fig5.BUFFER,
+            "duration": f"{point['duration_s']:g}s"}
+
+
+def _metric(result, point: dict) -> dict:
+    if point["figure"] == FIG12:
+        return pairs.versus_cubic_metric(result, point)
+    return fig5._metric(result, point)
+
+
+def _rows(summary, figure: str):
+    return summary[summary["figure"] == figure]
+
+
+def _fig12_rows(summary) -> list:
+    rows = []
+    for rtt, group in _rows(summary, FIG12).groupby("rtt_ms"):
+        by = {r["engine"]: r for _, r in group.iterrows()}
+        ours = "; ".join(f"{ENGINES[e]}: rLEDBAT {by[e]['lbe_share']:.1%}, CUBIC {by[e]['cubic_share']:.1%} of C, "
+                         f"queue {by[e]['queue_ms']:.0f} ms" for e in ENGINES if e in by)
+        ok = {e: pairs_yields(r) for e, r in by.items()}
+        rows.append({"what": f"Fig. 12, 20 Mbps, RTT {rtt:g} ms, 500 ms buffer: rLEDBAT ≤ 10 % of C, CUBIC ≥ 80 %",
+                     "paper": "rLEDBAT yields in front of Cubic in all experiments (L389)", "ours": ours,
+                     "verdict": common.verdict(all(ok.values()) and len(ok) == 2),
+                     "reason": "" if all(ok.values()) else
+                     "failing: " + ", ".join(ENGINES[e] for e, v in ok.items() if not v)})
+    return rows
+
+
+def pairs_yields(row) -> bool:
+    return row["lbe_share"] <= 0.10 and row["cubic_share"] >= 0.80
+
+
+def _fig5_rows(summary) -> list:
+    by = {r["engine"]: r for _, r in _rows(summary, FIG5).iterrows()}
+    if not by:
+        return []
+    below = "; ".join(f"{ENGINES[e]}: {by[e]['below_target']:.1%} (p50 {by[e]['extra_p50_ms']:.0f} ms, "
+                      f"p90 {by[e]['extra_p90_ms']:.0f} ms)" for e in ENGINES if e in by)
+    rate = "; ".join(f"{ENGINES[e]}: {by[e]['rledbat_kbps']:.0f} kbps" for e in ENGINES if e in by)
+    below_ok = {e: r["below_target"] >= fig5.BELOW_MIN for e, r in by.items()}
+    rate_ok = {e: r["rledbat_kbps"] >= fig5.KBPS_MIN for e, r in by.items()}
+    return [
+        {"what": "Fig. 5: VoIP packets less than T = 60 ms above the base delay (pass ≥ 85 %)",
+         "paper": f"{fig5.PAPER_BELOW:.1%} (L327–L333)", "ours": below,
+         "verdict": common.verdict(all(below_ok.values())),
+         "reason": "" if all(below_ok.values()) else fig5.BELOW_REASON},
+        {"what": "Fig. 5: rLEDBAT download rate beside VoIP (pass ≥ 800 kbps)",
+         "paper": f"{fig5.PAPER_KBPS} kbps (L336)", "ours": rate, "verdict": common.verdict(all(rate_ok.values())),
+         "reason": "" if all(rate_ok.values()) else "see the figure's trace"},
+    ]
+
+
+def _comparison(summary) -> list:
+    return _fig12_rows(summary) + _fig5_rows(summary)
+
+
+def _figure(summary, out_dir):
+    from ccbench.plot import pyplot, save
+
+    fig, (left, right) = pyplot().subplots(1, 2, figsize=(10, 4))
+    f12 = _rows(summary, FIG12)
+    for i, (engine, label) in enumerate(ENGINES.items()):
+        part = f12[f12["engine"] == engine].sort_values("rtt_ms")
+        left.plot(part["rtt_ms"], part["lbe_share"], marker="o", color=f"C{i}", label=f"rLEDBAT, {label}")
+        left.plot(part["rtt_ms"], part["cubic_share"], marker="s", ls="--", color=f"C{i}", label=f"CUBIC, {label}")
+    left.axhspan(0, 0.10, color="C7", alpha=0.15, label="LBE pass band ≤ 10 %")
+    left.set(xlabel="base RTT (ms)", ylabel="share of C (whole run)", title="Fig. 12 setting, 20 Mbps, 500 ms buffer")
+    left.legend(fontsize=7)
+    f5 = _rows(summary, FIG5)
+    names = [ENGINES[e] for e in f5["engine"]]
+    right.bar(names, f5["below_target"], color=["C0", "C1"][: len(names)])
+    right.axhline(fig5.PAPER_BELOW, color="k", ls=":", label=f"paper {fig5.PAPER_BELOW:.1%}")
+    right.set(ylabel="VoIP packets < T above base", title="Fig. 5: VoIP beside rLEDBAT, 1 Mbps", ylim=(0, 1))
+    right.legend(fontsize=7)
+    return save(fig, out_dir / "rledbat-real-stack.png")
+
+
+EXPERIMENT = Experiment(
+    name="rledbat-real-stack",
+    description="rLEDBAT on real Linux TCP with rledbatd (root) beside the simulator: Fig. 12's setting (20 Mbps, "
+                "500 ms buffer, rLEDBAT vs CUBIC, RTT 20/100 ms, 120 s) and Fig. 5 (VoIP beside rLEDBAT, 1 Mbps)",
+    base=common.base(rate_mbps=1, buffer=fig5.BUFFER, rtt_ms=20, duration_s=fig5.DURATION_S, flows=fig5._flows(1)),
+    grid={},
+    points=_points(FIG12_RTTS_MS, FIG12_DURATION_S, fig5.DURATION_S),
+    quick_points=_points(QUICK_FIG12_RTTS_MS, QUICK_FIG12_DURATION_S, QUICK_FIG5_DURATION_S),
+    seeds=(1,),
+    seed_in_point=True,
+    apply=_apply,
+    metric=_metric,
+    figure=_figure,
+    comparison=_comparison,
+)
