@@ -33,7 +33,11 @@ def demo(out="out", jobs: Optional[int] = None) -> int:
         except ScenarioError as exc:
             failures += 1
             print(f"warning: {exc}", file=sys.stderr)
-    for name in experiments():
+    for name, exp in experiments().items():
+        reason = exp.unavailable() if exp.unavailable else None
+        if reason:
+            print(f"{name}: skipped: {reason}")
+            continue
         exp_dir = root / "experiments" / name
         results = run_experiment(name, quick=True, jobs=jobs, out=exp_dir, progress=print)
         failures += int((results["error"] != "").sum())

@@ -139,7 +139,21 @@ def test_killing_rledbatd_mid_transfer_leaves_the_download_running(tmp_path):
             started = _daemons() - before
             time.sleep(0.05)
         assert started, "rledbatd did not start"
-        time.sleep(5)
+        time.sleep(4)
+        # While it runs, `rledbatd status` shows the download with its window, RTT and state.
+        import tempfile
+
+        sock = next(Path(tempfile.gettempdir()).glob(f"ccb-{proc.pid}-*/rledbatd-*.sock"))
+        from ccbench import emu
+
+        status = subprocess.run([str(Path(emu.binary()).with_name("rledbatd")), "status", "--socket", str(sock)],
+                                capture_output=True, text=True, timeout=10)
+        assert status.returncode == 0, status.stderr
+        row = status.stdout.splitlines()[2].split()
+        assert row[0].endswith(":5000") and row[2] in {"slow-start", "avoidance", "freeze", "ramp", "unbounded"}, row
+        window, rtt_ms, base_ms = int(row[3]), float(row[6]), float(row[7])
+        assert window > 0 and 40 <= base_ms <= rtt_ms < 600, row
+        time.sleep(1)
         for pid in started:
             os.kill(pid, signal.SIGKILL)  # no chance to remove its rules: they fail open
         _, err = proc.communicate(timeout=60)
@@ -158,3 +172,148 @@ def test_killing_rledbatd_mid_transfer_leaves_the_download_running(tmp_path):
     halves = after.groupby((after["t_s"] // 0.5))["goodput_mbps"].sum()
     assert (halves > 0).all(), halves[halves <= 0]
     assert after["goodput_mbps"].mean() > 0.85 * LINK_MBPS
+
+
+
+def test_real_stack_experiment_scenarios_validate_in_the_core():
+    """Every point of ``rledbat-real-stack`` (both engines, quick and full) is a valid scenario
+    whose download runs rLEDBAT at the receiver, with the figure's link."""
+    import ccbench
+    from ccbench.experiments import registry
+
+    exp = registry.get("rledbat-real-stack")
+    for quick in (False, True):
+        engines = set()
+        for point, seed in exp.runs(quick):
+            engines.add(point["engine"])
+            sc = ccbench.validate(exp.base, seed=seed, overrides=exp.overrides(point, quick))
+            link = next(l for l in sc["links"] if l["name"] == "bottleneck")
+            assert link["rate_bps"] == point["rate_mbps"] * 1e6
+            assert sc["duration_ns"] == point["duration_s"] * 1e9
+            lbe = [f for f in sc["flows"] if f["tcp"]["receiver_cca"] == "rledbat"]
+            assert len(lbe) == 1 and len(sc["flows"]) == 2
+        assert engines == {"sim", "emu"}
+
+
+def test_real_stack_experiment_says_why_it_cannot_run(monkeypatch):
+    from ccbench.errors import UsageError
+    from ccbench.experiments import run_experiment
+
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    with pytest.raises(UsageError, match="rledbat-real-stack: runs on the real Linux stack: needs root"):
+        run_experiment("rledbat-real-stack", quick=True)
+
+
+INJECT = r'''
+import os, random, socket, struct, sys
+
+rng = random.Random(int(sys.argv[1]))
+count = int(sys.argv[2])
+SRC, DST = socket.inet_aton("10.77.0.1"), socket.inet_aton("10.77.0.2")
+
+
+def ip(payload, proto=6):
+    # tot_len and the checksum are the kernel's to fill in (IPPROTO_RAW).
+    return struct.pack("!BBHHHBBH4s4s", 0x45, 0, 0, rng.randrange(65536), 0, 64, proto, 0, SRC, DST) + payload
+
+
+def tcp(flags, window, options=b"", payload=b"", offset=None, sport=40000, seq=1000, ack=1):
+    words = offset if offset is not None else 5 + len(options) // 4
+    return struct.pack("!HHIIBBHHH", sport, 80, seq, ack, words << 4, flags, window, 0, 0) + options + payload
+
+
+TS = b"\x01\x01\x08\x0a" + struct.pack("!II", 5, 6)
+valid = [
+    tcp(0x02, 65535, b"\x03\x03\x07\x01" + TS + b"\x02\x04\x05\xb4\x01\x01\x01\x00"),  # SYN, wscale 7, MSS
+    tcp(0x10, 500, TS),                                                              # an ACK
+]
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+sent = 0
+for i in range(count):
+    kind = i % 6
+    if kind < 2:
+        body = valid[kind]
+    elif kind == 2:
+        body = valid[1][: rng.randrange(0, 20)]                      # TCP header cut short
+    elif kind == 3:
+        body = tcp(0x10, 500, offset=rng.randrange(6, 16))           # options past the end
+    elif kind == 4:
+        body = tcp(0x18, 500, TS, bytes(rng.randrange(256) for _ in range(rng.randrange(1000, 60000))))
+    else:
+        body = bytes(rng.randrange(256) for _ in range(rng.randrange(0, 200)))
+    s.sendto(ip(body), ("10.77.0.2", 0))
+    sent += 1
+print(sent)
+'''
+
+
+def _counter(ns, chain, match):
+    out = subprocess.run(["ip", "netns", "exec", ns, "iptables", "-t", "mangle", "-L", chain, "-v", "-n", "-x"],
+                         capture_output=True, text=True, check=True).stdout
+    line = next(l for l in out.splitlines() if match in l)
+    return int(line.split()[0])
+
+
+def test_fuzzed_packets_on_the_wire_all_pass_and_the_daemon_lives(tmp_path):
+    """Truncated, oversized and random TCP packets sent through the daemon's queue in a
+    namespace of the test's own: every one leaves the host (counted after the queue), the
+    daemon is still answering, and it counted the unreadable ones."""
+    reason = _unavailable()
+    if reason:
+        pytest.skip(reason)
+    from ccbench import emu
+
+    daemon = os.environ.get("CCBENCH_RLEDBATD") or str(Path(emu.binary()).with_name("rledbatd"))
+    ns = f"ccb-rledbatd-fuzz-{os.getpid()}"
+    sock = tmp_path / "r.sock"
+    inject = tmp_path / "inject.py"
+    inject.write_text(INJECT)
+
+    def sh(*args):
+        subprocess.run(["ip", "netns", "exec", ns, *args], check=True, capture_output=True, timeout=30)
+
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    proc = None
+    try:
+        # A veth pair inside the namespace, its far end answering nothing: packets to 10.77.0.2
+        # leave through v0 (a static neighbour, so none waits for ARP) and are gone.
+        sh("ip", "link", "add", "v0", "mtu", "65535", "type", "veth", "peer", "name", "v1", "mtu", "65535")
+        sh("ip", "addr", "add", "10.77.0.1/24", "dev", "v0")
+        sh("ip", "link", "set", "v0", "up")
+        sh("ip", "link", "set", "v1", "up")
+        sh("ip", "neigh", "add", "10.77.0.2", "lladdr", "02:00:00:00:00:02", "dev", "v0")
+        queue = 4700
+        sh("iptables", "-t", "mangle", "-A", "OUTPUT", "-p", "tcp", "-d", "10.77.0.2", "-j", "NFQUEUE",
+           "--queue-num", str(queue + 1), "--queue-bypass")
+        sh("iptables", "-t", "mangle", "-A", "POSTROUTING", "-d", "10.77.0.2")
+        proc = subprocess.Popen(["ip", "netns", "exec", ns, daemon, "run", "--no-iptables", "--queue", str(queue),
+                                 "--socket", str(sock), "--duration", "60s"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 10
+        while not sock.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        assert sock.exists(), proc.stderr.read() if proc.poll() is not None else "no socket"
+        n = 3000
+        out = subprocess.run(["ip", "netns", "exec", ns, "python3", str(inject), "7", str(n)],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert int(out.stdout) == n
+        deadline = time.monotonic() + 5
+        while _counter(ns, "POSTROUTING", "10.77.0.2") < n and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _counter(ns, "POSTROUTING", "10.77.0.2") == n, "every packet left the host"
+        status = subprocess.run([daemon, "status", "--socket", str(sock)], capture_output=True, text=True,
+                                timeout=10)
+        assert status.returncode == 0, status.stderr
+        head = status.stdout.splitlines()[0]
+        packets = int(head.split("packets ")[1].split(",")[0])
+        unreadable = int(head.split("unreadable ")[1].split(",")[0])
+        assert packets == n, head
+        assert unreadable >= n // 6, head          # at least the random ones
+        assert "10.77.0.1:40000" in status.stdout  # the SYN opened a flow
+        assert proc.poll() is None, "the daemon is alive"
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=10)
+        subprocess.run(["ip", "netns", "del", ns], check=False)

@@ -71,6 +71,8 @@ class Experiment:
     ``compare(summary)`` may add derived columns (model values, differences);
     ``figure(summary, out_dir)`` draws the PNG and returns its path; ``comparison(summary)``
     returns the rows of ``comparison.md``: ``what``, ``paper``, ``ours``, ``verdict``, ``reason``.
+    ``unavailable()`` says why the experiment cannot run here (real-stack runs need root), or
+    ``None``; the runner then refuses it with that reason, and ``ccbench demo`` skips it.
     """
 
     name: str
@@ -90,6 +92,8 @@ class Experiment:
     points: Optional[Sequence[dict]] = None
     quick_points: Optional[Sequence[dict]] = None
     seed_in_point: bool = False
+    #: Why the experiment cannot run on this machine (e.g. root needed), or ``None``.
+    unavailable: Optional[Callable[[], Optional[str]]] = None
 
     def params(self, quick: bool = False) -> List[dict]:
         if self.points is not None:

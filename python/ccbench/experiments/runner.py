@@ -139,6 +139,11 @@ def run_experiment(experiment: Union[Experiment, str], *, quick: bool = False,
     import pandas as pd
 
     exp = experiment if isinstance(experiment, Experiment) else get(experiment)
+    reason = exp.unavailable() if exp.unavailable else None
+    if reason:
+        from ccbench.errors import UsageError
+
+        raise UsageError(f"{exp.name}: {reason}")
     runs = exp.runs(quick)
     outcomes: Dict[int, Outcome] = {}
 

@@ -122,6 +122,28 @@ def _figure(summary, out_dir):
     return save(fig, out_dir / "rledbat-real-stack.png")
 
 
+def _unavailable():
+    """The real-stack half needs root, the emulator and rledbatd, and iptables."""
+    import os
+    import shutil
+    from pathlib import Path
+
+    from ccbench import emu
+    from ccbench.errors import UsageError
+
+    if os.geteuid() != 0:
+        return "runs on the real Linux stack: needs root"
+    try:
+        program = emu.binary()
+    except UsageError as exc:
+        return str(exc)
+    if not os.environ.get("CCBENCH_RLEDBATD") and not Path(program).with_name("rledbatd").is_file():
+        return "rledbatd is not built (make build)"
+    if shutil.which("iptables") is None:
+        return "rledbatd needs iptables (make build installs it)"
+    return None
+
+
 EXPERIMENT = Experiment(
     name="rledbat-real-stack",
     description="rLEDBAT on real Linux TCP with rledbatd (root) beside the simulator: Fig. 12's setting (20 Mbps, "
@@ -136,4 +158,5 @@ EXPERIMENT = Experiment(
     metric=_metric,
     figure=_figure,
     comparison=_comparison,
+    unavailable=_unavailable,
 )
