@@ -118,6 +118,8 @@ fn open_queues(n: u16) -> Result<Queue, String> {
         _ => format!("NFQUEUE {n}: {e}"),
     };
     let mut q = Queue::open().map_err(|e| format!("cannot open NFQUEUE: {e}"))?;
+    // The socket's receive buffer follows the last copy range set: the whole-packet queue
+    // goes last, so a 64 KB packet always fits.
     for (num, whole) in [(n, false), (n + 1, true)] {
         q.bind(num).map_err(busy)?;
         q.set_fail_open(num, true).map_err(busy)?;
@@ -167,6 +169,8 @@ fn packet_loop(shared: &Shared, queue: &mut Queue) -> Result<(), String> {
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             // The socket's buffer overflowed: those packets were failed open by the kernel.
             Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => continue,
+            // A message larger than the buffer (cannot happen with the ranges above): skip it.
+            Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => continue,
             Err(e) => return Err(format!("NFQUEUE receive: {e}")),
         }
     }

@@ -146,7 +146,8 @@ fn fuzzed_packets_through_the_packet_path() {
         let now = 3 * MS + i * 50_000;
         let local = 40000 + rng.gen_range(0..4u16);
         let incoming = rng.gen_bool(0.5);
-        let mut buf = packet(incoming, local, 5201, false, rng.gen_bool(0.001), if incoming { 1000 } else { 0 });
+        let mut buf =
+            packet(incoming, local, 5201, false, rng.gen_bool(0.001), if incoming { 1000 } else { 0 });
         let mut original_len = buf.len();
         match i % 6 {
             0 => {}
