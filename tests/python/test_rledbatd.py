@@ -17,8 +17,8 @@ from test_emu import _emu_unavailable
 
 LINK_MBPS = 10.0
 
-YIELD = """\
-duration = "22s"
+#: The rLEDBAT paper's Fig. 12 bottleneck at the issue's 10 Mbps / 40 ms, and its marked download.
+LINK = """\
 warmup = "0s"
 [bottleneck]
 rate = "10Mbps"
@@ -28,25 +28,16 @@ buffer = "500ms"
 name = "marked"
 cca = "cubic"
 receiver_cca = "rledbat"
+"""
+#: Alone for 8 s, then beside an unmarked CUBIC download.
+YIELD = 'duration = "22s"\n' + LINK + """\
 [[flows]]
 name = "cubic"
 cca = "cubic"
 start = "8s"
 stop = "22s"
 """
-
-ALONE = """\
-duration = "14s"
-warmup = "0s"
-[bottleneck]
-rate = "10Mbps"
-rtt = "40ms"
-buffer = "500ms"
-[[flows]]
-name = "marked"
-cca = "cubic"
-receiver_cca = "rledbat"
-"""
+ALONE = 'duration = "14s"\n' + LINK
 
 
 def _unavailable():
