@@ -17,11 +17,16 @@ pub mod bbr;
 pub mod bbr2;
 pub mod cubic;
 pub mod fledbat;
+pub mod highspeed;
+pub mod htcp;
+pub mod illinois;
 pub mod ledbat;
 pub mod ledbatpp;
 pub mod newreno;
 pub mod registry;
 pub mod rledbat;
+pub mod scalable;
+pub mod siad;
 
 pub use ccbench_params::{ParamError, ParamSpec, ParamValue, Params};
 pub use registry::{

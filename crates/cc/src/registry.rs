@@ -9,10 +9,15 @@ use crate::bbr::{Bbr, BbrConfig};
 use crate::bbr2::{Bbr2, Bbr2Config};
 use crate::cubic::{Cubic, CubicConfig};
 use crate::fledbat::{Fledbat, FledbatConfig};
+use crate::highspeed::{HighSpeed, HighSpeedConfig};
+use crate::htcp::{Htcp, HtcpConfig};
+use crate::illinois::{Illinois, IllinoisConfig};
 use crate::ledbat::{Ledbat, LedbatConfig};
 use crate::ledbatpp::{LedbatPlusPlus, LedbatPpConfig};
 use crate::newreno::{NewReno, NewRenoConfig};
 use crate::rledbat::{Rledbat, RledbatConfig};
+use crate::scalable::{Scalable, ScalableConfig};
+use crate::siad::{Siad, SiadConfig};
 use crate::{CongestionControl, ParamError, ParamSpec, Params, ReceiveWindowControl};
 
 pub type BuildController = fn(&Params) -> Result<Box<dyn CongestionControl>, ParamError>;
@@ -62,6 +67,36 @@ pub static CONTROLLERS: &[Entry<BuildController>] = &[
         summary:
             "BBRv2 as Linux tcp_bbr2.c (v2alpha): BBR plus inflight_hi/lo bounds, 2 % loss and ECN response",
         build: |p| Ok(Box::new(Bbr2::new(Bbr2Config::from_params(p)?))),
+    },
+    Entry {
+        name: "siad",
+        aliases: &[],
+        summary: "TCP SIAD (Kühlewind 2016): adaptive decrease to RTT_min/RTT_curr, increase timed to Num_RTT RTTs",
+        build: |p| Ok(Box::new(Siad::new(SiadConfig::from_params(p)?))),
+    },
+    Entry {
+        name: "highspeed",
+        aliases: &["hstcp"],
+        summary: "HighSpeed TCP (RFC 3649) as Linux tcp_highspeed.c: App. B a(w)/b(w) table, Reno below 38 segments",
+        build: |p| Ok(Box::new(HighSpeed::new(HighSpeedConfig::from_params(p)?))),
+    },
+    Entry {
+        name: "scalable",
+        aliases: &["stcp"],
+        summary: "Scalable TCP as Linux 3.x tcp_scalable.c: MIMD, +1 segment per 50 ACKed, x7/8 on loss",
+        build: |p| Ok(Box::new(Scalable::new(ScalableConfig::from_params(p)?))),
+    },
+    Entry {
+        name: "htcp",
+        aliases: &["h-tcp"],
+        summary: "H-TCP as Linux tcp_htcp.c: alpha grows with time since the last loss, beta = minRTT/maxRTT in [0.5, 0.8]",
+        build: |p| Ok(Box::new(Htcp::new(HtcpConfig::from_params(p)?))),
+    },
+    Entry {
+        name: "illinois",
+        aliases: &[],
+        summary: "TCP Illinois as Linux tcp_illinois.c: loss-triggered, alpha in [0.3, 10] and beta in [1/8, 1/2] from queueing delay",
+        build: |p| Ok(Box::new(Illinois::new(IllinoisConfig::from_params(p)?))),
     },
 ];
 
@@ -134,7 +169,8 @@ mod tests {
         assert_eq!(e.key, "cca");
         assert_eq!(
             e.message,
-            "unknown algorithm \"vegas\" (known: newreno, cubic, ledbat, fledbat, ledbat++, bbr, bbr2)"
+            "unknown algorithm \"vegas\" (known: newreno, cubic, ledbat, fledbat, ledbat++, bbr, bbr2, siad, \
+             highspeed, scalable, htcp, illinois)"
         );
         let e = build_receiver_control("rledbatt", &Params::new()).err().unwrap();
         assert_eq!(e.key, "receiver_cca");

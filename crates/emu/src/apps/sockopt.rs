@@ -14,8 +14,17 @@ const AVAILABLE: &str = "/proc/sys/net/ipv4/tcp_available_congestion_control";
 pub const TCPI_OPT_ECN: u8 = 8;
 
 /// Scenario `cca` names the real stack offers, and the kernel module each one selects.
-pub const KERNEL_CCAS: &[(&str, &str)] =
-    &[("newreno", "reno"), ("reno", "reno"), ("cubic", "cubic"), ("bbr", "bbr")];
+pub const KERNEL_CCAS: &[(&str, &str)] = &[
+    ("newreno", "reno"),
+    ("reno", "reno"),
+    ("cubic", "cubic"),
+    ("bbr", "bbr"),
+    // Linux modules of the thesis's high-speed controllers (tcp_highspeed.c, …), where loaded.
+    ("highspeed", "highspeed"),
+    ("scalable", "scalable"),
+    ("htcp", "htcp"),
+    ("illinois", "illinois"),
+];
 
 /// Maps a scenario `cca` to the kernel's module name and checks that this kernel accepts it (by
 /// setting it on a throwaway socket: as root, the kernel may load a module that is not listed
