@@ -23,6 +23,20 @@ def python_code(code: str, *args: str, cwd=None) -> subprocess.CompletedProcess:
                           env=env, cwd=cwd, timeout=300)
 
 
+def run_quick(experiments, tmp_path_factory) -> dict:
+    """Each experiment's quick variant once (two workers), every run required to succeed:
+    name → (output folder, summary as the runner computes it, the experiment's compare included)."""
+    from ccbench.experiments import run_experiment, summarize
+
+    done = {}
+    for exp in experiments:
+        out = tmp_path_factory.mktemp(exp.name)
+        results = run_experiment(exp, quick=True, jobs=2, out=out)
+        assert list(results["error"]) == [""] * len(results), results["error"].tolist()
+        done[exp.name] = (out, summarize(exp, results, quick=True))
+    return done
+
+
 #: A short two-flow scenario, as a dict; TOML_SCENARIO is the same scenario as TOML text.
 SMALL = {
     "duration": "5s",

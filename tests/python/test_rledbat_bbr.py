@@ -37,6 +37,7 @@ import dataclasses
 import pytest
 
 import ccbench
+from conftest import run_quick
 from ccbench.experiments import run_experiment, summarize
 from ccbench.experiments.rledbat import (common, fig16, fig17, fig18, fig19, fig20, fig21, short_flows as sf,
                                          table1, table2, table3, vs_bbr)
@@ -50,22 +51,11 @@ TABLES = {"rledbat-table1": table1, "rledbat-table2": table2, "rledbat-table3": 
 BBR2_NAMES = {"rledbat-fig18", "rledbat-fig19", "rledbat-fig21", "rledbat-table3"}
 
 
-def _quick(exp, out):
-    results = run_experiment(exp, quick=True, jobs=2, out=out)
-    assert list(results["error"]) == [""] * len(results), results["error"].tolist()
-    return summarize(exp, results, quick=True)
-
-
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     """Every quick variant the core can run: name → (out dir, summary)."""
-    done = {}
-    for name, module in {**TABLES, **FIGS}.items():
-        if name in BBR2_NAMES and not HAS_BBR2:
-            continue
-        out = tmp_path_factory.mktemp(name)
-        done[name] = (out, _quick(module.EXPERIMENT, out))
-    return done
+    runnable = [m.EXPERIMENT for name, m in {**TABLES, **FIGS}.items() if HAS_BBR2 or name not in BBR2_NAMES]
+    return run_quick(runnable, tmp_path_factory)
 
 
 def _verdicts(out, what_prefix):

@@ -25,27 +25,17 @@ import math
 import pytest
 
 import ccbench
-from ccbench.experiments import registry, run_experiment, summarize
+from conftest import run_quick
+from ccbench.experiments import registry
 from ccbench.experiments.rledbat import common, fig11, fig14, fig15, pairs
 
 NAMES = ["rledbat-fig10", "rledbat-fig11", "rledbat-fig12", "rledbat-fig13", "rledbat-fig14", "rledbat-fig15"]
 
 
-def _quick(exp, out):
-    results = run_experiment(exp, quick=True, jobs=2, out=out)
-    assert list(results["error"]) == [""] * len(results), results["error"].tolist()
-    summary = summarize(exp, results, quick=True)
-    return exp.compare(summary) if exp.compare else summary
-
-
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     """Every quick variant once: name → (out dir, summary)."""
-    done = {}
-    for name in NAMES:
-        out = tmp_path_factory.mktemp(name)
-        done[name] = (out, _quick(registry.get(name), out))
-    return done
+    return run_quick([registry.get(name) for name in NAMES], tmp_path_factory)
 
 
 def _rows(summary, **where):

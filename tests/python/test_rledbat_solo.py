@@ -30,26 +30,17 @@ import pandas as pd
 import pytest
 
 import ccbench
-from ccbench.experiments import registry, run_experiment, summarize
+from conftest import run_quick
+from ccbench.experiments import registry
 from ccbench.experiments.rledbat import common, fig5, fig6, fig7, fig8, fig9, fig22, solo
 
 NAMES = ["rledbat-fig5", "rledbat-fig6", "rledbat-fig7", "rledbat-fig8", "rledbat-fig9", "rledbat-fig22"]
 
 
-def _quick(exp, out):
-    results = run_experiment(exp, quick=True, jobs=2, out=out)
-    assert list(results["error"]) == [""] * len(results), results["error"].tolist()
-    return summarize(exp, results, quick=True)
-
-
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     """Every quick variant once: name → (out dir, summary)."""
-    done = {}
-    for name in NAMES:
-        out = tmp_path_factory.mktemp(name)
-        done[name] = (out, _quick(registry.get(name), out))
-    return done
+    return run_quick([registry.get(name) for name in NAMES], tmp_path_factory)
 
 
 def _arm(summary, arm, x="rtt_ms"):

@@ -54,20 +54,17 @@ def _unavailable():
     return None
 
 
-def _goodput(out, flow, t0, t1):
-    """Mean goodput (Mbps) of `flow` over bins starting in [t0, t1)."""
-    import pandas as pd
-
-    f = pd.read_parquet(out / "flows.parquet")
-    f = f[(f["flow"] == flow) & (f["t_s"] >= t0) & (f["t_s"] < t1)]
-    return float(f["goodput_mbps"].mean())
-
-
 def _bins(out, flow, t0, t1):
+    """The core's per-bin rows of `flow` whose bins start in [t0, t1)."""
     import pandas as pd
 
     f = pd.read_parquet(out / "flows.parquet")
     return f[(f["flow"] == flow) & (f["t_s"] >= t0) & (f["t_s"] < t1)]
+
+
+def _goodput(out, flow, t0, t1):
+    """Mean goodput (Mbps) of `flow` over bins starting in [t0, t1)."""
+    return float(_bins(out, flow, t0, t1)["goodput_mbps"].mean())
 
 
 def _run(tmp_path, text):

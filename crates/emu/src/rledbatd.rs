@@ -48,6 +48,7 @@ pub fn start(sc: &Scenario, tb: &Testbed, dir: &Path, out: &Path) -> Result<Vec<
     let mut daemons = Vec::new();
     let mut hosts: Vec<usize> =
         sc.flows.iter().filter(|f| f.tcp.receiver_cca.is_some()).map(|f| f.to).collect();
+    hosts.sort_unstable();
     hosts.dedup();
     for host in hosts {
         let socket = dir.join(format!("rledbatd-{host}.sock"));

@@ -69,8 +69,13 @@ fn report(shared: &Shared, now: Nanos) -> String {
     format_report(shared.queue, now, &counters, &rows)
 }
 
+/// Milliseconds with one decimal, or `missing`.
+fn ms_or(ns: Option<Nanos>, missing: &str) -> String {
+    ns.map_or(missing.into(), |v| format!("{:.1}", v as f64 / 1e6))
+}
+
 fn ms(ns: Option<Nanos>) -> String {
-    ns.map_or("-".into(), |v| format!("{:.1}", v as f64 / 1e6))
+    ms_or(ns, "-")
 }
 
 fn bytes(b: Option<u64>) -> String {
@@ -165,9 +170,9 @@ impl Log {
                 f.advertised,
                 f.offered,
                 f.target.map_or(String::new(), |t| t.to_string()),
-                ms(f.probe.rtt).replace('-', ""),
-                ms(f.probe.base_rtt).replace('-', ""),
-                ms(f.probe.queuing_delay).replace('-', ""),
+                ms_or(f.probe.rtt, ""),
+                ms_or(f.probe.base_rtt, ""),
+                ms_or(f.probe.queuing_delay, ""),
                 f.bytes_in
             );
         }

@@ -12,8 +12,9 @@ once; rates over the whole run (L315). Pass rows as ``rledbat-fig12``: rLEDBAT �
 Fig. 5 (L321–L338): 64 kbps VoIP from 0 s, an rLEDBAT download from 10 s, 1 Mbps, 150 ms buffer,
 RTT 20 ms, 50 s, as ``rledbat-fig5``; the extra delay VoIP sees and the download's rate.
 
-The simulated receiver announces the window scale this machine's kernel does (``linux_wscale``:
-10 for a 32 MB ``tcp_rmem`` maximum), so both advertise windows in the same steps: Fig. 5's share of
+The simulated receiver gets this machine's kernel receive-buffer maximum (``linux_receive_buffer``), so
+the core gives it the window scale the kernel announces (10 for a 32 MB ``tcp_rmem`` maximum) and
+both advertise windows in the same steps: Fig. 5's share of
 VoIP packets under T depends on that step (with the simulator's default 64 MB buffer, scale 11,
 ``rledbat-fig5`` finds about 57 %; at scale 10 about 35 %). What still differs on the real stack:
 Linux's own CUBIC, delayed ACKs, receive-buffer autotuning and 1 ms timestamps; the sender's segments are 1390 B of payload as in the simulator, but the
@@ -23,7 +24,7 @@ forwarder counts IP bytes (1442 B per segment), not the paper's 1456 B Ethernet 
 from __future__ import annotations
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.rledbat import common, fig5, pairs
+from ccbench.experiments.rledbat import common, fig5, fig12, pairs
 
 SIM, EMU = "sim", "emu"
 ENGINES = {SIM: "simulator", EMU: "real stack (rledbatd)"}
@@ -47,15 +48,15 @@ def _points(rtts, rates, fig12_s: float, fig5_s: float) -> list:
             + [point(FIG5, e, 1, 20, fig5_s) for e in ENGINES])
 
 
-def linux_wscale() -> int:
-    """The window scale this machine's kernel announces: from the larger of ``tcp_rmem``'s maximum
-    and ``rmem_max`` (``tcp_select_initial_window``), 7 where /proc cannot tell."""
+def linux_receive_buffer() -> int:
+    """The most this machine's kernel lets a TCP receive buffer grow to (the larger of
+    ``tcp_rmem``'s maximum and ``rmem_max``): the space its window scale is chosen for
+    (``tcp_select_initial_window``). 6 MB, Linux's default, where /proc cannot tell."""
     try:
-        space = max(int(open("/proc/sys/net/ipv4/tcp_rmem").read().split()[2]),
-                    int(open("/proc/sys/net/core/rmem_max").read()))
+        return max(int(open("/proc/sys/net/ipv4/tcp_rmem").read().split()[2]),
+                   int(open("/proc/sys/net/core/rmem_max").read()))
     except (OSError, ValueError, IndexError):
-        return 7
-    return min(14, max(0, space.bit_length() - 1 - 15))
+        return 6 << 20
 
 
 def _apply(point: dict) -> dict:
@@ -67,9 +68,9 @@ def _apply(point: dict) -> dict:
         changes = {**fig5._apply({**point, "variant": fig5.PAPER}), "bottleneck.buffer": fig5.BUFFER,
                    "duration": f"{point['duration_s']:g}s"}
     if point["engine"] == SIM:
-        # Like for like: the simulated receiver announces the kernel's window scale, so its
-        # advertised window moves in the same steps as rledbatd's (1 KiB at scale 10).
-        changes["flows"] = [{**f, "wscale": linux_wscale()} if f.get("receiver_cca") else f
+        # Like for like: the simulated receiver gets the kernel's buffer, so the core gives it
+        # the kernel's window scale and its window moves in rledbatd's steps (1 KiB at scale 10).
+        changes["flows"] = [{**f, "rcv_buf": f"{linux_receive_buffer()}B"} if f.get("receiver_cca") else f
                             for f in changes["flows"]]
     return changes
 
@@ -91,7 +92,7 @@ def _versus_cubic_rows(summary) -> list:
         by = {r["engine"]: r for _, r in group.iterrows()}
         ours = "; ".join(f"{ENGINES[e]}: rLEDBAT {by[e]['lbe_share']:.1%}, CUBIC {by[e]['cubic_share']:.1%} of C, "
                          f"queue {by[e]['queue_ms']:.0f} ms" for e in ENGINES if e in by)
-        ok = {e: pairs_yields(r) for e, r in by.items()}
+        ok = {e: fig12.yields(r) for e, r in by.items()}
         paper = ("rLEDBAT yields in front of Cubic in all experiments (L389)" if figure == FIG12
                  else "rLEDBAT yields to Cubic at every capacity (L391)")
         rows.append({"what": f"Fig. {figure[3:]}, {rate:g} Mbps, RTT {rtt:g} ms, 500 ms buffer: rLEDBAT ≤ 10 % of C, "
@@ -101,10 +102,6 @@ def _versus_cubic_rows(summary) -> list:
                      "reason": "" if all(ok.values()) else
                      "failing: " + ", ".join(ENGINES[e] for e, v in ok.items() if not v)})
     return rows
-
-
-def pairs_yields(row) -> bool:
-    return row["lbe_share"] <= 0.10 and row["cubic_share"] >= 0.80
 
 
 def _fig5_rows(summary) -> list:
@@ -121,7 +118,7 @@ def _fig5_rows(summary) -> list:
          "paper": f"{fig5.PAPER_BELOW:.1%} (L327–L333)", "ours": below,
          "verdict": common.verdict(all(below_ok.values())),
          "reason": "" if all(below_ok.values()) else
-         f"the same on both engines (window scale {linux_wscale()} in both): {fig5.BELOW_REASON}"},
+         f"the same on both engines (one receive buffer, so one window scale): {fig5.BELOW_REASON}"},
         {"what": "Fig. 5: rLEDBAT download rate beside VoIP (pass ≥ 800 kbps)",
          "paper": f"{fig5.PAPER_KBPS} kbps (L336)", "ours": rate, "verdict": common.verdict(all(rate_ok.values())),
          "reason": "" if all(rate_ok.values()) else "see the figure's trace"},
