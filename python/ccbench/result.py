@@ -21,9 +21,9 @@ SERIES = ("flows", "links", "sojourn", "owd")
 #: Documented columns of each series (the core returns them; used for empty tables too).
 SERIES_COLUMNS = {
     "flows": ["t_s", "flow", "goodput_mbps", "throughput_mbps", "cwnd_bytes", "ssthresh_bytes",
-              "srtt_ms", "inflight_bytes", "retransmits"],
+              "srtt_ms", "inflight_bytes", "retransmits", "losses"],
     "links": ["t_s", "link", "queue_bytes", "queue_packets", "utilization", "throughput_mbps",
-              "drops", "ecn_marks", "departed_bytes", "aqm_probability"],
+              "drops", "arrivals", "random_losses", "ecn_marks", "departed_bytes", "aqm_probability"],
     "sojourn": ["t_s", "link", "flow", "sojourn_ms"],
     "owd": ["t_s", "flow", "owd_ms"],
 }
@@ -32,6 +32,9 @@ SERIES_COLUMNS = {
 # `<key>_<stat>` columns so the summary tables stay rectangular.
 _STAT_KEYS = ("owd_ms", "queue_delay_ms", "queue_at_signal_packets")
 _STATS = ("mean", "p50", "p90", "p99")
+# Entries that are {"mean","std"} dicts (or null): `<key>_mean`, `<key>_std`.
+_SPREAD_KEYS = ("loss_event_distance_s", "oscillation")
+_SPREADS = ("mean", "std")
 
 # Columns of the CLI's plain-text tables.
 _FLOW_TEXT = ("name", "cca", "rtt_ms", "goodput_mbps", "retransmits", "fct_s")
@@ -77,9 +80,9 @@ def _writable(frame) -> dict:
 def _flatten(entry: Mapping[str, Any]) -> dict:
     row = {}
     for key, value in entry.items():
-        if key in _STAT_KEYS:
+        if key in _STAT_KEYS or key in _SPREAD_KEYS:
             value = value or {}
-            for stat in _STATS:
+            for stat in _STATS if key in _STAT_KEYS else _SPREADS:
                 row[f"{key}_{stat}"] = value.get(stat, math.nan)
         else:
             row[key] = value
@@ -131,7 +134,8 @@ class Result:
 
     ``summary`` is the core's summary dict; ``flows``, ``links``, ``sojourn`` and ``owd`` are the
     time series as DataFrames; ``flow_summary`` and ``link_summary`` are the summary's per-flow and
-    per-link entries as DataFrames (percentile dicts flattened to ``owd_ms_p99`` etc.).
+    per-link entries as DataFrames (percentile dicts flattened to ``owd_ms_p99`` etc., mean/std
+    dicts to ``oscillation_mean``, ``oscillation_std``).
     ``series`` maps each series name to a DataFrame, a core table or ``{column: list}``.
     """
 

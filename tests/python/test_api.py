@@ -88,8 +88,8 @@ def test_save_writes_parquet_and_json(small, tmp_path):
     pd.testing.assert_frame_equal(loaded.flows, r.flows, check_dtype=False)
 
 
-DTYPES = {"t_s": "f", "flow": "str", "link": "str", "retransmits": "i", "drops": "i",
-          "ecn_marks": "i", "departed_bytes": "i"}
+DTYPES = {"t_s": "f", "flow": "str", "link": "str", "retransmits": "i", "losses": "i", "drops": "i",
+          "arrivals": "i", "random_losses": "i", "ecn_marks": "i", "departed_bytes": "i"}
 
 
 def test_saved_files_have_documented_columns_and_dtypes(small, tmp_path):

@@ -8,11 +8,12 @@
 //! `loss_reductions` are 0 (`TCP_INFO` counts none of them), `queue_at_signal_packets` is
 //! None, `events` is 0, `packets` counts link arrivals.
 
+use ccbench_aqm::Limit;
 use ccbench_sim::metrics::{
-    convergence_time, jain_index, percentiles, tcp_starts, FlowSeries, FlowSummary, LinkSeries, LinkSummary,
-    OwdSeries, ScenarioSummary, SojournSeries, Summary,
+    convergence_time, jain_by_hops, jain_index, percentiles, tcp_starts, FlowSeries, FlowSummary, LinkSeries,
+    LinkSummary, OwdSeries, ScenarioSummary, SojournSeries, Summary,
 };
-use ccbench_sim::scenario::{FlowKind, Scenario, Topology};
+use ccbench_sim::scenario::{FlowKind, LinkSpec, Scenario, Topology};
 use ccbench_sim::{Conservation, SimResult};
 use serde_json::Value;
 
@@ -33,12 +34,13 @@ fn num(v: &Value, key: &str) -> Option<f64> {
 pub fn build(sc: &Scenario, topo: &Topology, report: &Report, outputs: &Outputs, wall_s: f64) -> SimResult {
     let flows: Vec<FlowSummary> =
         sc.flows.iter().enumerate().map(|(i, _)| flow_summary(sc, i, &outputs[i])).collect();
-    let tcp: Vec<f64> = flows
+    let tcp_hops: Vec<(usize, f64)> = flows
         .iter()
         .zip(&sc.flows)
         .filter(|(_, f)| f.kind == FlowKind::Tcp)
-        .map(|(s, _)| s.goodput_mbps)
+        .map(|(s, f)| (f.path.len(), s.goodput_mbps))
         .collect();
+    let tcp: Vec<f64> = tcp_hops.iter().map(|&(_, g)| g).collect();
     // Access links (infinitely fast, no queue) are not reported, as in the simulator.
     let queues = |&(i, _): &(usize, &LinkReport)| topo.links[i].rate.is_finite();
     let links =
@@ -50,6 +52,8 @@ pub fn build(sc: &Scenario, topo: &Topology, report: &Report, outputs: &Outputs,
         jain_index: jain_index(&tcp),
         convergence_s: convergence.settled_s,
         convergence_first_s: convergence.first_s,
+        sharing_ratio: (tcp.len() >= 2).then(|| tcp[0] / tcp[1]),
+        jain_by_hops: jain_by_hops(&tcp_hops),
         jain_short: None,
         lbe_share: None,
         flows,
@@ -115,6 +119,7 @@ fn flow_summary(sc: &Scenario, i: usize, (tx, rx): &(Value, Value)) -> FlowSumma
         size_bytes: f.size,
         goodput_mbps: goodput,
         throughput_mbps: f64::NAN,
+        throughput_std_mbps: f64::NAN,
         retransmits: window_retransmits(sc, tx, active_end),
         timeouts: 0,
         fct_s: num(tx, "fct_s"),
@@ -128,6 +133,12 @@ fn flow_summary(sc: &Scenario, i: usize, (tx, rx): &(Value, Value)) -> FlowSumma
         ecn_negotiated: tx["ecn_negotiated"] == Value::Bool(true),
         owd_ms: if tcp { None } else { percentiles(&mut owd) },
         packets_lost: (!tcp).then(|| (num(tx, "packets_sent").unwrap_or(0.0) - total).max(0.0) as u64),
+        // Not measured on the real stack: the forwarder logs no loss times per flow and
+        // the kernel's cwnd is sampled per bin, not per ACK.
+        loss_events: 0,
+        loss_event_distance_s: None,
+        oscillation: None,
+        reallocations: Vec::new(),
     }
 }
 
@@ -148,8 +159,21 @@ fn at(samples: &[QueueSample], t: Nanos) -> QueueSample {
     samples.iter().take_while(|s| s.t <= t).last().copied().unwrap_or_default()
 }
 
+/// Mean and least backlog of the forwarder's samples in the window, as fractions of the limit
+/// (the samples are periodic, so their mean is time-weighted at their resolution).
+fn queue_fill(spec: &LinkSpec, samples: &[QueueSample], sc: &Scenario) -> (f64, f64) {
+    let inside = samples.iter().filter(|q| (sc.warmup..=sc.duration).contains(&q.t));
+    let fills: Vec<f64> = match spec.limit {
+        Limit::Bytes(b) => inside.map(|q| q.queue_bytes as f64 / b as f64).collect(),
+        Limit::Packets(n) => inside.map(|q| q.queue_packets as f64 / n as f64).collect(),
+    };
+    let mean = fills.iter().sum::<f64>() / fills.len().max(1) as f64;
+    (mean, fills.iter().copied().fold(f64::NAN, f64::min))
+}
+
 fn link_summary(sc: &Scenario, topo: &Topology, i: usize, l: &LinkReport) -> LinkSummary {
     let spec = &topo.links[i];
+    let fill = queue_fill(spec, &l.samples, sc);
     // The window's counters, from the samples at its edges: the forwarder runs on a little
     // after the scenario's end while the programs report.
     let (w, c) = (at(&l.samples, sc.warmup), at(&l.samples, sc.duration));
@@ -184,6 +208,10 @@ fn link_summary(sc: &Scenario, topo: &Topology, i: usize, l: &LinkReport) -> Lin
         jain_long: None,
         jain_short: None,
         lbe_share: None,
+        queue_fill_mean: fill.0,
+        queue_fill_min: fill.1,
+        loss_events: 0,
+        loss_event_distance_s: None,
     }
 }
 
@@ -213,6 +241,7 @@ fn flow_series(sc: &Scenario, outputs: &Outputs) -> FlowSeries {
             let r = pick(&retx);
             let r = if r.is_nan() { prev_retx } else { r };
             s.retransmits.push((r - prev_retx).max(0.0) as u64);
+            s.losses.push(0); // the forwarder counts drops per link, not per flow
             prev_retx = r;
         }
     }
@@ -238,6 +267,8 @@ fn link_series(sc: &Scenario, topo: &Topology, report: &Report) -> LinkSeries {
             s.utilization.push(bytes * 8.0 / rate / secs(bin));
             s.throughput_mbps.push(bytes * 8.0 / secs(bin) / 1e6);
             s.drops.push(now.drops - prev.drops);
+            s.arrivals.push(now.arrivals - prev.arrivals);
+            s.random_losses.push(now.random_losses - prev.random_losses);
             s.ecn_marks.push(now.ecn_marks - prev.ecn_marks);
             s.departed_bytes.push(now.bytes_departed);
             s.aqm_probability.push(now.aqm_probability);

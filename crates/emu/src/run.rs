@@ -119,6 +119,16 @@ pub fn emulated_topology(sc: &Scenario) -> Result<Emulated, String> {
             flow_index(sc, f)
         ));
     }
+    if let Some(f) = sc.flows.iter().find(|f| f.tcp.initial_ssthresh.is_some()) {
+        return Err(format!(
+            "flows[{}].initial_ssthresh: not supported by the emulator yet (Linux has no such sysctl)",
+            flow_index(sc, f)
+        ));
+    }
+    if let Some(l) = sc.topology.links.iter().find(|l| l.rate_max.is_some() || l.jitter_reorder) {
+        let key = if l.rate_max.is_some() { "rate_max" } else { "jitter_reorder" };
+        return Err(format!("{}.{key}: not supported by the emulator yet", l.name));
+    }
     let mut topo = sc.topology.clone();
     let mut senders = Vec::with_capacity(sc.flows.len());
     for f in &sc.flows {
@@ -148,6 +158,8 @@ fn access_link(name: &str, (from, to): (usize, usize), delay: u64, reverse_of: O
         rate: f64::INFINITY,
         delay,
         jitter: 0,
+        jitter_reorder: false,
+        rate_max: None,
         loss: 0.0,
         buffer: BufferSize::Packets(u64::MAX),
         rtt: 0,

@@ -41,6 +41,7 @@ pub fn series_tables(r: SimResult) -> Vec<(&'static str, Table)> {
                 ("srtt_ms", Column::F64(f.srtt_ms)),
                 ("inflight_bytes", Column::F64(f.inflight_bytes)),
                 ("retransmits", ints(f.retransmits)),
+                ("losses", ints(f.losses)),
             ]),
         ),
         (
@@ -53,6 +54,8 @@ pub fn series_tables(r: SimResult) -> Vec<(&'static str, Table)> {
                 ("utilization", Column::F64(l.utilization)),
                 ("throughput_mbps", Column::F64(l.throughput_mbps)),
                 ("drops", ints(l.drops)),
+                ("arrivals", ints(l.arrivals)),
+                ("random_losses", ints(l.random_losses)),
                 ("ecn_marks", ints(l.ecn_marks)),
                 ("departed_bytes", ints(l.departed_bytes)),
                 ("aqm_probability", Column::F64(l.aqm_probability)),

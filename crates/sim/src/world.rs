@@ -8,8 +8,9 @@ use ccbench_cc::{build_controller, build_receiver_control, is_less_than_best_eff
 use crate::engine::{Event, EventQueue, Timer, TimerKind};
 use crate::fairness::{lbe_share, SecondMarks};
 use crate::metrics::{
-    convergence_time, jain_index, percentiles, tcp_starts, FlowSeries, FlowSummary, LinkSeries, LinkSummary,
-    OwdSeries, Recorder, ScenarioSummary, SojournSeries, Summary,
+    convergence_time, jain_by_hops, jain_index, percentiles, tcp_starts, window_stats, FlowSeries,
+    FlowSummary, LinkSeries, LinkSummary, OwdSeries, Recorder, ScenarioSummary, SojournSeries, Summary,
+    Swings,
 };
 use crate::net::build::{self, FlowRoutes};
 use crate::net::{LinkCounters, Network, Side};
@@ -99,6 +100,10 @@ pub struct Simulation<'a> {
     chunk_pending: Vec<bool>,
     chunks: ChunkApp,
     seconds: SecondMarks,
+    /// Per TCP flow, its cwnd's swings since the warm-up (None before it, and for CBR).
+    swings: Vec<Option<Swings>>,
+    /// Per flow, its losses counted at the last sample.
+    sampled_losses: Vec<u64>,
 }
 
 /// Counters of a flow's closed connections, added to its current one's.
@@ -175,6 +180,8 @@ impl<'a> Simulation<'a> {
             chunk_pending: vec![false; sc.flows.len()],
             chunks,
             seconds: SecondMarks::new(sc.flows.len()),
+            swings: vec![None; sc.flows.len()],
+            sampled_losses: vec![0; sc.flows.len()],
         })
     }
 
@@ -224,7 +231,7 @@ impl<'a> Simulation<'a> {
         if sc.warmup > 0 {
             self.events.schedule(sc.warmup, Event::WarmupEnd);
         } else {
-            self.warm = Some(self.marks());
+            self.warm_up();
         }
         self.events.schedule(sc.output.bin.min(sc.duration), Event::Sample);
         if SECOND <= sc.duration {
@@ -238,8 +245,9 @@ impl<'a> Simulation<'a> {
                 self.net.links[l as usize].tx_done(l, self.now, &mut self.events, &mut self.rec)
             }
             Event::Arrive(l) => {
-                let pkt = self.net.links[l as usize].arrive(l, &mut self.events);
-                self.forward(pkt);
+                if let Some(pkt) = self.net.links[l as usize].arrive(l, self.now, &mut self.events) {
+                    self.forward(pkt);
+                }
             }
             Event::Timer { flow, kind } => self.on_timer(flow, kind),
             Event::LinkChange(i) => {
@@ -260,7 +268,7 @@ impl<'a> Simulation<'a> {
                     self.events.schedule(next, Event::Sample);
                 }
             }
-            Event::WarmupEnd => self.warm = Some(self.marks()),
+            Event::WarmupEnd => self.warm_up(),
             Event::Second => {
                 let marks =
                     self.ends.iter().zip(&self.carry).map(|(e, c)| Self::flow_mark(e, c).wire_received);
@@ -290,7 +298,12 @@ impl<'a> Simulation<'a> {
         let mut out = std::mem::take(&mut self.out);
         match (&mut self.ends[flow as usize], side) {
             (Endpoints::Tcp { rx, .. }, Side::Receiver) => rx.on_packet(&pkt, now, &mut out),
-            (Endpoints::Tcp { tx, .. }, Side::Sender) => tx.on_packet(&pkt, now, &mut out),
+            (Endpoints::Tcp { tx, .. }, Side::Sender) => {
+                tx.on_packet(&pkt, now, &mut out);
+                if let Some(s) = &mut self.swings[flow as usize] {
+                    s.observe(tx.cc_state().cwnd);
+                }
+            }
             (Endpoints::Cbr { rx, .. }, Side::Receiver) if pkt.kind == Kind::Datagram => {
                 let owd = rx.on_packet(&pkt, now);
                 self.rec.record_owd(flow, now, owd);
@@ -399,7 +412,7 @@ impl<'a> Simulation<'a> {
         if let Endpoints::Tcp { tx, .. } = &self.ends[i] {
             if tx.phase == Phase::Finished {
                 self.chunk_pending[i] = true;
-                let at = self.now + self.chunks.gap(flow);
+                let at = self.chunks.next_due(flow, self.now);
                 self.events.schedule(at, Event::Timer { flow, kind: TimerKind::NextChunk });
             }
         }
@@ -428,6 +441,7 @@ impl<'a> Simulation<'a> {
                 next
             }
         };
+        self.chunks.started(next, self.now);
         self.inject(next, Side::Sender, &mut out);
         self.out = out;
         self.sync_timers(next);
@@ -453,6 +467,18 @@ impl<'a> Simulation<'a> {
 
     // ----- measurements ---------------------------------------------------------------------
 
+    /// Per flow, when it stops taking capacity: its `stop`, its last byte acknowledged, or the
+    /// end of the run.
+    fn active_ends(&self) -> Vec<Nanos> {
+        let end = self.sc.duration;
+        let finished = |e: &Endpoints| match e {
+            Endpoints::Tcp { tx, .. } => tx.fct.map(|d| tx.start_time + d),
+            Endpoints::Cbr { .. } => None,
+        };
+        let ends = self.sc.flows.iter().zip(&self.ends);
+        ends.map(|(f, e)| finished(e).unwrap_or(end).min(f.stop.unwrap_or(end)).min(end)).collect()
+    }
+
     fn flow_mark(e: &Endpoints, carry: &Carry) -> FlowMark {
         match e {
             Endpoints::Tcp { tx, rx } => FlowMark {
@@ -462,6 +488,19 @@ impl<'a> Simulation<'a> {
             },
             Endpoints::Cbr { rx, .. } => {
                 FlowMark { delivered: rx.delivered, wire_received: rx.wire_bytes_received, retransmits: 0 }
+            }
+        }
+    }
+
+    /// The measurement window opens: counters are marked, and the least backlog and the cwnd
+    /// swings start afresh.
+    fn warm_up(&mut self) {
+        self.warm = Some(self.marks());
+        self.net.links.iter_mut().for_each(|l| l.reset_min_backlog());
+        for (i, e) in self.ends.iter().enumerate() {
+            if let Endpoints::Tcp { tx, .. } = e {
+                let f = &self.sc.flows[i];
+                self.swings[i] = Some(Swings::new(2 * f.tcp.mss as u64, tx.cc_state().cwnd));
             }
         }
     }
@@ -492,6 +531,16 @@ impl<'a> Simulation<'a> {
             f.goodput_mbps.push(mbps(m.delivered - prev.delivered));
             f.throughput_mbps.push(mbps(m.wire_received - prev.wire_received));
             f.retransmits.push(m.retransmits - prev.retransmits);
+            let lost = {
+                let fl = &self.sc.flows[i];
+                fl.path
+                    .iter()
+                    .chain(&fl.ack_path)
+                    .map(|&l| self.net.links[l].losses_of(i as u32))
+                    .sum::<u64>()
+            };
+            f.losses.push(lost - self.sampled_losses[i]);
+            self.sampled_losses[i] = lost;
             match e {
                 Endpoints::Tcp { tx, .. } => {
                     let st = tx.cc_state();
@@ -530,6 +579,8 @@ impl<'a> Simulation<'a> {
             s.utilization.push(if l.rate().is_finite() { (busy - prev_busy) as f64 / bin } else { f64::NAN });
             s.throughput_mbps.push(mbps(l.counters.bytes_departed - prev_c.bytes_departed));
             s.drops.push(l.counters.drops() - prev_c.drops());
+            s.arrivals.push(l.counters.arrivals - prev_c.arrivals);
+            s.random_losses.push(l.counters.random_losses - prev_c.random_losses);
             s.ecn_marks.push(l.counters.ecn_marks - prev_c.ecn_marks);
             s.departed_bytes.push(l.counters.bytes_departed);
             s.aqm_probability.push(probability);
@@ -543,20 +594,23 @@ impl<'a> Simulation<'a> {
         let warm = self.warm.take().unwrap_or_else(|| self.marks());
         let window = (end - sc.warmup.min(end)).max(1) as f64 / 1e9;
 
+        let active_ends = self.active_ends();
+        let (rate_std, rows) = window_stats::per_flow_rows(sc, &self.flows, &active_ends);
         let mut flows = Vec::with_capacity(self.ends.len());
         let mut tcp_goodputs = Vec::new();
+        let mut tcp_hops = Vec::new();
         let mut shares = Vec::new();
         for (i, (f, e)) in sc.flows.iter().zip(&self.ends).enumerate() {
             let carry = self.carry[i];
             let m = Self::flow_mark(e, &carry);
             let w = warm.flows[i];
-            let (fct, finished_at) = match e {
-                Endpoints::Tcp { tx, .. } => (tx.fct, tx.fct.map(|d| tx.start_time + d)),
-                Endpoints::Cbr { .. } => (None, None),
+            let fct = match e {
+                Endpoints::Tcp { tx, .. } => tx.fct,
+                Endpoints::Cbr { .. } => None,
             };
             // The flow's active part of the window; a flow that ended before the window is
             // measured over its whole life instead.
-            let active_end = finished_at.unwrap_or(end).min(f.stop.unwrap_or(end)).min(end);
+            let active_end = active_ends[i];
             let (bytes, wire, span) = if active_end <= sc.warmup {
                 (m.delivered, m.wire_received, active_end.saturating_sub(f.start))
             } else {
@@ -584,6 +638,7 @@ impl<'a> Simulation<'a> {
             let (cca, kind, retransmits, timeouts, ecn, owd, lost) = match e {
                 Endpoints::Tcp { tx, .. } => {
                     tcp_goodputs.push(goodput);
+                    tcp_hops.push((f.path.len(), goodput));
                     shares.push(Share {
                         flow: i,
                         rate: rate(wire),
@@ -612,6 +667,9 @@ impl<'a> Simulation<'a> {
                 ),
             };
             let topo = &sc.topology;
+            let flow_losses = window_stats::flow_loss_events(sc, i, &self.net.links);
+            let buffer = window_stats::bottleneck_buffer_bytes(sc, i);
+            let oscillation = self.swings[i].as_ref().zip(buffer).and_then(|(s, b)| s.relative_to(b));
             flows.push(FlowSummary {
                 name: f.name.clone(),
                 kind,
@@ -624,6 +682,7 @@ impl<'a> Simulation<'a> {
                 size_bytes: f.size,
                 goodput_mbps: goodput,
                 throughput_mbps: rate(wire),
+                throughput_std_mbps: rate_std[i],
                 retransmits,
                 timeouts,
                 fct_s: fct.map(|d| d as f64 / 1e9),
@@ -640,6 +699,10 @@ impl<'a> Simulation<'a> {
                     Endpoints::Tcp { rx, .. } => rx.notes(),
                     Endpoints::Cbr { .. } => Vec::new(),
                 },
+                loss_events: flow_losses.events,
+                loss_event_distance_s: flow_losses.distance_s,
+                oscillation,
+                reallocations: window_stats::flow_reallocations(sc, i, &active_ends, &rows),
             });
         }
 
@@ -648,7 +711,11 @@ impl<'a> Simulation<'a> {
             if !l.rate().is_finite() {
                 continue; // access links: no queue, nothing to report
             }
-            let (wc, wbusy, _) = warm.links[i];
+            let (wc, wbusy, (wqb, wqp)) = warm.links[i];
+            let (qb, qp) = l.queue_integrals(end);
+            let (fill_mean, fill_min) =
+                window_stats::queue_fill(sc, i, l, (qb - wqb, qp - wqp), end - sc.warmup.min(end));
+            let link_losses = window_stats::link_loss_events(sc, i, l);
             let c = l.counters;
             let arrivals = c.arrivals - wc.arrivals;
             let lost = (c.drops() - wc.drops()) + (c.random_losses - wc.random_losses);
@@ -683,6 +750,10 @@ impl<'a> Simulation<'a> {
                 jain_long: sharing.jain_long,
                 jain_short: sharing.jain_short,
                 lbe_share: sharing.lbe_share,
+                queue_fill_mean: fill_mean,
+                queue_fill_min: fill_min,
+                loss_events: link_losses.events,
+                loss_event_distance_s: link_losses.distance_s,
             });
         }
 
@@ -702,6 +773,8 @@ impl<'a> Simulation<'a> {
             jain_index: jain_index(&tcp_goodputs),
             convergence_s: convergence.settled_s,
             convergence_first_s: convergence.first_s,
+            sharing_ratio: (tcp_goodputs.len() >= 2).then(|| tcp_goodputs[0] / tcp_goodputs[1]),
+            jain_by_hops: jain_by_hops(&tcp_hops),
             jain_short: all.jain_short,
             lbe_share: all.lbe_share,
             links,

@@ -31,7 +31,12 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
         let queue = build_queue(&l.aqm, cfg, &l.aqm_params).expect("queues are validated with the scenario");
         let streams = rng::link_streams(sc.seed, i as u64);
         let id = net.add_link(Link::new(l.name.clone(), l.rate, l.delay, l.jitter, l.loss, queue, streams));
-        net.links[id as usize].measure_sojourn = l.measure_sojourn;
+        let link = &mut net.links[id as usize];
+        link.measure_sojourn = l.measure_sojourn;
+        link.set_reorder(l.jitter_reorder);
+        if let Some(max) = l.rate_max {
+            link.set_rate_spread(max / l.rate, rng::stream(sc.seed, "link-rate", i as u64));
+        }
     }
     let routes = sc.flows.iter().enumerate().map(|(i, f)| {
         let there = f.access_delay / 2;

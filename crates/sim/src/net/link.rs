@@ -1,7 +1,10 @@
 //! A unidirectional link: an egress queue (any [`QueueDisc`]), a transmitter serialising one
 //! packet at a time at the link rate, and a propagation pipe. Optional Bernoulli loss before the
-//! queue and per-packet jitter that never reorders (arrival times are kept non-decreasing, so the
-//! pipe stays a FIFO and one pending `Arrive` event per link suffices).
+//! queue, a per-packet service rate drawn from `[rate, rate · spread]`, and per-packet jitter.
+//! By default jitter never reorders (arrival times are kept non-decreasing, so the pipe stays a
+//! FIFO and one pending `Arrive` event per link suffices); with `reorder` each packet's delay is
+//! independent, the pipe is kept sorted by arrival time, and a packet that overtakes the head
+//! schedules an `Arrive` of its own (an `Arrive` that finds nothing due is a no-op).
 
 use std::collections::VecDeque;
 
@@ -54,40 +57,58 @@ pub struct Link {
     loss_rng: SimRng,
     jitter_rng: SimRng,
     pub counters: LinkCounters,
-    /// Drops and random losses per flow id (grown on demand).
-    losses_by_flow: Vec<u64>,
     /// Record sojourn times of departing packets.
     pub measure_sojourn: bool,
     /// Backlog (packets) at each AQM congestion signal (mark or AQM drop), with its time: the
     /// largest queue the AQM let build in a cycle, the `b` of the ABE paper's model (L149).
     pub signal_backlogs: Vec<(Nanos, u32)>,
+    /// Every drop and random loss: (time, flow), in time order (loss events, `crate::metrics`).
+    pub losses: Losses,
+    /// The least backlog (bytes, packets) since [`Link::reset_min_backlog`].
+    min_backlog: (u64, usize),
+    /// Largest over smallest per-packet service rate (1 = a constant rate).
+    rate_spread: f64,
+    rate_rng: Option<SimRng>,
+    /// Jitter may reorder packets.
+    reorder: bool,
 }
 
-fn count_drop(counters: &mut LinkCounters, losses_by_flow: &mut Vec<u64>, flow: u32, reason: DropReason) {
+/// Losses of a link, per flow and in time order.
+#[derive(Default)]
+pub struct Losses {
+    by_flow: Vec<u64>,
+    pub log: Vec<(Nanos, u32)>,
+}
+
+impl Losses {
+    fn count(&mut self, flow: u32, now: Nanos) {
+        let i = flow as usize;
+        if i >= self.by_flow.len() {
+            self.by_flow.resize(i + 1, 0);
+        }
+        self.by_flow[i] += 1;
+        self.log.push((now, flow));
+    }
+}
+
+fn count_drop(counters: &mut LinkCounters, losses: &mut Losses, flow: u32, reason: DropReason, now: Nanos) {
     match reason {
         DropReason::Overflow => counters.overflow_drops += 1,
         DropReason::Aqm => counters.aqm_drops += 1,
     }
-    count_loss(losses_by_flow, flow);
-}
-
-fn count_loss(losses_by_flow: &mut Vec<u64>, flow: u32) {
-    let i = flow as usize;
-    if i >= losses_by_flow.len() {
-        losses_by_flow.resize(i + 1, 0);
-    }
-    losses_by_flow[i] += 1;
+    losses.count(flow, now);
 }
 
 /// Counts what an AQM discards or marks while dequeuing.
 struct DequeueCounter<'a> {
     counters: &'a mut LinkCounters,
-    losses_by_flow: &'a mut Vec<u64>,
+    losses: &'a mut Losses,
+    now: Nanos,
 }
 
 impl DequeueSink<Packet> for DequeueCounter<'_> {
     fn dropped(&mut self, pkt: Packet, reason: DropReason, _sojourn: Nanos) {
-        count_drop(self.counters, self.losses_by_flow, pkt.flow, reason);
+        count_drop(self.counters, self.losses, pkt.flow, reason, self.now);
     }
     fn marked(&mut self, _pkt: &Packet, _sojourn: Nanos) {
         self.counters.ecn_marks += 1;
@@ -120,15 +141,46 @@ impl Link {
             loss_rng,
             jitter_rng,
             counters: LinkCounters::default(),
-            losses_by_flow: Vec::new(),
             measure_sojourn: false,
             signal_backlogs: Vec::new(),
+            losses: Losses::default(),
+            min_backlog: (0, 0),
+            rate_spread: 1.0,
+            rate_rng: None,
+            reorder: false,
         }
+    }
+
+    /// Draw each packet's service rate uniformly from `[rate, rate · spread]` (`spread` > 1),
+    /// from `rng`; rate changes keep the spread.
+    pub fn set_rate_spread(&mut self, spread: f64, rng: SimRng) {
+        self.rate_spread = spread;
+        self.rate_rng = Some(rng);
+    }
+
+    /// Let jitter reorder packets: each packet's extra delay is drawn independently.
+    pub fn set_reorder(&mut self, reorder: bool) {
+        self.reorder = reorder;
     }
 
     /// Packets of `flow` this link dropped or lost.
     pub fn losses_of(&self, flow: u32) -> u64 {
-        self.losses_by_flow.get(flow as usize).copied().unwrap_or(0)
+        self.losses.by_flow.get(flow as usize).copied().unwrap_or(0)
+    }
+
+    /// The least backlog (bytes, packets) since the last [`Link::reset_min_backlog`].
+    pub fn min_backlog(&self) -> (u64, usize) {
+        self.min_backlog
+    }
+
+    /// Start tracking the least backlog afresh from the current one (at the warm-up's end).
+    pub fn reset_min_backlog(&mut self) {
+        self.min_backlog = (self.queue.len_bytes(), self.queue.len_packets());
+    }
+
+    fn note_backlog(&mut self) {
+        let (b, p) = (self.queue.len_bytes(), self.queue.len_packets());
+        self.min_backlog = (self.min_backlog.0.min(b), self.min_backlog.1.min(p));
     }
 
     pub fn rate(&self) -> f64 {
@@ -198,8 +250,12 @@ impl Link {
         self.last_queue_change = now;
     }
 
-    fn tx_time(&self, wire_bytes: u32) -> Nanos {
-        ((wire_bytes as f64 * 8e9) / self.rate).ceil() as Nanos
+    fn tx_time(&mut self, wire_bytes: u32) -> Nanos {
+        let rate = match self.rate_rng.as_mut() {
+            Some(rng) => self.rate * (1.0 + unit(rng) * (self.rate_spread - 1.0)),
+            None => self.rate,
+        };
+        ((wire_bytes as f64 * 8e9) / rate).ceil() as Nanos
     }
 
     /// A packet arrives at the link's ingress.
@@ -214,7 +270,7 @@ impl Link {
         self.counters.arrivals += 1;
         if self.loss > 0.0 && unit(&mut self.loss_rng) < self.loss {
             self.counters.random_losses += 1;
-            count_loss(&mut self.losses_by_flow, pkt.flow);
+            self.losses.count(pkt.flow, now);
             return;
         }
         if self.rate.is_infinite() {
@@ -229,7 +285,7 @@ impl Link {
             Enqueued::Queued => {}
             Enqueued::Marked => self.counters.ecn_marks += 1,
             Enqueued::Dropped(p, reason) => {
-                count_drop(&mut self.counters, &mut self.losses_by_flow, p.flow, reason)
+                count_drop(&mut self.counters, &mut self.losses, p.flow, reason, now)
             }
         }
         self.note_signal_backlog(signals, now);
@@ -247,10 +303,10 @@ impl Link {
     ) {
         self.account_queue(now);
         let signals = self.aqm_signals();
-        let mut sink =
-            DequeueCounter { counters: &mut self.counters, losses_by_flow: &mut self.losses_by_flow };
+        let mut sink = DequeueCounter { counters: &mut self.counters, losses: &mut self.losses, now };
         let next = self.queue.dequeue(now, &mut sink);
         self.note_signal_backlog(signals, now);
+        self.note_backlog();
         if let Some(d) = next {
             if self.measure_sojourn {
                 sojourn.record(id, now, &d.pkt, d.sojourn);
@@ -280,6 +336,9 @@ impl Link {
     fn propagate(&mut self, id: u32, pkt: Packet, now: Nanos, events: &mut EventQueue) {
         let extra =
             if self.jitter > 0 { (unit(&mut self.jitter_rng) * self.jitter as f64) as Nanos } else { 0 };
+        if self.reorder {
+            return self.propagate_reordering(id, pkt, now + self.delay + extra, events);
+        }
         let at = (now + self.delay + extra).max(self.last_arrival);
         self.last_arrival = at;
         if self.pipe.is_empty() {
@@ -288,12 +347,89 @@ impl Link {
         self.pipe.push_back((at, pkt));
     }
 
-    /// The head of the pipe reaches the far end; returns it.
-    pub fn arrive(&mut self, id: u32, events: &mut EventQueue) -> Packet {
-        let (_, pkt) = self.pipe.pop_front().expect("Arrive with an empty pipe");
+    /// Insert by arrival time (after packets due at the same time, so ties stay FIFO); a new
+    /// head needs an `Arrive` of its own, the one already scheduled then finds nothing due.
+    fn propagate_reordering(&mut self, id: u32, pkt: Packet, at: Nanos, events: &mut EventQueue) {
+        let i = self.pipe.partition_point(|&(t, _)| t <= at);
+        if i == 0 {
+            events.schedule(at, Event::Arrive(id));
+        }
+        self.pipe.insert(i, (at, pkt));
+    }
+
+    /// The head of the pipe reaches the far end; returns it (None for an `Arrive` whose packet
+    /// an earlier one already delivered, which happens only with reordering).
+    pub fn arrive(&mut self, id: u32, now: Nanos, events: &mut EventQueue) -> Option<Packet> {
+        match self.pipe.front() {
+            Some(&(at, _)) if at <= now => {}
+            _ => return None,
+        }
+        let (_, pkt) = self.pipe.pop_front()?;
         if let Some(&(next, _)) = self.pipe.front() {
             events.schedule(next, Event::Arrive(id));
         }
-        pkt
+        Some(pkt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ccbench_aqm::{DropTail, Limit};
+
+    use super::*;
+    use crate::packet::Packet;
+    use crate::rng::link_streams;
+
+    const MS: Nanos = 1_000_000;
+
+    struct NoSojourn;
+    impl SojournRecorder for NoSojourn {
+        fn record(&mut self, _: u32, _: Nanos, _: &Packet, _: Nanos) {}
+    }
+
+    /// 200 packets 0.1 ms apart through a 10 ms ± 5 ms pipe, delivered as the events come.
+    fn deliveries(reorder: bool) -> Vec<(Nanos, u64)> {
+        let queue = Box::new(DropTail::new(Limit::Packets(1000)));
+        let mut link = Link::new("l".into(), f64::INFINITY, 10 * MS, 5 * MS, 0.0, queue, link_streams(7, 0));
+        link.set_reorder(reorder);
+        let mut events = EventQueue::with_capacity(64);
+        let mut out = Vec::new();
+        for k in 0..200u64 {
+            let pkt = Packet { seq: k, ..Packet::new(0, 0, crate::packet::Kind::Data, 1500, 0) };
+            link.offer(0, pkt, k * MS / 10, &mut events, &mut NoSojourn);
+        }
+        while let Some((t, _)) = events.pop() {
+            if let Some(p) = link.arrive(0, t, &mut events) {
+                out.push((t, p.seq));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn jitter_reorders_only_when_asked_and_loses_nothing() {
+        for reorder in [false, true] {
+            let got = deliveries(reorder);
+            assert_eq!(got.len(), 200, "every packet arrives once");
+            let mut seqs: Vec<u64> = got.iter().map(|&(_, s)| s).collect();
+            assert!(got.windows(2).all(|w| w[0].0 <= w[1].0), "arrivals in time order");
+            let in_order = seqs.windows(2).all(|w| w[0] < w[1]);
+            assert_eq!(in_order, !reorder, "reorder = {reorder}");
+            seqs.sort_unstable();
+            assert_eq!(seqs, (0..200).collect::<Vec<_>>());
+        }
+    }
+
+    /// With `rate_max`, each transmission takes between size/rate_max and size/rate.
+    #[test]
+    fn service_rates_lie_between_rate_and_rate_max() {
+        let queue = Box::new(DropTail::new(Limit::Packets(1000)));
+        let mut link = Link::new("l".into(), 10e6, 0, 0, 0.0, queue, link_streams(7, 0));
+        link.set_rate_spread(3.0, crate::rng::stream(7, "link-rate", 0));
+        let times: Vec<Nanos> = (0..1000).map(|_| link.tx_time(1500)).collect();
+        assert!(times.iter().all(|&t| (400_000..=1_200_000).contains(&t)), "1500 B at 10..30 Mbit/s");
+        let mean = times.iter().sum::<Nanos>() as f64 / 1000.0;
+        // E[1/U] over U(10, 30) Mbit/s: 1500·8·ln(3)/20e6 s = 659 µs.
+        assert!((mean / 659_167.0 - 1.0).abs() < 0.03, "mean {mean} ns");
     }
 }

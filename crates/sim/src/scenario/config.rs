@@ -67,8 +67,12 @@ pub struct LinkSpec {
     pub rate: f64,
     /// One-way propagation delay.
     pub delay: Nanos,
-    /// Per-packet extra delay drawn uniformly from [0, jitter]; never reorders.
+    /// Per-packet extra delay drawn uniformly from [0, jitter]; never reorders unless
+    /// `jitter_reorder`.
     pub jitter: Nanos,
+    pub jitter_reorder: bool,
+    /// Per-packet service rate drawn uniformly from [rate, rate_max] (None: always `rate`).
+    pub rate_max: Option<f64>,
     /// Bernoulli loss probability applied to arriving packets before the queue.
     pub loss: f64,
     pub buffer: BufferSize,
@@ -151,6 +155,10 @@ pub struct Chunks {
     pub persistence: f64,
     /// Pause after a chunk's last ACK before the next chunk starts (default 0).
     pub gap: Nanos,
+    /// Instead of `gap`: time from one chunk's start to the next's, drawn uniformly from
+    /// [min, max] per chunk (short flows arriving at random, the SIAD thesis's Table 4.7); a
+    /// chunk due while the last is unfinished starts when that one finishes.
+    pub interval: Option<(Nanos, Nanos)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -199,6 +207,9 @@ pub struct TcpOptions {
     pub header_bytes: u32,
     /// Initial window in segments (default 10).
     pub initial_window: u32,
+    /// Initial slow-start threshold in segments (None: infinite), Linux's
+    /// `tcp_initial_ssthresh` sysctl of the SIAD thesis's kernels (Appendix A.2).
+    pub initial_ssthresh: Option<u32>,
     pub sack: bool,
     pub delayed_ack: bool,
     /// Delayed-ACK timer (default 40 ms).
@@ -241,6 +252,7 @@ impl Default for TcpOptions {
             mss: 1448,
             header_bytes: 52,
             initial_window: 10,
+            initial_ssthresh: None,
             sack: true,
             delayed_ack: true,
             delayed_ack_timeout: 40_000_000,

@@ -39,7 +39,7 @@ fn link(t: &Topology, l: &LinkSpec) -> Value {
         "to": t.nodes[l.to],
         "rate_bps": l.rate,
         "delay_ns": l.delay,
-        "jitter_ns": l.jitter,
+        "jitter_ns": l.jitter, "jitter_reorder": l.jitter_reorder, "rate_max_bps": l.rate_max,
         "loss": l.loss,
         "buffer": buffer(&l.buffer),
         "limit": match l.limit {
@@ -98,7 +98,7 @@ fn flow(t: &Topology, f: &Flow) -> Value {
         "stop_ns": f.stop,
         "size_bytes": f.size,
         "tcp": {
-            "mss": o.mss, "header_bytes": o.header_bytes, "initial_window": o.initial_window,
+            "mss": o.mss, "header_bytes": o.header_bytes, "initial_window": o.initial_window, "initial_ssthresh": o.initial_ssthresh,
             "sack": o.sack, "delayed_ack": o.delayed_ack, "delayed_ack_timeout_ns": o.delayed_ack_timeout,
             "quickack_segments": o.quickack_segments, "timestamps": o.timestamps,
             "ts_granularity_ns": o.ts_granularity, "rcv_buf_bytes": o.rcv_buf, "wscale": o.wscale,

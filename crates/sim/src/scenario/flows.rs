@@ -61,6 +61,8 @@ const FLOW_TCP_KEYS: &[&str] = &[
     "chunk_size",
     "persistence",
     "chunk_gap",
+    "chunk_interval",
+    "initial_ssthresh",
 ];
 const FLOW_CBR_KEYS: &[&str] = &["packet_size", "interval"];
 /// Most flows a scenario may expand to (a swarm has hundreds; this bounds memory, not realism).
@@ -468,6 +470,7 @@ fn build_tcp(t: &Table, p: &str) -> R<TcpOptions> {
     if let Some(v) = get_int(t, p, "initial_window", 1, 1_000_000)? {
         o.initial_window = v as u32;
     }
+    o.initial_ssthresh = get_int(t, p, "initial_ssthresh", 2, 1_000_000_000)?.map(|v| v as u32);
     if let Some(v) = get_bool(t, p, "sack")? {
         o.sack = v;
     }

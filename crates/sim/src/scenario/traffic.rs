@@ -10,10 +10,10 @@ use super::fields::{fe, get_duration, get_number_in, get_size, join, R};
 use super::units::{self, format_duration};
 use crate::rng::{self, SimRng};
 
-pub const CHUNK_KEYS: &[&str] = &["chunk_size", "persistence", "chunk_gap"];
+pub const CHUNK_KEYS: &[&str] = &["chunk_size", "persistence", "chunk_gap", "chunk_interval"];
 
 /// `chunk_size = "250KB"` or `{ min = "1B", max = "512KB" }`, with `persistence` (P_P) and
-/// `chunk_gap`; the last two need the first.
+/// `chunk_gap` or `chunk_interval`; the others need `chunk_size`.
 pub fn get_chunks(t: &Table, p: &str) -> R<Option<Chunks>> {
     let size = match t.get("chunk_size") {
         None => {
@@ -30,7 +30,40 @@ pub fn get_chunks(t: &Table, p: &str) -> R<Option<Chunks>> {
     }
     let persistence = get_number_in(t, p, "persistence", 0.0, 1.0)?.unwrap_or(1.0);
     let gap = get_duration(t, p, "chunk_gap")?.unwrap_or(0);
-    Ok(Some(Chunks { size, persistence, gap }))
+    let interval = get_interval(t, p)?;
+    if interval.is_some() && t.contains_key("chunk_gap") {
+        return Err(fe(join(p, "chunk_interval"), "give chunk_gap or chunk_interval, not both"));
+    }
+    Ok(Some(Chunks { size, persistence, gap, interval }))
+}
+
+/// `chunk_interval = "2s"` or `{ min = "2s", max = "3s" }`, > 0.
+fn get_interval(t: &Table, p: &str) -> R<Option<(Nanos, Nanos)>> {
+    let here = join(p, "chunk_interval");
+    let (min, max) = match t.get("chunk_interval") {
+        None => return Ok(None),
+        Some(Value::Table(range)) => {
+            if let Some(k) = range.keys().find(|k| !["min", "max"].contains(&k.as_str())) {
+                return Err(fe(join(&here, k), "unknown key (an interval range has min and max)"));
+            }
+            let need = |k: &str| {
+                get_duration(range, &here, k)?.ok_or_else(|| fe(join(&here, k), "missing (e.g. \"2s\")"))
+            };
+            (need("min")?, need("max")?)
+        }
+        Some(_) => {
+            let d = get_duration(t, p, "chunk_interval")?.expect("present");
+            (d, d)
+        }
+    };
+    if min == 0 {
+        return Err(fe(here, "must be greater than 0s"));
+    }
+    if max < min {
+        let (lo, hi) = (format_duration(min), format_duration(max));
+        return Err(fe(join(&here, "max"), format!("must be at least min ({lo}), got {hi}")));
+    }
+    Ok(Some((min, max)))
 }
 
 fn uniform_size(range: &Table, p: &str) -> R<ChunkSize> {

@@ -18,10 +18,22 @@ use crate::scenario::{BufferSize, LinkChange, LinkSpec, Nanos, Params, Topology}
 pub const DEFAULT_RTT: Nanos = 100_000_000;
 
 /// Keys of a link's properties, accepted by every link-like table.
-pub const PROP_KEYS: &[&str] =
-    &["rate", "delay", "rtt", "buffer", "aqm", "aqm_params", "ecn", "jitter", "loss"];
+pub const PROP_KEYS: &[&str] = &[
+    "rate",
+    "rate_max",
+    "delay",
+    "rtt",
+    "buffer",
+    "aqm",
+    "aqm_params",
+    "ecn",
+    "jitter",
+    "jitter_reorder",
+    "loss",
+];
 /// Keys of a `reverse` table: what the other direction may set differently (it shares `delay`).
-pub const REVERSE_KEYS: &[&str] = &["rate", "buffer", "aqm", "aqm_params", "ecn", "jitter", "loss"];
+pub const REVERSE_KEYS: &[&str] =
+    &["rate", "rate_max", "buffer", "aqm", "aqm_params", "ecn", "jitter", "jitter_reorder", "loss"];
 const CHANGE_KEYS: &[&str] = &["at", "rate", "delay"];
 
 /// One direction's properties as written, before the link is placed between nodes.
@@ -35,6 +47,10 @@ pub struct LinkProps {
     pub aqm_params: Params,
     pub ecn: bool,
     pub jitter: Nanos,
+    /// Jitter may reorder packets (each packet's extra delay drawn independently).
+    pub jitter_reorder: bool,
+    /// Largest per-packet service rate: each packet's drawn uniformly from [rate, rate_max].
+    pub rate_max: Option<f64>,
     pub loss: f64,
     /// Where errors about this direction's queue land (`links[0]`, `bottleneck`, …).
     pub field: String,
@@ -52,15 +68,35 @@ pub fn parse_props(t: &Table, p: &str) -> R<LinkProps> {
         aqm_params: get_params(t, p, "aqm_params")?,
         ecn: get_bool(t, p, "ecn")?.unwrap_or(false),
         jitter: get_duration(t, p, "jitter")?.unwrap_or(0),
+        jitter_reorder: get_bool(t, p, "jitter_reorder")?.unwrap_or(false),
+        rate_max: get_rate_max(t, p, rate)?,
         loss: get_probability(t, p, "loss")?.unwrap_or(0.0),
         field: p.to_string(),
     })
 }
 
+/// `rate_max`, which must exceed `rate`.
+fn get_rate_max(t: &Table, p: &str, rate: f64) -> R<Option<f64>> {
+    match get_rate(t, p, "rate_max")? {
+        Some(max) if max <= rate || max.is_infinite() => Err(fe(
+            join(p, "rate_max"),
+            format!("must be a finite rate above rate ({} Mbps), got {} Mbps", rate / 1e6, max / 1e6),
+        )),
+        max => Ok(max),
+    }
+}
+
 /// The other direction of a bidirectional link: the forward direction's rate, buffer and queue
 /// unless `reverse` (at `p`) says otherwise; no loss and no jitter unless given.
 pub fn parse_reverse(t: Option<&Table>, p: &str, fwd: &LinkProps) -> R<LinkProps> {
-    let mut r = LinkProps { jitter: 0, loss: 0.0, field: p.to_string(), ..fwd.clone() };
+    let mut r = LinkProps {
+        jitter: 0,
+        jitter_reorder: false,
+        rate_max: None,
+        loss: 0.0,
+        field: p.to_string(),
+        ..fwd.clone()
+    };
     let Some(t) = t else {
         return Ok(r);
     };
@@ -80,6 +116,8 @@ pub fn parse_reverse(t: Option<&Table>, p: &str, fwd: &LinkProps) -> R<LinkProps
     }
     r.ecn = get_bool(t, p, "ecn")?.unwrap_or(r.ecn);
     r.jitter = get_duration(t, p, "jitter")?.unwrap_or(0);
+    r.jitter_reorder = get_bool(t, p, "jitter_reorder")?.unwrap_or(false);
+    r.rate_max = get_rate_max(t, p, r.rate)?;
     r.loss = get_probability(t, p, "loss")?.unwrap_or(0.0);
     Ok(r)
 }
@@ -182,6 +220,8 @@ impl TopologyBuilder {
             rate: props.rate,
             delay: props.delay,
             jitter: props.jitter,
+            jitter_reorder: props.jitter_reorder,
+            rate_max: props.rate_max,
             loss: props.loss,
             buffer: props.buffer.clone(),
             rtt: props.rtt,

@@ -32,6 +32,8 @@ pub fn build(t: &Table, duration: Nanos) -> R<(Topology, Attach)> {
         aqm_params: Params::new(),
         ecn: false,
         jitter: 0,
+        jitter_reorder: false,
+        rate_max: None,
         loss: 0.0,
         ..fwd.clone()
     };

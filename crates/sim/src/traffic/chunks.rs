@@ -18,6 +18,8 @@ struct Plan {
     /// The flow's `start`: before it, the neighbour is not there to be picked.
     start: u64,
     rng: SimRng,
+    /// When the chunk in progress started (for `interval`).
+    chunk_started: u64,
     group: Option<usize>,
     active: bool,
     chunks_done: u64,
@@ -68,6 +70,7 @@ impl ChunkApp {
             plans.push(Some(Plan {
                 spec,
                 start: f.start,
+                chunk_started: f.start,
                 rng,
                 group,
                 active: group.is_none(),
@@ -102,8 +105,21 @@ impl ChunkApp {
         self.plans[flow as usize].as_ref().is_none_or(|p| p.active)
     }
 
-    pub fn gap(&self, flow: u32) -> u64 {
-        self.plans[flow as usize].as_ref().map_or(0, |p| p.spec.gap)
+    /// When the next chunk of `flow` is due, its last one having finished at `now`: after the
+    /// gap, or one interval after the last chunk's start (at once if that has passed).
+    pub fn next_due(&mut self, flow: u32, now: u64) -> u64 {
+        let Some(p) = self.plans[flow as usize].as_mut() else { return now };
+        match p.spec.interval {
+            Some((lo, hi)) => (p.chunk_started + p.rng.gen_range(lo..=hi)).max(now),
+            None => now + p.spec.gap,
+        }
+    }
+
+    /// A chunk of `flow` starts now.
+    pub fn started(&mut self, flow: u32, now: u64) {
+        if let Some(p) = self.plans[flow as usize].as_mut() {
+            p.chunk_started = now;
+        }
     }
 
     /// The size of the flow's next chunk.

@@ -209,7 +209,11 @@ impl TcpSender {
         TcpSender {
             flow,
             cc,
-            st: CcState { cwnd: iw, ssthresh: u64::MAX, pacing_rate: None },
+            st: CcState {
+                cwnd: iw,
+                ssthresh: opt.initial_ssthresh.map_or(u64::MAX, |s| s as u64 * opt.mss as u64),
+                pacing_rate: None,
+            },
             phase: Phase::Idle,
             size,
             app_end: size.unwrap_or(u64::MAX),

@@ -3,6 +3,15 @@
 
 use serde::Serialize;
 
+pub mod loss_events;
+pub mod oscillation;
+pub mod reallocation;
+pub mod window_stats;
+
+pub use loss_events::{loss_events, LossEvents, MeanStd, Welford};
+pub use oscillation::Swings;
+pub use reallocation::{reallocations, Reallocation};
+
 use crate::net::SojournRecorder;
 use crate::packet::Packet;
 
@@ -30,6 +39,8 @@ pub struct FlowSeries {
     pub srtt_ms: Vec<f64>,
     pub inflight_bytes: Vec<f64>,
     pub retransmits: Vec<u64>,
+    /// Packets of the flow dropped or randomly lost on any link during the bin.
+    pub losses: Vec<u64>,
 }
 
 /// Per-link samples, one row per link per bin.
@@ -43,6 +54,9 @@ pub struct LinkSeries {
     pub utilization: Vec<f64>,
     pub throughput_mbps: Vec<f64>,
     pub drops: Vec<u64>,
+    /// Packets that arrived at the link, and those of them lost at random, during the bin.
+    pub arrivals: Vec<u64>,
+    pub random_losses: Vec<u64>,
     pub ecn_marks: Vec<u64>,
     /// Wire bytes that left the queue since time zero (the ABE paper's "bytes departed", L211).
     pub departed_bytes: Vec<u64>,
@@ -156,6 +170,22 @@ pub fn jain_index(xs: &[f64]) -> f64 {
     }
 }
 
+/// Jain's index over the mean goodput of each group of flows with the same number of links
+/// (`(links, goodput)` pairs); None with fewer than two groups.
+pub fn jain_by_hops(flows: &[(usize, f64)]) -> Option<f64> {
+    let mut hops: Vec<usize> = flows.iter().map(|&(h, _)| h).collect();
+    hops.sort_unstable();
+    hops.dedup();
+    let means: Vec<f64> = hops
+        .iter()
+        .map(|&h| {
+            let group: Vec<f64> = flows.iter().filter(|&&(g, _)| g == h).map(|&(_, x)| x).collect();
+            group.iter().sum::<f64>() / group.len() as f64
+        })
+        .collect();
+    (means.len() >= 2).then(|| jain_index(&means))
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct ScenarioSummary {
     pub duration_s: f64,
@@ -181,6 +211,9 @@ pub struct FlowSummary {
     pub goodput_mbps: f64,
     /// Wire bytes of this flow's data arriving at the receiver (retransmissions included).
     pub throughput_mbps: f64,
+    /// Standard deviation of that rate over the window's bins (the ± of the SIAD thesis's rate
+    /// tables); NaN where it is not measured (the emulator).
+    pub throughput_std_mbps: f64,
     pub retransmits: u64,
     pub timeouts: u64,
     /// Start (SYN) to acknowledgment of the last byte; None if unfinished or infinite.
@@ -203,7 +236,21 @@ pub struct FlowSummary {
     /// Where the run departed from the configuration, in words: a receiver controller's
     /// fallback (rLEDBAT without timestamps) or a window scale too coarse for it.
     pub notes: Vec<String>,
+    /// This flow's losses on its path in the window, grouped into congestion events within
+    /// 2 × its base RTT ([`loss_events`]).
+    pub loss_events: u64,
+    pub loss_event_distance_s: Option<MeanStd>,
+    /// cwnd swings between consecutive extrema in the window ([`Swings`]), as fractions of the
+    /// buffer of the flow's bottleneck (the slowest link of its path); TCP only.
+    pub oscillation: Option<MeanStd>,
+    /// Times to reach 80 % and 95 % of the fair share after each change of it
+    /// ([`reallocations`]); TCP flows of scenarios with at most
+    /// [`MAX_REALLOCATION_FLOWS`] flows, unchunked.
+    pub reallocations: Vec<Reallocation>,
 }
+
+/// Reallocations look at every other flow at every change: quadratic, so swarms go without.
+pub const MAX_REALLOCATION_FLOWS: usize = 256;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct LinkSummary {
@@ -233,6 +280,14 @@ pub struct LinkSummary {
     pub queue_at_signal_packets: Option<Percentiles>,
     /// η: wire bytes departed over what the link could carry at its final rate (L306).
     pub efficiency: f64,
+    /// Time-weighted mean and least backlog over the window as fractions of the buffer limit
+    /// (bytes over bytes, or packets over packets): the SIAD thesis's queue fill (L2138).
+    pub queue_fill_mean: f64,
+    pub queue_fill_min: f64,
+    /// Drops and random losses here in the window grouped into congestion events within
+    /// 2 × the largest base RTT of the TCP flows crossing the link ([`loss_events`]).
+    pub loss_events: u64,
+    pub loss_event_distance_s: Option<MeanStd>,
     /// Among the TCP flows whose data crosses this link (None without two of them): Jain's
     /// index of their window throughputs, its 1 Hz short-term mean (`crate::fairness`), and
     /// the less-than-best-effort flows' share of their bytes.
@@ -253,6 +308,13 @@ pub struct Summary {
     pub convergence_s: Option<f64>,
     /// Seconds until that index first reaches 0.95 (the paper's literal reading).
     pub convergence_first_s: Option<f64>,
+    /// Goodput of the first TCP flow over the second's (the SIAD thesis's sharing ratio,
+    /// Tables 4.2–4.3); None with fewer than two TCP flows.
+    pub sharing_ratio: Option<f64>,
+    /// Jain's index over the mean goodputs of groups of TCP flows crossing the same number of
+    /// links (the parking lot's long flow against the short ones, Table 4.5); None with fewer
+    /// than two such groups.
+    pub jain_by_hops: Option<f64>,
     /// Over all TCP flows: the 1 Hz short-term Jain's index and the less-than-best-effort
     /// share of wire bytes in the window (`crate::fairness`).
     pub jain_short: Option<f64>,

@@ -1,0 +1,111 @@
+//! Congestion events from loss times, as the SIAD thesis measures its feedback rate (§4.1.2,
+//! L2140): losses less than `gap` (2·RTT) after the previous loss belong to the same event, and
+//! the distance between two events runs from the last loss of the first to the first loss of
+//! the second. SIAD aims at one event every Num_RTT RTTs (Table 4.1).
+
+use serde::Serialize;
+
+use super::Nanos;
+
+/// Mean and sample standard deviation (n − 1; 0 for a single value).
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct MeanStd {
+    pub mean: f64,
+    pub std: f64,
+}
+
+impl MeanStd {
+    /// Of `values`; None when empty.
+    pub fn of(values: impl IntoIterator<Item = f64>) -> Option<Self> {
+        let mut w = Welford::default();
+        values.into_iter().for_each(|x| w.add(x));
+        w.get()
+    }
+}
+
+/// Running mean and variance (Welford), so long runs need no sample buffer.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Welford {
+    n: u64,
+    mean: f64,
+    m2: f64,
+}
+
+impl Welford {
+    pub fn add(&mut self, x: f64) {
+        self.n += 1;
+        let d = x - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x - self.mean);
+    }
+
+    pub fn get(&self) -> Option<MeanStd> {
+        let std = if self.n > 1 { (self.m2 / (self.n - 1) as f64).sqrt() } else { 0.0 };
+        (self.n > 0).then_some(MeanStd { mean: self.mean, std })
+    }
+}
+
+/// Events that start at or after `from`, and the distances (s) to each of them from the event
+/// before (which may have started earlier).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LossEvents {
+    pub events: u64,
+    /// None without any distance (fewer than two events in all).
+    pub distance_s: Option<MeanStd>,
+}
+
+/// Group `times` (non-decreasing) into events no loss of which is more than `gap` after the one
+/// before.
+pub fn loss_events(times: impl IntoIterator<Item = Nanos>, gap: Nanos, from: Nanos) -> LossEvents {
+    let (mut events, mut distances) = (0, Welford::default());
+    let mut last: Option<Nanos> = None;
+    for t in times {
+        let new_event = last.is_none_or(|l| t - l > gap);
+        if new_event && t >= from {
+            events += 1;
+            if let Some(l) = last {
+                distances.add((t - l) as f64 / 1e9);
+            }
+        }
+        last = Some(t);
+    }
+    LossEvents { events, distance_s: distances.get() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Nanos = 1_000_000;
+
+    #[test]
+    fn losses_within_the_gap_are_one_event() {
+        // Events {1.00, 1.05, 1.10} s, {3.0} s, {5.5, 5.6} s with a 200 ms gap: distances
+        // 3.0 − 1.1 = 1.9 s and 5.5 − 3.0 = 2.5 s.
+        let t = [1000, 1050, 1100, 3000, 5500, 5600].map(|ms| ms * MS);
+        let e = loss_events(t, 200 * MS, 0);
+        assert_eq!(e.events, 3);
+        let d = e.distance_s.unwrap();
+        assert!((d.mean - 2.2).abs() < 1e-9, "{d:?}");
+        assert!((d.std - (0.18f64).sqrt()).abs() < 1e-9, "sample std of 1.9 and 2.5: {d:?}");
+    }
+
+    #[test]
+    fn a_chain_of_close_losses_stays_one_event() {
+        // Each loss 150 ms after the last: one event over 1.5 s though it spans more than 2 RTT.
+        let t: Vec<Nanos> = (0..10).map(|k| k * 150 * MS).collect();
+        assert_eq!(loss_events(t, 200 * MS, 0), LossEvents { events: 1, distance_s: None });
+    }
+
+    #[test]
+    fn events_before_the_window_only_anchor_the_first_distance() {
+        let t = [1000, 4000, 6000].map(|ms| ms * MS);
+        let e = loss_events(t, 200 * MS, 2000 * MS);
+        assert_eq!(e.events, 2);
+        let d = e.distance_s.unwrap();
+        assert!((d.mean - 2.5).abs() < 1e-9 && (d.std - (0.5f64).sqrt()).abs() < 1e-9, "{d:?}");
+        // A loss continuing an event that began before the window starts no event.
+        assert_eq!(loss_events([1900 * MS, 2050 * MS], 200 * MS, 2000 * MS).events, 0);
+        assert_eq!(loss_events([], 200 * MS, 0), LossEvents::default());
+    }
+}
