@@ -33,7 +33,7 @@ emu-deps:
 		&& apt-get install -y -qq iptables >/dev/null; }; }; } || echo "note: no iptables; rledbatd will refuse to run"
 
 test: build
-	cargo test --workspace --release
+	cargo test --workspace --profile ci
 	$(VENV)/bin/pytest -q tests/python
 
 demo: build

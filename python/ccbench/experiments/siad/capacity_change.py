@@ -1,0 +1,190 @@
+"""SIAD thesis §4.5.1 (1)–(2), Fig. 4.29 (L2617–2628; notes ``siad-eval.md`` §2.2 rows C1, C2 and
+§4.7): one flow while the bottleneck's rate changes.
+
+* C1: 10 Mbit/s → 3 Mbit/s at 30 s → 10 Mbit/s at 60 s, buffer 0.5·BDP sized at 10 Mbit/s.
+* C2: 100 → 25 → 100 Mbit/s, buffer 0.5·BDP sized at 100 Mbit/s.
+
+Schemes: SIAD(20) and SIAD(40) as the thesis shows, Cubic and NewReno for contrast (the thesis
+shows no trace of them here). Delayed ACKs on (L2473). RTT 100 ms, drop tail.
+
+Claims: SIAD "can quickly adapt to a lower rate. Due to Additional Decrease it is able to fully
+empty the queue" (L2621); when the rate returns, "as soon as Fast Increase is entered, TCP SIAD
+quickly allocates the new capacity" (L2621) and at 100 Mbit/s "within a few seconds" (L2628),
+while the 1 ms timestamp tick keeps it from emptying the queue after 100 → 25 (L2628).
+
+Measured per run:
+* ``realloc_80_s`` / ``realloc_95_s``: the core's ``reallocations`` entry of the flow at 60 s
+  (fair share = the new link rate): seconds until its 200 ms receiver rate first reaches 80 / 95 %
+  of it (NaN: not before the end).
+* ``down_empty_s``: seconds from the drop at 30 s until the queue first runs empty: the first
+  packet that waited less than one packet's transmission time at the low rate (it found at most
+  the packet in service ahead of it), read from the per-packet ``sojourn`` samples (a trace
+  reading, the thesis's queue trace at every arrival; the core's summary has no per-phase queue
+  minimum, and a 200 ms bin's mean backlog hides a queue that touches zero). NaN: never before
+  60 s. Cubic and NewReno keep a standing queue there (3 Mbit/s makes the 62.5 kB buffer
+  1.7·BDP), so this is where "adapts down at once" shows.
+* the window's ``utilization`` and ``loss_rate`` from the core's summary.
+
+Choices where the thesis is silent: 90 s runs (the figure's span; every metric lies in
+30–70 s), warm-up 20 s, one run per configuration as the thesis.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Optional
+
+from ccbench.experiments.base import Experiment
+from ccbench.experiments.siad.common import BIN, dumbbell, flow
+
+DURATION_S = 90.0
+DOWN_AT_S, UP_AT_S = 30.0, 60.0
+#: (high, low) link rates in Mbit/s of the two scenarios.
+LINKS = {"10-3-10": (10, 3), "100-25-100": (100, 25)}
+SCHEMES = ["SIAD(20)", "SIAD(40)", "Cubic", "NewReno"]
+SCHEMES_NUM_RTT = {"SIAD(20)": 20, "SIAD(40)": 40}
+BUFFER_BDP = 0.5
+FULL_PACKET_BITS = 1500 * 8
+#: "Adapts down at once" (L2621): the queue empties within the first congestion epoch after the
+#: drop, Num_RTT base RTTs (2 s for SIAD(20), 4 s for SIAD(40)): the first decrease and the
+#: Additional Decrease right after it drain it, before the next regular congestion event.
+BASE_RTT_S = 0.1
+#: "Within a few seconds" (L2628) and the CBR case's 2.2 s (L2638): at most 5 s to 95 %.
+REALLOC_MAX_S = 5.0
+
+
+def reallocation(result, flow_name: str, at_s: float, tolerance_s: float = 0.05) -> Optional[dict]:
+    """The flow's entry of the core's ``reallocations`` list that starts at ``at_s``, or None."""
+    for entry in result.flow(flow_name)["reallocations"]:
+        if abs(entry["at_s"] - at_s) <= tolerance_s:
+            return entry
+    return None
+
+
+def reach_s(entry: Optional[dict], level: int) -> float:
+    """``reach_<level>_s`` of a reallocation entry; NaN when it was not reached (or no entry)."""
+    value = None if entry is None else entry[f"reach_{level}_s"]
+    return math.nan if value is None else float(value)
+
+
+def first_empty_s(result, link: str, after_s: float, before_s: float, rate_mbps: float) -> float:
+    """Seconds after ``after_s`` until the first packet leaving ``link`` (before ``before_s``) that
+    waited less than one full packet's transmission time at ``rate_mbps``; NaN if none."""
+    samples = result.sojourn
+    one_packet_ms = FULL_PACKET_BITS / (rate_mbps * 1e6) * 1e3
+    rows = samples[(samples["link"] == link) & (samples["t_s"] > after_s) & (samples["t_s"] <= before_s)]
+    empty = rows[rows["sojourn_ms"] < one_packet_ms]
+    return float(empty["t_s"].iloc[0] - after_s) if len(empty) else math.nan
+
+
+def epoch_s(scheme: str) -> float:
+    """Num_RTT base RTTs: one SIAD congestion epoch without queueing."""
+    return SCHEMES_NUM_RTT[scheme] * BASE_RTT_S
+
+
+def _apply(point: dict) -> dict:
+    high, low = LINKS[point["link"]]
+    return {
+        "bottleneck.rate": f"{high}Mbps",
+        "bottleneck.changes": [{"at": f"{DOWN_AT_S:g}s", "rate": f"{low}Mbps"},
+                               {"at": f"{UP_AT_S:g}s", "rate": f"{high}Mbps"}],
+        "flows": [flow(point["scheme"], name="tcp")],
+    }
+
+
+def _metric(result, point: dict) -> dict:
+    up = reallocation(result, "tcp", UP_AT_S)
+    link = result.link("bottleneck")
+    low = LINKS[point["link"]][1]
+    return {
+        "realloc_80_s": reach_s(up, 80),
+        "realloc_95_s": reach_s(up, 95),
+        "down_empty_s": first_empty_s(result, "bottleneck", DOWN_AT_S, UP_AT_S, low),
+        "utilization": link["utilization"],
+        "loss_rate": link["loss_rate"],
+    }
+
+
+def seconds(value: float) -> str:
+    return "never" if value is None or math.isnan(value) else f"{value:.1f} s"
+
+
+def _siad_rows(summary) -> list:
+    rows = []
+    for _, r in summary[summary["scheme"].str.startswith("SIAD")].iterrows():
+        high, low = LINKS[r["link"]]
+        down_ok = r["down_empty_s"] <= epoch_s(r["scheme"])  # NaN compares False
+        empty = f"queue first empty after {seconds(r['down_empty_s'])} (epoch {epoch_s(r['scheme']):g} s)"
+        if r["link"] == "100-25-100":
+            rows.append({"what": f"{r['scheme']} {high}→{low} Mbit/s: queue not emptied at once",
+                         "paper": "not emptied at once, decrease factor not adapted: 1 ms timestamps (L2628)",
+                         "ours": empty, "verdict": "agrees" if not down_ok else "differs",
+                         "reason": "" if not down_ok else
+                         "the first decrease and an Additional Decrease right after it drained the queue "
+                         "within the epoch, as at 10→3 Mbit/s"})
+        else:
+            rows.append({"what": f"{r['scheme']} {high}→{low} Mbit/s: queue empties at once",
+                         "paper": "adapts at once, queue emptied by Additional Decrease (L2621)",
+                         "ours": empty,
+                         "verdict": "agrees" if down_ok else "differs",
+                         "reason": "" if down_ok else f"later than one epoch ({epoch_s(r['scheme']):g} s)"})
+        up_ok = r["realloc_95_s"] <= REALLOC_MAX_S
+        rows.append({"what": f"{r['scheme']} {low}→{high} Mbit/s at 60 s: time to 80 % / 95 % of the link",
+                     "paper": "quickly, within a few seconds (L2621, L2628)",
+                     "ours": f"{seconds(r['realloc_80_s'])} / {seconds(r['realloc_95_s'])}",
+                     "verdict": "agrees" if up_ok else "differs",
+                     "reason": "" if up_ok else f"95 % later than {REALLOC_MAX_S:g} s"})
+    return rows
+
+
+def _contrast_rows(summary) -> list:
+    return [{"what": f"{r['scheme']} {r['link']} Mbit/s (contrast): empty queue after drop; 95 % after rise",
+             "paper": "not shown", "ours": f"{seconds(r['down_empty_s'])}; {seconds(r['realloc_95_s'])}",
+             "verdict": "reported", "reason": ""}
+            for _, r in summary[~summary["scheme"].str.startswith("SIAD")].iterrows()]
+
+
+def _comparison(summary) -> list:
+    return _siad_rows(summary) + _contrast_rows(summary)
+
+
+def _figure(summary, out_dir: Path) -> Path:
+    from ccbench.plot import pyplot, save
+
+    plt = pyplot()
+    links = list(dict.fromkeys(summary["link"]))
+    fig, axes = plt.subplots(2, len(links), figsize=(6.5 * len(links), 6.5), squeeze=False, sharex=True)
+    for col, link in enumerate(links):
+        high, _ = LINKS[link]
+        for i, scheme in enumerate(summary[summary["link"] == link]["scheme"]):
+            result = EXPERIMENT.rerun({"link": link, "scheme": scheme}, 1)
+            rate = result.flows[result.flows["flow"] == "tcp"]
+            queue = result.links[result.links["link"] == "bottleneck"]
+            axes[0][col].plot(rate["t_s"], rate["throughput_mbps"], lw=0.8, color=f"C{i}", label=scheme)
+            axes[1][col].plot(queue["t_s"], queue["queue_bytes"] / 1e3, lw=0.8, color=f"C{i}", label=scheme)
+        axes[0][col].set_title(f"{link} Mbit/s, 0.5·BDP at {high} Mbit/s (thesis Fig. 4.29)")
+        axes[0][col].set_ylabel("receiver rate, 200 ms bins (Mbit/s)")
+        axes[1][col].set_ylabel("mean queue per bin (kB)")
+        axes[1][col].set_xlabel("time (s)")
+        for ax in axes[:, col]:
+            for t in (DOWN_AT_S, UP_AT_S):
+                ax.axvline(t, color="grey", ls=":", lw=0.8)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize="small")
+    return save(fig, out_dir / "siad-capacity-change.png")
+
+
+EXPERIMENT = Experiment(
+    name="siad-capacity-change",
+    description="SIAD thesis §4.5.1 Fig. 4.29: one flow, link 10→3→10 and 100→25→100 Mbit/s at 30/60 s, "
+                "0.5·BDP: queue emptied after the drop, time to 80/95 % after the rise",
+    base={**dumbbell("10Mbps", BUFFER_BDP, [flow("SIAD(20)", name="tcp")], duration_s=DURATION_S),
+          "output": {"bin": BIN, "sojourn_samples": True}},
+    grid={"link": list(LINKS), "scheme": SCHEMES},
+    quick_grid={"link": ["10-3-10"], "scheme": SCHEMES},
+    apply=_apply,
+    metric=_metric,
+    figure=_figure,
+    comparison=_comparison,
+)

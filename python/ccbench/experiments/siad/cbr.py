@@ -1,0 +1,104 @@
+"""SIAD thesis §4.3.2 (4), Fig. 4.19 (notes ``siad-eval.md`` A6, §4.3): one SIAD(20) flow beside
+constant-bit-rate cross traffic of 1514-byte frames: 5 Mbit/s on 10 Mbit/s and 50 Mbit/s on
+100 Mbit/s, 0.5 BDP, RTT 100 ms; each also without CBR for comparison. 600 s, last 580 s measured
+(quick: 120 s at 10 Mbit/s, 60 s at 100 Mbit/s). CBR packets are 1472 B of payload + 28 B of
+headers = 1500 B on our wire, the size of our TCP packets (the thesis's 1514 B count the Ethernet
+header, which our links do not model), sent every 1500·8/rate seconds.
+
+Claims (L2425–L2431): with 5 Mbit/s CBR, Adaptive Decrease (which assumes its own share is the
+whole queue) often fails to empty the queue, so Additional Decreases follow; with 50 Mbit/s on
+100 Mbit/s the 1 ms timestamp resolution hides the delay rise after a decrease, the minimum delay
+creeps up (reset every fourth event by the three-in-a-row guard) and a standing queue remains.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ccbench.experiments.base import Experiment
+from ccbench.experiments.siad.common import dumbbell, flow
+from ccbench.experiments.siad.single_flow_traces import flow_metrics, is_nan, link_metrics, trace_panel
+
+FRAME_BYTES, CBR_HEADER = 1500, 28
+#: link rate → CBR rate (Mbit/s).
+CBR = {10: 5, 100: 50}
+QUICK_S = {10: 120.0, 100: 60.0}
+
+
+def cbr_flow(rate_mbps: float) -> dict:
+    """Constant bit rate of full-size frames (``rate_mbps`` on the wire)."""
+    interval_us = FRAME_BYTES * 8 / rate_mbps
+    return {"type": "cbr", "name": "cbr", "packet_size": FRAME_BYTES - CBR_HEADER, "interval": f"{interval_us:g}us"}
+
+
+def _points(quick: bool) -> list:
+    return [{"rate_mbps": rate, "cbr_mbps": cbr, **({"duration_s": QUICK_S[rate]} if quick else {})}
+            for rate, c in CBR.items() for cbr in (0, c)]
+
+
+def _apply(point: dict) -> dict:
+    flows = [flow("SIAD(20)", name="flow")] + ([cbr_flow(point["cbr_mbps"])] if point["cbr_mbps"] else [])
+    changes = {"bottleneck.rate": f"{point['rate_mbps']}Mbps", "flows": flows}
+    if "duration_s" in point:
+        changes["duration"] = f"{point['duration_s']:g}s"
+    return changes
+
+
+def _metric(result, point: dict) -> dict:
+    return {**link_metrics(result), **flow_metrics(result, "flow", "siad")}
+
+
+def _row(summary, rate, cbr):
+    rows = summary[(summary["rate_mbps"] == rate) & (summary["cbr_mbps"] == cbr)]
+    return rows.iloc[0] if len(rows) else None
+
+
+def _text(r) -> str:
+    fill = "n/a" if is_nan(r["queue_fill_min"]) else f"{r['queue_fill_min']:.3f}"
+    return (f"min fill {fill}, mean fill {r['queue_fill_mean']:.2f}, util {r['utilization']:.1%}, "
+            f"SIAD {r['siad_mbps']:.2f} Mbit/s")
+
+
+def _comparison(summary) -> list:
+    rows = []
+    for rate, cbr in CBR.items():
+        alone, cross = _row(summary, rate, 0), _row(summary, rate, cbr)
+        if alone is None or cross is None:
+            continue
+        if rate == 10:
+            ok = None if is_nan(cross["queue_fill_mean"]) else cross["queue_fill_mean"] > alone["queue_fill_mean"]
+            paper = "queue often not emptied: more queueing than alone (L2425)"
+        else:
+            ok = None if is_nan(cross["queue_fill_min"]) else cross["queue_fill_min"] > 0
+            paper = "standing queue (1 ms TS resolution, L2427–L2431)"
+        rows.append({"what": f"SIAD(20) + {cbr} Mbit/s CBR on {rate} Mbit/s, 0.5 BDP", "paper": paper,
+                     "ours": f"{_text(cross)}; alone: {_text(alone)}",
+                     "verdict": "not measured" if ok is None else ("agrees" if ok else "differs"), "reason": ""})
+    return rows
+
+
+def _figure(summary, out_dir: Path) -> Path:
+    from ccbench.plot import pyplot, save
+
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(14, 4.2))
+    for ax, (rate, cbr) in zip(axes, CBR.items()):
+        result = EXPERIMENT.rerun({"rate_mbps": rate, "cbr_mbps": cbr, "duration_s": 60.0}, 1, ["output.bin=\"50ms\""])
+        trace_panel(ax, result, f"Fig 4.19: SIAD(20) + {cbr} Mbit/s CBR on {rate} Mbit/s, 0.5 BDP", ["flow"])
+    fig.tight_layout()
+    return save(fig, out_dir / "siad-cbr.png")
+
+
+EXPERIMENT = Experiment(
+    name="siad-cbr",
+    description="SIAD thesis §4.3.2 (4), Fig. 4.19: one SIAD(20) flow with 5 Mbit/s CBR on 10 Mbit/s "
+                "and 50 Mbit/s CBR on 100 Mbit/s (and without), 0.5 BDP, RTT 100 ms",
+    base=dumbbell("10Mbps", 0.5, [flow("SIAD(20)", name="flow")]),
+    grid={},
+    points=_points(quick=False),
+    quick_points=_points(quick=True),
+    apply=_apply,
+    metric=_metric,
+    figure=_figure,
+    comparison=_comparison,
+)
