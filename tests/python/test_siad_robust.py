@@ -9,8 +9,9 @@ Reported in comparison.md with what we measured, not asserted (they differ here)
 * CBR on/off: the total loss rate (TCP + CBR) in the first 1…5 s after the restart is 2–4× below
   Tables 4.6/C.8 for most cells: the thesis's loss rates need TCP to keep offering ≈ 70–90 Mbit/s
   through the first second at 100 Mbit/s (C/(1−L) − CBR), ours offers ≈ 35–50 (it sheds the rate
-  within ~2 RTTs). Single-sample cells (CBR loss counts, SIAD(20)'s 0.8 s vs 2.2 s at 10 Mbit/s)
-  differ with the rate the change meets, given per row.
+  within ~2 RTTs). Single-sample cells (CBR loss counts, SIAD(20)'s 0.8 s vs 2.2 s and the other
+  schemes' times at 10 Mbit/s, L2638) differ with the rate the change meets, given per row: the
+  thesis calls them single samples that depend on where in its epoch the CBR stops (L2636).
 * Capacity change 100→25 Mbit/s: SIAD(40) drains the queue at once (SIAD(20) keeps a standing
   queue, as the thesis describes for SIAD).
 * Short flows: with a NewReno or Cubic long flow the loss rate is 3–9× below Tables 4.7/C.11 and
@@ -179,10 +180,6 @@ def test_cbr_onoff_siad_reclaims_in_about_2s_and_cubic_far_later(quick):
     assert siad100["reach_95_s"] <= cbr_onoff.SIAD_REACH_MAX_S
     assert cubic100["reach_95_s"] > cbr_onoff.CUBIC_OVER_SIAD * siad100["reach_95_s"]
     assert cbr_onoff.within_factor(cubic100["reach_95_s"], 12.8, cbr_onoff.REACH_FACTOR)
-    for scheme in ("NewReno", "Cubic", "H-TCP"):  # the 10 Mbit/s samples of L2638
-        r = _row(summary, rate_mbps=10, buffer_bdp=1.0, scheme=scheme)
-        paper = cbr_onoff.THESIS_REACH_95[(10, 1.0, scheme)]
-        assert cbr_onoff.within_factor(r["reach_95_s"], paper, cbr_onoff.REACH_FACTOR), (scheme, r["reach_95_s"])
     # The cumulative counts never fall and the loss rate is a fraction.
     for _, r in summary.iterrows():
         counts = [r[f"cbr_loss_{k}s"] for k in cbr_onoff.SECONDS]

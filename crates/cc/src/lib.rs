@@ -105,6 +105,10 @@ pub struct PathInfo {
     pub rwnd: u64,
     /// Initial window in bytes (for idle restart and controllers that reset to it).
     pub initial_window: u64,
+    /// The connection carries TCP timestamps (RFC 7323): RTT samples are timestamp echoes.
+    /// Without them samples come from sequence numbers (Karn), and Linux 3.x modules that read
+    /// `now − tsecr` fall back to the smoothed RTT instead (the SIAD thesis's module, L3121).
+    pub timestamps: bool,
 }
 
 /// Delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), for rate-based controllers.

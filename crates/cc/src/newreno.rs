@@ -263,6 +263,7 @@ pub(crate) mod tests {
             is_cwnd_limited: true,
             rwnd: u64::MAX,
             initial_window: 10 * M,
+            timestamps: true,
         }
     }
 

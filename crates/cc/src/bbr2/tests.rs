@@ -74,6 +74,7 @@ impl Conn {
             is_cwnd_limited: true,
             rwnd: u64::MAX,
             initial_window: 10 * M,
+            timestamps: true,
         };
         let mut c = Self {
             bbr: Bbr2::new(cfg),

@@ -15,8 +15,9 @@
 //! `delay_resolution` (jiffies, 1 ms). The module reads the delay as `now − TSecr`; the trait
 //! gives the ACK's RTT sample in nanoseconds instead, so a sample `r` taken at `now` becomes
 //! `⌊now/g⌋ − ⌊(now − r)/g⌋`: exactly what a TSval stamped when that segment left and echoed
-//! back would give, 1 ms granularity effects included (spec §1, L2427). Without a sample the
-//! module falls back to SRTT (L3121), as here.
+//! back would give, 1 ms granularity effects included (spec §1, L2427). Without a timestamp
+//! echo (no sample, or a connection without timestamps, whose samples come from sequence
+//! numbers) the module reads SRTT (L3121), as here (`PathInfo::timestamps`).
 //!
 //! Hook mapping (spec §4):
 //! * `tcp_siad_cong_avoid` runs from [`CongestionControl::on_ack`] only where Linux 3.5.7 calls
@@ -194,7 +195,8 @@ impl Siad {
     /// The ACK's delay in ticks: the TS-echo difference for the RTT sample, else SRTT.
     fn delay_sample(&self, path: &PathInfo, ack: &AckSample) -> Option<u64> {
         let g = self.cfg.delay_resolution;
-        match (ack.rtt, path.srtt) {
+        // Linux 3.5.7's module reads `now − tsecr` only when the ACK echoes a timestamp.
+        match (ack.rtt.filter(|_| path.timestamps), path.srtt) {
             (Some(r), _) => Some(path.now / g - path.now.saturating_sub(r) / g),
             (None, Some(srtt)) => Some(srtt / g),
             (None, None) => None,

@@ -276,6 +276,10 @@ fn delays_have_the_timestamp_clock_granularity() {
     a.rtt = None;
     p.srtt = Some(99_900_000);
     assert_eq!(s.delay_sample(&p, &a), Some(99), "SRTT without a sample");
+    // Without timestamps a sequence-number sample is no TS echo: the module reads SRTT.
+    a.rtt = Some(100_400_000);
+    p.timestamps = false;
+    assert_eq!(s.delay_sample(&p, &a), Some(99), "SRTT without timestamps");
 }
 
 fn ack_of(segs: u64, inflight_segs: u64) -> AckSample {

@@ -184,16 +184,22 @@ pub struct CbrOptions {
 pub enum LossRecovery {
     /// RACK-TLP (RFC 8985): time-based detection, reorder timer, tail loss probe.
     Rack,
-    /// RFC 6675 `IsLost` (three SACKed segments above), no probe: Linux before 4.18.
+    /// RFC 6675 `IsLost` (three SACKed segments above), no probe, and a retransmission lost
+    /// once data sent after it is SACKed (`tcp_mark_lost_retrans`): Linux before RACK.
     Rfc6675,
 }
 
-/// Where TCP stacks differ outside the congestion controller. Today: the ECN-Echo response.
+/// Where TCP stacks differ outside the congestion controller: the ECN-Echo response, and the
+/// window after a timeout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StackProfile {
     /// Linux: an ECN-Echo enters CWR and PRR walks cwnd down to the new ssthresh over one RTT
     /// (`tcp_enter_cwr`, `tcp_cwnd_reduction`).
     Linux,
+    /// Linux 3.5 (the SIAD thesis's kernel, before the 3.10 F-RTO rework): as `Linux`, and in
+    /// the Loss state after a timeout every ACK caps cwnd at in-flight + 3 segments
+    /// (`tcp_moderate_cwnd`), so a cumulative ACK that fills the hole releases no burst.
+    Linux35,
     /// FreeBSD: cwnd drops to the new ssthresh at once (`cc_cong_signal` with `CC_ECN`, as the
     /// ABE paper's FreeBSD runs did).
     FreeBsd,

@@ -108,7 +108,11 @@ fn flow(t: &Topology, f: &Flow) -> Value {
             "recovery": match o.recovery { LossRecovery::Rack => "rack", LossRecovery::Rfc6675 => "rfc6675" },
             "frto": o.frto,
             "clock_offset_ns": o.clock_offset, "clock_skew_ppm": o.clock_skew_ppm,
-            "stack": match o.stack { StackProfile::Linux => "linux", StackProfile::FreeBsd => "freebsd" },
+            "stack": match o.stack {
+                StackProfile::Linux => "linux",
+                StackProfile::Linux35 => "linux-3.5",
+                StackProfile::FreeBsd => "freebsd",
+            },
             "receiver_cca": o.receiver_cca, "receiver_cc": params(&o.receiver_cc),
         },
         "cbr": {"packet_size": f.cbr.packet_size, "interval_ns": f.cbr.interval, "header_bytes": f.cbr.header_bytes},

@@ -559,9 +559,11 @@ fn build_tcp(t: &Table, p: &str) -> R<TcpOptions> {
     };
     o.stack = match get_str(t, p, "stack")? {
         None | Some("linux") => StackProfile::Linux,
+        Some("linux-3.5") => StackProfile::Linux35,
         Some("freebsd") => StackProfile::FreeBsd,
         Some(other) => {
-            return Err(fe(join(p, "stack"), format!("expected \"linux\" or \"freebsd\", got \"{other}\"")))
+            let expected = "expected \"linux\", \"linux-3.5\" or \"freebsd\"";
+            return Err(fe(join(p, "stack"), format!("{expected}, got \"{other}\"")));
         }
     };
     o.receiver_cca = get_str(t, p, "receiver_cca")?.map(str::to_string);

@@ -507,6 +507,29 @@ fn sack_retransmits_exactly_when_more_than_two_mss_sacked_above() {
     assert_eq!(c.n_congestion(), 1);
 }
 
+/// Without RACK a lost retransmission is found as Linux ≤ 4.3 found it
+/// (`tcp_mark_lost_retrans`): once data sent after the retransmission is SACKed, it is lost too
+/// and goes again, with no timeout.
+#[test]
+fn rfc6675_finds_a_lost_retransmission_once_later_data_is_sacked() {
+    let (mut c, _) = established(iw20());
+    let out = c.ack(0, &[(seg(1), seg(4))], 100 * MS);
+    assert_eq!(retx(&out), vec![0], "fast retransmission, sent when snd_nxt was 20");
+    // SACKs of data sent before the retransmission say nothing about it.
+    let mut t = 101 * MS;
+    for k in 5..=20 {
+        let out = c.ack(0, &[(seg(1), seg(k))], t);
+        assert!(!retx(&out).contains(&0), "segment {k} was sent before the retransmission");
+        t += MS;
+    }
+    let after = c.s.snd_nxt() / M;
+    assert!(after > 20, "new data went out after the retransmission");
+    let out = c.ack(0, &[(seg(1), seg(21))], t);
+    assert_eq!(retx(&out), vec![0], "segment 20 left after the retransmission and was SACKed");
+    assert_eq!(c.s.stats.timeouts, 0);
+    assert_eq!(c.n_congestion(), 1, "still the same episode");
+}
+
 #[test]
 fn sack_three_segments_at_once_triggers_on_the_first_dupack() {
     let (mut c, _) = established(iw20());
@@ -806,6 +829,25 @@ fn rto_collapses_cwnd_retransmits_head_and_backs_off() {
     c.ack(seg(14), &[], t);
     assert_eq!(c.s.ca_state(), CaState::Open, "episode ends at the recovery point");
     assert_eq!(c.log.lock().unwrap().episode_ends, vec![Cause::Rto { backoffs: 1 }]);
+}
+
+/// `stack = "linux-3.5"`: after a timeout every ACK caps cwnd at in-flight + 3 segments
+/// (`tcp_moderate_cwnd`); the default Linux profile lets slow start double as above.
+#[test]
+fn linux_3_5_moderates_cwnd_in_the_loss_state() {
+    let (mut c, _) = established(TcpOptions { stack: StackProfile::Linux35, ..opts() });
+    c.ack(seg(2), &[], 100 * MS);
+    let fire = 100 * MS + c.rto_in(100 * MS);
+    assert_eq!(segs_of(&c.rto(fire)), vec![2]);
+    let mut t = fire + 100 * MS;
+    let out = c.ack(seg(3), &[], t);
+    // Slow start would make cwnd 2; nothing is in flight, so the cap (3) does not bite.
+    assert_eq!((retx(&out), c.cwnd()), (vec![3, 4], 2 * M));
+    t += 100 * MS;
+    let out = c.ack(seg(5), &[], t);
+    // Slow start: 4; in flight after this ACK: none, so cwnd = 0 + 3.
+    assert_eq!((retx(&out), c.cwnd()), (vec![5, 6, 7], 3 * M));
+    assert_eq!(c.s.ca_state(), CaState::Loss);
 }
 
 /// Linux `tcp_enter_loss` cuts ssthresh on a timeout only if no cut for the same data is under

@@ -4,13 +4,14 @@ The thesis ran Linux 3.5.7 in VMs on a simulated dumbbell (L2105–L2131): base 
 bottleneck's 50 ms each way), buffers in bytes as a multiple of the base BDP, IW 10, SACK and
 timestamps on, 600 s runs with the first 20 s excluded, receiver rates in 2·RTT = 200 ms bins
 (L2131, L2638). That kernel's stack counts ACKs, not acknowledged segments, for window growth
-(Linux NewReno grows ½ segment per RTT with delayed ACKs, L1954, L2463), so every flow here gets
-``ca_counting = "acks"``.
-
-Loss recovery stays RACK although 3.5.7 predates it: that kernel found lost retransmissions
-(``tcp_mark_lost_retrans``, SACK/FACK) where our ``recovery = "rfc6675"`` mode cannot, and SIAD's
-loss bursts then end in timeouts (50 RTOs in 180 s for one SIAD(20) flow at 10 Mbit/s, 0.5 BDP,
-utilization 0.89 instead of 1.0) that the thesis's traces never show (Figs. 4.11–4.12).
+(Linux NewReno grows ½ segment per RTT with delayed ACKs, L1954, L2463), and it predates RACK and
+the tail loss probe: losses are found by SACK's duplicate threshold (with FACK), and a lost
+retransmission once later data is SACKed (``tcp_mark_lost_retrans``); after a timeout it caps
+cwnd at in-flight + 3 on every ACK (``tcp_moderate_cwnd``). So every flow here gets
+``ca_counting = "acks"``, ``recovery = "rfc6675"`` and ``stack = "linux-3.5"``, which do the same.
+Without that cap SIAD's increase, which credits every byte a cumulative ACK covers, turns the
+ACK that ends a timeout into a burst of the whole window (1 → 338 segments, 254 drops, seen at
+10 Mbit/s, 1 BDP).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ WARMUP_S = 20.0
 BIN = "200ms"
 
 #: What Linux 3.5.7's stack does outside the controller (see the module doc).
-THESIS_TCP: Dict[str, Any] = {"ca_counting": "acks", "initial_window": 10}
+THESIS_TCP: Dict[str, Any] = {"ca_counting": "acks", "recovery": "rfc6675", "stack": "linux-3.5",
+                               "initial_window": 10}
 
 #: The thesis's schemes (Section 4.3.1 compares the first seven) → (cca, controller parameters).
 SCHEMES: Dict[str, Tuple[str, Dict[str, Any]]] = {

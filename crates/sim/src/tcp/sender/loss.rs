@@ -20,7 +20,7 @@ use crate::packet::Packet;
 pub(super) struct Detected {
     /// Bytes newly marked lost.
     pub newly_lost: u64,
-    /// One of them was a retransmission (RACK only).
+    /// One of them was a retransmission.
     pub lost_retransmission: bool,
     pub reorder_timer_armed: bool,
 }
@@ -51,8 +51,26 @@ impl TcpSender {
                     self.report_loss(&seg, now, self.sb.lost_total());
                 }
             }
+            if a.sacked > 0 && self.opt.sack {
+                found.lost_retransmission = self.mark_lost_retransmissions(now);
+            }
         }
         found.newly_lost = self.sb.lost_total() - lost_before;
+        found
+    }
+
+    /// Without RACK: marks every retransmission that later data overtook (see
+    /// `Scoreboard::next_lost_retransmission`); whether there was one.
+    fn mark_lost_retransmissions(&mut self, now: Nanos) -> bool {
+        let mut from = 0;
+        let mut found = false;
+        while let Some(i) = self.sb.next_lost_retransmission(from) {
+            if let Some(seg) = self.sb.mark_lost(i) {
+                self.report_loss(&seg, now, self.sb.lost_total());
+                found = true;
+            }
+            from = i + 1;
+        }
         found
     }
 

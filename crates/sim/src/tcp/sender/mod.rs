@@ -51,6 +51,9 @@ mod undo;
 
 /// Linux keeps the minimum RTT over a 300 s window (`sysctl_tcp_min_rtt_wlen`).
 const MIN_RTT_WINDOW: Nanos = 300_000_000_000;
+/// Linux `tcp_max_burst`: segments beyond those in flight a moderated cwnd allows (its
+/// `tp->reordering`, 3 by default).
+const MAX_BURST: u64 = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -294,6 +297,7 @@ impl TcpSender {
             is_cwnd_limited: self.cwnd_limited,
             rwnd: self.snd_wnd,
             initial_window: self.opt.initial_window as u64 * self.mss(),
+            timestamps: self.opt.timestamps,
         }
     }
 
@@ -401,6 +405,7 @@ impl TcpSender {
         let sample = self.ack_sample(p, &a, now);
         let path = self.path(now);
         self.cc.on_ack(&mut self.st, &path, &sample);
+        self.moderate_cwnd();
         if self.rec.in_prr() {
             let delivered = self.rec.delivered_data(a.delivered, a.is_dupack, a.acked, a.reno_consumed);
             let pipe = self.inflight();
@@ -548,6 +553,15 @@ impl TcpSender {
             self.cwr_pending = true;
         }
         reaction
+    }
+
+    /// Linux 3.5 caps cwnd at in-flight + 3 segments on every ACK of the Loss state
+    /// (`tcp_moderate_cwnd`, `tcp_max_burst`), so a cumulative ACK that fills the hole after a
+    /// timeout releases no burst of the whole window (`stack = "linux-3.5"`).
+    fn moderate_cwnd(&mut self) {
+        if self.opt.stack == StackProfile::Linux35 && self.rec.ca_state() == CaState::Loss {
+            self.st.cwnd = self.st.cwnd.min(self.inflight() + MAX_BURST * self.mss());
+        }
     }
 
     fn clamp_cwnd(&mut self) {

@@ -19,6 +19,9 @@ pub(super) struct Seg {
     /// A retransmission of this segment is in flight.
     pub retrans: bool,
     pub ever_retransmitted: bool,
+    /// `snd_nxt` when it was last retransmitted (Linux `TCP_SKB_CB(skb)->ack_seq`): data from
+    /// here on left after that retransmission.
+    pub retrans_nxt: u64,
     pub tx: TxStamp,
 }
 
@@ -55,6 +58,8 @@ pub(super) struct Scoreboard {
     /// Without SACK, duplicate ACKs stand for segments that left the network (Linux
     /// `sacked_out` under `tcp_is_reno`).
     reno_sacked: u64,
+    /// End of the highest segment ever SACKed (Linux `tcp_highest_sack_seq`).
+    highest_sacked: u64,
 }
 
 impl Scoreboard {
@@ -70,6 +75,7 @@ impl Scoreboard {
             lost_total: 0,
             retx_hint: 0,
             reno_sacked: 0,
+            highest_sacked: 0,
         }
     }
 
@@ -128,6 +134,7 @@ impl Scoreboard {
             }
             s.retrans = true;
             s.ever_retransmitted = true;
+            s.retrans_nxt = self.snd_nxt;
         }
         s.tx = tx;
         self.pipe = self.pipe - old_contribution + s.in_flight();
@@ -201,6 +208,7 @@ impl Scoreboard {
                 }
                 s.sacked = true;
                 s.retrans = false;
+                self.highest_sacked = self.highest_sacked.max(s.seq + s.len as u64);
                 self.sacked_bytes += s.len as u64;
                 newly += s.len as u64;
                 delivered(s);
@@ -238,6 +246,16 @@ impl Scoreboard {
         self.lost_total += seg.len as u64;
         self.retx_hint = self.retx_hint.min(i);
         Some(seg)
+    }
+
+    /// The first retransmission in flight, from index `from` on, that data sent after it has
+    /// overtaken: a segment sent later was SACKed, so it is lost too (Linux ≤ 4.3
+    /// `tcp_mark_lost_retrans`, with FACK's immediate verdict; RACK finds these by time).
+    pub fn next_lost_retransmission(&self, from: usize) -> Option<usize> {
+        let upto = self.highest_sacked;
+        let mut candidates = self.segs.range(from.min(self.segs.len())..).take_while(|s| s.seq < upto);
+        let hit = candidates.position(|s| s.retrans && !s.sacked && s.retrans_nxt < upto);
+        hit.map(|k| from + k)
     }
 
     /// A reduction was undone (Linux `tcp_undo_cwnd_reduction` with `unmark_loss`): no
