@@ -24,13 +24,17 @@ build: $(STAMP) emu-deps
 	cargo build --release -p ccbench-emu -p rledbatd
 
 # The emulator drives namespaces with iproute2's `ip`, and rledbatd installs its rules with
-# iptables; install them where they are missing and we can.
+# iptables; tshark reads the pcap traces in tests. Install them where they are missing and we can.
 emu-deps:
 	@command -v ip >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
 		&& apt-get install -y -qq iproute2 >/dev/null; } || echo "note: no iproute2; ccbench emu will refuse to run"
 	@command -v iptables >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
 		&& { apt-get install -y -qq iptables >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 \
 		&& apt-get install -y -qq iptables >/dev/null; }; }; } || echo "note: no iptables; rledbatd will refuse to run"
+	@command -v tshark >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+		&& { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 \
+		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark >/dev/null; }; }; } \
+		|| echo "note: no tshark; tests/python/test_pcap.py will be skipped"
 
 test: build
 	cargo test --workspace --profile ci

@@ -129,6 +129,9 @@ pub fn emulated_topology(sc: &Scenario) -> Result<Emulated, String> {
         let key = if l.rate_max.is_some() { "rate_max" } else { "jitter_reorder" };
         return Err(format!("{}.{key}: not supported by the emulator yet", l.name));
     }
+    if !sc.output.pcap.is_empty() {
+        return Err("output.pcap: not supported by the emulator yet".into());
+    }
     let mut topo = sc.topology.clone();
     let mut senders = Vec::with_capacity(sc.flows.len());
     for f in &sc.flows {
@@ -333,5 +336,17 @@ impl ResultDir {
 impl Drop for ResultDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod pcap_tests {
+    /// Traces come from the simulator's links; the emulator refuses them in one line.
+    #[test]
+    fn pcap_is_refused() {
+        let text = "duration = \"1s\"\n[bottleneck]\nrate = \"10Mbps\"\n[[flows]]\n[output]\npcap = [\"bottleneck\"]\n";
+        let sc = ccbench_sim::parse_str(text, "t.toml", &[], None).unwrap();
+        let e = super::emulated_topology(&sc).err();
+        assert_eq!(e.as_deref(), Some("output.pcap: not supported by the emulator yet"));
     }
 }

@@ -1,6 +1,7 @@
 //! Python bindings: `ccbench._core`. Thin by design — parsing, simulation and every metric stay
 //! in Rust; Python receives the summary (as JSON-compatible dicts) and columnar time series.
 
+mod pcap;
 mod pyjson;
 mod table;
 
@@ -11,7 +12,7 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use ccbench_sim::{parse_str, parse_table, run, ScenarioError as RsScenarioError, SimResult};
+use ccbench_sim::{parse_str, parse_table, run_traced, ScenarioError as RsScenarioError, SimResult};
 
 use ccbench_output::write_parquet;
 use pyjson::PyJson;
@@ -62,9 +63,18 @@ fn dict_to_table(d: &Bound<'_, PyDict>, prefix: &str, source: &str) -> PyResult<
     Ok(t)
 }
 
-fn result_to_py(py: Python<'_>, r: SimResult) -> PyResult<PyObject> {
+/// The run as `{"summary", "series"}`; a traced run's summary names its traces:
+/// `summary["pcap"] = {link: path}`.
+fn result_to_py(py: Python<'_>, r: SimResult, pcap: Vec<(String, PathBuf)>) -> PyResult<PyObject> {
     let json = serde_json::to_string(&r.summary).expect("summary serialises");
     let summary = py.import("json")?.call_method1("loads", (json,))?;
+    if !pcap.is_empty() {
+        let files = PyDict::new(py);
+        for (link, path) in pcap {
+            files.set_item(link, path.to_string_lossy().into_owned())?;
+        }
+        summary.set_item("pcap", files)?;
+    }
     let series = PyDict::new(py);
     for (name, t) in ccbench_output::series_tables(r) {
         series.set_item(name, Bound::new(py, PyTable(t))?)?;
@@ -113,36 +123,47 @@ fn from_dict(
     parse_table(table, source, overrides, seed).map_err(scenario_err)
 }
 
-fn simulate(py: Python<'_>, sc: ccbench_sim::Scenario, source: &str) -> PyResult<PyObject> {
+fn simulate(
+    py: Python<'_>,
+    sc: ccbench_sim::Scenario,
+    source: &str,
+    pcap_dir: Option<PathBuf>,
+) -> PyResult<PyObject> {
     let source_owned = source.to_string();
-    let result = py.allow_threads(move || run(&sc, &source_owned)).map_err(scenario_err)?;
-    result_to_py(py, result)
+    let (result, pcap) = py
+        .allow_threads(move || run_traced(&sc, &source_owned, pcap_dir.as_deref()))
+        .map_err(scenario_err)?;
+    result_to_py(py, result, pcap)
 }
 
-/// Run a scenario given as TOML text. `source` names it in error messages.
+/// Run a scenario given as TOML text. `source` names it in error messages. The traces of
+/// `output.pcap` go to `pcap_dir` (default: a fresh temporary folder; `write_run` moves them).
 #[pyfunction]
-#[pyo3(signature = (text, source = "<string>", overrides = Vec::new(), seed = None))]
+#[pyo3(signature = (text, source = "<string>", overrides = Vec::new(), seed = None, pcap_dir = None))]
 fn run_toml(
     py: Python<'_>,
     text: &str,
     source: &str,
     overrides: Vec<String>,
     seed: Option<&Bound<'_, PyAny>>,
+    pcap_dir: Option<PathBuf>,
 ) -> PyResult<PyObject> {
-    simulate(py, from_toml(text, source, &overrides, seed)?, source)
+    simulate(py, from_toml(text, source, &overrides, seed)?, source, pcap_dir)
 }
 
-/// Run a scenario given as a nested dict with the TOML file's structure.
+/// Run a scenario given as a nested dict with the TOML file's structure (`pcap_dir` as
+/// `run_toml`).
 #[pyfunction]
-#[pyo3(signature = (scenario, source = "<dict>", overrides = Vec::new(), seed = None))]
+#[pyo3(signature = (scenario, source = "<dict>", overrides = Vec::new(), seed = None, pcap_dir = None))]
 fn run_dict(
     py: Python<'_>,
     scenario: &Bound<'_, PyDict>,
     source: &str,
     overrides: Vec<String>,
     seed: Option<&Bound<'_, PyAny>>,
+    pcap_dir: Option<PathBuf>,
 ) -> PyResult<PyObject> {
-    simulate(py, from_dict(scenario, source, &overrides, seed)?, source)
+    simulate(py, from_dict(scenario, source, &overrides, seed)?, source, pcap_dir)
 }
 
 fn os_err(path: &Path, e: impl std::fmt::Display) -> PyErr {
@@ -151,6 +172,9 @@ fn os_err(path: &Path, e: impl std::fmt::Display) -> PyErr {
 
 /// Write a run directory (which must exist): `<name>.parquet` for each entry of `series`
 /// (`{name: Table | {column: (kind, values)}}`) and `summary.json` from the `summary` dict.
+/// The pcap traces the summary names (`summary["pcap"]`) become `<link>.pcap` in `dir`: moved
+/// from the temporary folder a run without `pcap_dir` wrote them to, copied from anywhere else;
+/// `summary["pcap"]` then names them there, and `summary.json` by file name (relative to `dir`).
 #[pyfunction]
 fn write_run(
     py: Python<'_>,
@@ -158,8 +182,9 @@ fn write_run(
     summary: &Bound<'_, PyAny>,
     series: &Bound<'_, PyDict>,
 ) -> PyResult<()> {
+    let traces = pcap::traces(summary)?;
     // Serialise first, so an unwritable summary leaves no half-written directory behind.
-    let json = serde_json::to_string_pretty(&PyJson(summary))
+    let json = serde_json::to_string_pretty(&PyJson(&pcap::with_file_names(summary, &traces)?))
         .map_err(|e| PyValueError::new_err(format!("summary: {e}")))?;
     for (name, value) in series.iter() {
         let name: String = name.extract()?;
@@ -179,6 +204,7 @@ fn write_run(
         };
         written.map_err(|e| os_err(&path, e))?;
     }
+    pcap::place(py, &dir, summary, &traces)?;
     let path = dir.join("summary.json");
     std::fs::write(&path, json + "\n").map_err(|e| os_err(&path, e))
 }

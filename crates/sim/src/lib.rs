@@ -6,7 +6,8 @@
 //! * [`tcp`] — the TCP sender/receiver machinery around pure `ccbench_cc` controllers;
 //! * [`traffic`] — non-TCP sources (constant bit rate);
 //! * [`scenario`] — the TOML scenario format and its validated form;
-//! * [`metrics`] — time series and summaries; [`world`] — the event loop tying it together.
+//! * [`metrics`] — time series and summaries; [`world`] — the event loop tying it together;
+//! * [`trace`] — pcap traces of chosen links (`[output] pcap`).
 //!
 //! Same scenario and seed ⇒ bit-identical results: all randomness comes from per-component
 //! streams in [`rng`], and no hash-ordered containers are iterated.
@@ -21,6 +22,7 @@ pub mod rng;
 pub mod scenario;
 pub mod tcp;
 pub mod topology;
+pub mod trace;
 pub mod traffic;
 pub mod world;
 
@@ -39,10 +41,41 @@ pub fn run_str(
 }
 
 /// Run a validated scenario. Errors if a controller rejects its parameters, or (a bug, never
-/// bad input) if a receiver broke a window invariant: field `invariants`.
+/// bad input) if a receiver broke a window invariant: field `invariants`. Traces the scenario
+/// asks for go to a fresh temporary folder; [`run_traced`] says where.
 pub fn run(sc: &Scenario, source: &str) -> Result<SimResult, ScenarioError> {
-    let error = |field: String, message: String| ScenarioError { source: source.to_string(), field, message };
-    let sim = Simulation::new(sc).map_err(|e| error(e.field, e.message))?;
-    sim.run_checked(0)
-        .map_err(|e| error("invariants".into(), format!("internal error, please report it: {e}")))
+    run_traced(sc, source, None).map(|(result, _)| result)
+}
+
+/// [`run`], writing the pcap traces of `output.pcap` into `pcap_dir` (created if needed; None:
+/// a fresh folder under the system's temporary directory) and returning each as (link, path).
+/// A trace that cannot be written is an error of field `output.pcap`.
+pub fn run_traced(
+    sc: &Scenario,
+    source: &str,
+    pcap_dir: Option<&std::path::Path>,
+) -> Result<(SimResult, Vec<(String, std::path::PathBuf)>), ScenarioError> {
+    let error = |field: &str, message: String| ScenarioError {
+        source: source.to_string(),
+        field: field.into(),
+        message,
+    };
+    let mut sim = Simulation::new(sc).map_err(|e| error(&e.field, e.message))?;
+    let captures = if sc.output.pcap.is_empty() {
+        None
+    } else {
+        let dir = match pcap_dir {
+            Some(d) => d.to_path_buf(),
+            None => trace::temp_dir().map_err(|e| error("output.pcap", e.to_string()))?,
+        };
+        Some(sim.capture(&dir).map_err(|e| error("output.pcap", e.to_string()))?)
+    };
+    let result = sim
+        .run_checked(0)
+        .map_err(|e| error("invariants", format!("internal error, please report it: {e}")))?;
+    let files = match captures {
+        Some(c) => c.close().map_err(|e| error("output.pcap", e.to_string()))?,
+        None => Vec::new(),
+    };
+    Ok((result, files))
 }

@@ -17,6 +17,7 @@ use crate::net::{LinkCounters, Network, Side};
 use crate::packet::{Kind, Packet};
 use crate::scenario::{FlowKind, Scenario};
 use crate::tcp::{Phase, TcpReceiver, TcpSender};
+use crate::trace::{wire::flow_wires, Captures};
 use crate::traffic::{CbrReceiver, CbrSender, ChunkApp, Next};
 
 const SECOND: Nanos = 1_000_000_000;
@@ -183,6 +184,19 @@ impl<'a> Simulation<'a> {
             swings: vec![None; sc.flows.len()],
             sampled_losses: vec![0; sc.flows.len()],
         })
+    }
+
+    /// Trace the links of `output.pcap` into `dir` (`crate::trace`); the caller closes the
+    /// returned files after the run.
+    pub fn capture(&mut self, dir: &std::path::Path) -> std::io::Result<Captures> {
+        let sc = self.sc;
+        let names: Vec<String> = sc.output.pcap.iter().map(|&l| sc.topology.links[l].name.clone()).collect();
+        let captures = Captures::create(dir, &names, flow_wires(sc))?;
+        // Topology link i is network link i (`net::build` adds them first, in order).
+        for (&l, (_, writer)) in sc.output.pcap.iter().zip(captures.writers()) {
+            self.net.links[l].capture = Some(writer);
+        }
+        Ok(captures)
     }
 
     pub fn run(self) -> SimResult {

@@ -13,6 +13,7 @@ use ccbench_aqm::{DequeueSink, DropReason, Enqueued, Nanos, QueueDisc};
 use crate::engine::{Event, EventQueue};
 use crate::packet::Packet;
 use crate::rng::{unit, SimRng};
+use crate::trace::Capture;
 
 /// Counters of one link. Cumulative since time zero; the metrics layer takes differences.
 #[derive(Clone, Copy, Debug, Default)]
@@ -71,6 +72,8 @@ pub struct Link {
     rate_rng: Option<SimRng>,
     /// Jitter may reorder packets.
     reorder: bool,
+    /// Pcap trace of every packet offered (`output.pcap`); None costs one branch per packet.
+    pub capture: Option<Capture>,
 }
 
 /// Losses of a link, per flow and in time order.
@@ -148,6 +151,7 @@ impl Link {
             rate_spread: 1.0,
             rate_rng: None,
             reorder: false,
+            capture: None,
         }
     }
 
@@ -267,6 +271,11 @@ impl Link {
         events: &mut EventQueue,
         sojourn: &mut dyn SojournRecorder,
     ) {
+        // The ingress, before loss and queue: a segment dropped here is traced, and so is its
+        // retransmission.
+        if let Some(c) = &self.capture {
+            c.record(now, &pkt);
+        }
         self.counters.arrivals += 1;
         if self.loss > 0.0 && unit(&mut self.loss_rng) < self.loss {
             self.counters.random_losses += 1;

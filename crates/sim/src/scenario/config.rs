@@ -27,6 +27,8 @@ pub struct Output {
     pub bin: Nanos,
     /// Record every packet's sojourn time at the measured links (default true).
     pub sojourn_samples: bool,
+    /// Links (topology indices) whose ingress is written as a pcap trace (`crate::trace`).
+    pub pcap: Vec<usize>,
 }
 
 /// Nodes and directional links. Every direction of a link is its own entry with its own queue;

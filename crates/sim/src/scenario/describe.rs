@@ -14,11 +14,22 @@ pub fn describe(sc: &Scenario) -> Value {
         "duration_ns": sc.duration,
         "warmup_ns": sc.warmup,
         "seed": sc.seed,
-        "output": {"bin_ns": sc.output.bin, "sojourn_samples": sc.output.sojourn_samples},
+        "output": output(sc),
         "topology": {"generator": t.generator, "nodes": t.nodes},
         "links": t.links.iter().map(|l| link(t, l)).collect::<Vec<_>>(),
         "flows": sc.flows.iter().map(|f| flow(t, f)).collect::<Vec<_>>(),
     })
+}
+
+/// `pcap` only when asked for, so the description (and what is keyed on it) of every run without
+/// traces stays as it was.
+fn output(sc: &Scenario) -> Value {
+    let mut out = json!({"bin_ns": sc.output.bin, "sojourn_samples": sc.output.sojourn_samples});
+    if !sc.output.pcap.is_empty() {
+        let names: Vec<&str> = sc.output.pcap.iter().map(|&l| sc.topology.links[l].name.as_str()).collect();
+        out["pcap"] = json!(names);
+    }
+    out
 }
 
 fn link(t: &Topology, l: &LinkSpec) -> Value {

@@ -125,7 +125,7 @@ fn one_line(s: &str) -> String {
 const MAX_BINS: u64 = 1_000_000;
 
 const TOP_KEYS: &[&str] = &["name", "duration", "warmup", "seed", "host_noise", "flows", "output", "nodes"];
-const OUTPUT_KEYS: &[&str] = &["bin", "sojourn_samples"];
+const OUTPUT_KEYS: &[&str] = &["bin", "sojourn_samples", "pcap"];
 const DEFAULT_BIN: Nanos = 100_000_000;
 
 /// `seed` (the CLI's `--seed`) replaces the file's before anything is drawn from it.
@@ -151,7 +151,7 @@ fn build(t: &Table, ccas: Controllers<'_>, seed: Option<u64>) -> R<Scenario> {
     }
     let file_seed = get_int(t, "", "seed", 0, i64::MAX)?.map_or(1, |s| s as u64);
     let seed = seed.unwrap_or(file_seed);
-    let output = build_output(get_table(t, "", "output")?)?;
+    let mut output = build_output(get_table(t, "", "output")?)?;
     // Every bin is a row per flow and link: keep time series to a size a laptop can hold.
     let bins = duration / output.bin;
     if bins > MAX_BINS {
@@ -165,6 +165,7 @@ fn build(t: &Table, ccas: Controllers<'_>, seed: Option<u64>) -> R<Scenario> {
         ));
     }
     let (topology, attach) = build_topology(t, duration)?;
+    output.pcap = get_pcap_links(get_table(t, "", "output")?, &topology)?;
     let noise = get_host_noise(t, "", "host_noise")?.unwrap_or(HostNoise::Auto);
     let flows = build_flows(t.get("flows"), &topology, attach, duration, ccas, noise, seed)?;
     Ok(Scenario { name, duration, warmup, seed, topology, flows, output })
@@ -200,14 +201,45 @@ fn build_topology(t: &Table, duration: Nanos) -> R<(super::Topology, crate::topo
 
 fn build_output(t: Option<&Table>) -> R<Output> {
     let Some(t) = t else {
-        return Ok(Output { bin: DEFAULT_BIN, sojourn_samples: true });
+        return Ok(Output { bin: DEFAULT_BIN, sojourn_samples: true, pcap: Vec::new() });
     };
     let p = "output";
     check_keys(t, p, OUTPUT_KEYS)?;
     Ok(Output {
         bin: get_positive_duration(t, p, "bin")?.unwrap_or(DEFAULT_BIN),
         sojourn_samples: get_bool(t, p, "sojourn_samples")?.unwrap_or(true),
+        pcap: Vec::new(), // resolved once the topology's links are known
     })
+}
+
+/// `output.pcap`: names of topology links to trace, each at most once.
+fn get_pcap_links(t: Option<&Table>, topo: &super::Topology) -> R<Vec<usize>> {
+    let Some(value) = t.and_then(|t| t.get("pcap")) else {
+        return Ok(Vec::new());
+    };
+    let Some(names) = value.as_array() else {
+        return Err(fe("output.pcap", format!("expected a list of link names, got {value}")));
+    };
+    let mut links = Vec::with_capacity(names.len());
+    for (i, v) in names.iter().enumerate() {
+        let field = format!("output.pcap[{i}]");
+        let Some(name) = v.as_str() else {
+            return Err(fe(field, format!("expected a link name, got {v}")));
+        };
+        let Some(l) = topo.link_index(name) else {
+            let known: Vec<&str> = topo.links.iter().map(|l| l.name.as_str()).collect();
+            return Err(fe(field, format!("unknown link {name:?} (links: {})", known.join(", "))));
+        };
+        // The trace is `<link>.pcap` in the run folder: the name must stay inside it.
+        if name.starts_with('.') || name.contains(['/', '\\']) {
+            return Err(fe(field, format!("link {name:?} cannot name a file (no '/', '\\', leading '.')")));
+        }
+        if links.contains(&l) {
+            return Err(fe(field, format!("link {name:?} is listed twice")));
+        }
+        links.push(l);
+    }
+    Ok(links)
 }
 
 #[cfg(test)]
@@ -604,6 +636,25 @@ header_bytes = 40
         assert_eq!(err_field(&format!("{MINIMAL}[output]\nbin = \"0ms\"\n")), "output.bin");
         assert_eq!(err_field(&format!("{MINIMAL}[output]\nsojourn_samples = 1\n")), "output.sojourn_samples");
         assert_eq!(err_field(&format!("output = 3\n{MINIMAL}")), "output");
+    }
+
+    /// `output.pcap` names topology links, each once; it survives into the description.
+    #[test]
+    fn pcap_links_are_resolved_by_name() {
+        let s = parse(&format!("{MINIMAL}[output]\npcap = [\"bottleneck-rev\", \"bottleneck\"]\n")).unwrap();
+        let names: Vec<&str> = s.output.pcap.iter().map(|&l| s.topology.links[l].name.as_str()).collect();
+        assert_eq!(names, ["bottleneck-rev", "bottleneck"]);
+        assert_eq!(crate::scenario::describe(&s)["output"]["pcap"], serde_json::json!(names));
+        assert!(parse(MINIMAL).unwrap().output.pcap.is_empty());
+        assert!(crate::scenario::describe(&parse(MINIMAL).unwrap())["output"].get("pcap").is_none());
+        let e = err(&format!("{MINIMAL}[output]\npcap = [\"bottleneck\", \"nope\"]\n"));
+        assert_eq!(e.field, "output.pcap[1]");
+        assert!(e.message.contains("unknown link \"nope\""), "{}", e.message);
+        for (value, field) in [("\"bottleneck\"", "output.pcap"), ("[1]", "output.pcap[0]")] {
+            assert_eq!(err_field(&format!("{MINIMAL}[output]\npcap = {value}\n")), field);
+        }
+        let twice = format!("{MINIMAL}[output]\npcap = [\"bottleneck\", \"bottleneck\"]\n");
+        assert_eq!(err_field(&twice), "output.pcap[1]");
     }
 
     #[test]
