@@ -610,6 +610,7 @@ impl<'a> Simulation<'a> {
 
         let active_ends = self.active_ends();
         let (rate_std, rows) = window_stats::per_flow_rows(sc, &self.flows, &active_ends);
+        let loss_times = window_stats::loss_times_by_flow(sc, &self.net.links);
         let mut flows = Vec::with_capacity(self.ends.len());
         let mut tcp_goodputs = Vec::new();
         let mut tcp_hops = Vec::new();
@@ -681,7 +682,7 @@ impl<'a> Simulation<'a> {
                 ),
             };
             let topo = &sc.topology;
-            let flow_losses = window_stats::flow_loss_events(sc, i, &self.net.links);
+            let flow_losses = window_stats::flow_loss_events(sc, i, &loss_times[i]);
             let buffer = window_stats::bottleneck_buffer_bytes(sc, i);
             let oscillation = self.swings[i].as_ref().zip(buffer).and_then(|(s, b)| s.relative_to(b));
             flows.push(FlowSummary {

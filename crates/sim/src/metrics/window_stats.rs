@@ -28,15 +28,25 @@ pub fn link_loss_events(sc: &Scenario, i: usize, link: &Link) -> LossEvents {
     loss_events(link.losses.log.iter().map(|&(t, _)| t), 2 * rtt, sc.warmup)
 }
 
-/// Loss events of flow `f` on the links of its path, grouped within 2 × its base RTT.
-pub fn flow_loss_events(sc: &Scenario, f: usize, links: &[Link]) -> LossEvents {
-    let mut times: Vec<Nanos> = sc.flows[f]
-        .path
-        .iter()
-        .flat_map(|&l| links[l].losses.log.iter().filter(|&&(_, g)| g as usize == f).map(|&(t, _)| t))
-        .collect();
-    times.sort_unstable();
-    loss_events(times, 2 * sc.flows[f].rtt, sc.warmup)
+/// Every flow's loss times on the links of its data path, in time order: one pass over the
+/// links' logs, so swarms of many flows stay linear.
+pub fn loss_times_by_flow(sc: &Scenario, links: &[Link]) -> Vec<Vec<Nanos>> {
+    let mut times = vec![Vec::new(); sc.flows.len()];
+    for (l, link) in links.iter().enumerate() {
+        for &(t, f) in &link.losses.log {
+            if sc.flows.get(f as usize).is_some_and(|flow| flow.path.contains(&l)) {
+                times[f as usize].push(t);
+            }
+        }
+    }
+    times.iter_mut().for_each(|t| t.sort_unstable());
+    times
+}
+
+/// Loss events of flow `f` (its `times` from [`loss_times_by_flow`]), grouped within 2 × its
+/// base RTT.
+pub fn flow_loss_events(sc: &Scenario, f: usize, times: &[Nanos]) -> LossEvents {
+    loss_events(times.iter().copied(), 2 * sc.flows[f].rtt, sc.warmup)
 }
 
 /// The buffer (bytes) of flow `f`'s bottleneck, the slowest link of its path; packet limits
