@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 # Re-run the pip install only when the dependency list (pyproject.toml) changes.
 STAMP  := $(VENV)/.deps-installed
-PYDEPS := "maturin>=1.5,<2" numpy pandas pyarrow matplotlib scipy pytest
+PYDEPS := "maturin>=1.5,<2" numpy pandas pyarrow matplotlib scipy dask distributed tqdm pytest
 # maturin installs into whichever environment VIRTUAL_ENV names; point it at ours explicitly so
 # `make build` works without `source .venv/bin/activate`.
 VENV_ENV := VIRTUAL_ENV="$(CURDIR)/$(VENV)" PATH="$(CURDIR)/$(VENV)/bin:$$PATH"

@@ -7,12 +7,16 @@ exit status 2 and exactly one line ``error: <message>`` on stderr, never a trace
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 from typing import List, Optional
 
 from ccbench.errors import UsageError
 from ccbench.listing import FAMILIES, listing
+
+#: Works `reproduce` takes (ccbench.campaign.reproduce.WORKS, kept here so --help imports nothing).
+WORK_CHOICES = ("abe", "fledbat", "rledbat", "siad", "all")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -72,11 +76,31 @@ def _cmd_experiment(args) -> int:
     from ccbench.experiments.runner import run_experiment
 
     out = Path(args.out) if args.out else Path("out") / "experiments" / args.name
-    results = run_experiment(args.name, quick=args.quick, jobs=args.jobs, out=out, progress=print)
+    cache = Path(args.cache) if args.cache else Path("out") / "cache"
+    results = run_experiment(args.name, quick=args.quick, jobs=args.jobs, out=out, progress=True,
+                             scheduler=args.scheduler, cache=cache, force=args.force)
     failed = int((results["error"] != "").sum())
     print(f"wrote {out}/results.csv, summary.csv and figure")
     if failed:
         print(f"error: {failed} of {len(results)} runs failed (see results.csv)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _cmd_reproduce(args) -> int:
+    from ccbench.campaign.reproduce import reproduce
+
+    campaign = reproduce(args.work, quick=args.quick, jobs=args.jobs, scheduler=args.scheduler,
+                         out=Path(args.out), force=args.force)
+    info = campaign.info
+    print(f"{len(campaign.experiments)} experiments, {info['runs']} runs ({info['cached']} from the "
+          f"cache) in {info['wall_s']:.1f} s; report: {campaign.report}")
+    for name, reason in campaign.skipped.items():
+        print(f"skipped {name}: {reason}")
+    if campaign.failures:
+        failed = [f"{name} ({n} runs)" for name, n in campaign.failed_runs.items()]
+        failed += [f"{name} (analysis)" for name in campaign.broken]
+        print(f"error: failed: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
 
@@ -132,6 +156,21 @@ def _scenario_arguments(p: argparse.ArgumentParser, default_out: str) -> None:
                    help="override a scenario field, e.g. --set bottleneck.rate=20Mbps (repeatable)")
 
 
+def _scheduler(text: str) -> str:
+    if "://" not in text or not text.split("://", 1)[1]:
+        raise argparse.ArgumentTypeError(f"expected a Dask scheduler address like tcp://host:8786, got {text!r}")
+    return text
+
+
+def _campaign_arguments(p: argparse.ArgumentParser) -> None:
+    """What `experiment` and `reproduce` both take: where runs go and whether to reuse them."""
+    p.add_argument("--jobs", type=_positive,
+                   help="worker processes of the embedded Dask cluster (default: CPU count; 1: this process)")
+    p.add_argument("--scheduler", type=_scheduler, metavar="ADDR",
+                   help="send the runs to the Dask cluster at ADDR (tcp://host:8786) instead")
+    p.add_argument("--force", action="store_true", help="recompute runs found in the cache")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ccbench", description="Congestion-control laboratory.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -159,9 +198,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", metavar="NAME")
     p.add_argument("--list", action="store_true", help="list the experiments")
     p.add_argument("--quick", action="store_true", help="smaller grid and shorter runs")
-    p.add_argument("--jobs", type=_positive, help="worker processes (default: CPU count)")
+    _campaign_arguments(p)
     p.add_argument("--out", metavar="DIR", help="output directory (default out/experiments/NAME)")
+    p.add_argument("--cache", metavar="DIR", help="run cache (default out/cache)")
     p.set_defaults(func=_cmd_experiment)
+
+    p = sub.add_parser("reproduce", help="run every experiment of a work (or all four) as one cached, "
+                                         "resumable campaign; write report.html")
+    p.add_argument("work", choices=WORK_CHOICES, metavar="WORK", help=f"one of {', '.join(WORK_CHOICES)}")
+    p.add_argument("--quick", action="store_true", help="smaller grids and shorter runs")
+    _campaign_arguments(p)
+    p.add_argument("--out", metavar="DIR", default="out/reproduce",
+                   help="output directory, with the run cache in DIR/cache (default out/reproduce)")
+    p.set_defaults(func=_cmd_reproduce)
 
     p = sub.add_parser("list", help="list what scenarios can name: controllers, receivers, queues, "
                                     "topologies; and the experiments")
@@ -183,12 +232,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminate(signum, frame):
+    # SIGTERM ends a campaign like Ctrl-C: workers cancelled, finished runs already cached.
+    raise KeyboardInterrupt
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     try:
         from ccbench.api import ScenarioError
     except ImportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         args = build_parser().parse_args(argv)
         return args.func(args)

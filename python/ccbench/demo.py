@@ -1,4 +1,5 @@
-"""``ccbench demo``: every example scenario, both seed experiments (quick), and the HTML report."""
+"""``ccbench demo``: every example scenario, then ``reproduce all --quick`` into the same folder,
+whose report covers both."""
 
 from __future__ import annotations
 
@@ -18,9 +19,8 @@ def examples_dir() -> Path:
 
 def demo(out="out", jobs: Optional[int] = None) -> int:
     """Returns the number of failed steps (0 = all good); the report is written regardless."""
-    from ccbench.experiments import experiments, run_experiment
+    from ccbench.campaign.reproduce import reproduce
     from ccbench.plot import plot_run
-    from ccbench.report import write_report
 
     root = Path(out)
     failures = 0
@@ -33,14 +33,8 @@ def demo(out="out", jobs: Optional[int] = None) -> int:
         except ScenarioError as exc:
             failures += 1
             print(f"warning: {exc}", file=sys.stderr)
-    for name, exp in experiments().items():
-        reason = exp.unavailable() if exp.unavailable else None
-        if reason:
-            print(f"{name}: skipped: {reason}")
-            continue
-        exp_dir = root / "experiments" / name
-        results = run_experiment(name, quick=True, jobs=jobs, out=exp_dir, progress=print)
-        failures += int((results["error"] != "").sum())
-        print(f"{name}: wrote {exp_dir}")
-    print(f"report: {write_report(root)}")
-    return failures
+    campaign = reproduce("all", quick=True, jobs=jobs, out=root)
+    for name, reason in campaign.skipped.items():
+        print(f"{name}: skipped: {reason}")
+    print(f"report: {campaign.report}")
+    return failures + campaign.failures

@@ -94,6 +94,9 @@ class Experiment:
     seed_in_point: bool = False
     #: Why the experiment cannot run on this machine (e.g. root needed), or ``None``.
     unavailable: Optional[Callable[[], Optional[str]]] = None
+    #: The work it reproduces (``abe``, ``fledbat``, ``rledbat``, ``siad``): by default the
+    #: package it is found in (``experiments/<work>/<figure>.py``).
+    work: str = ""
 
     def params(self, quick: bool = False) -> List[dict]:
         if self.points is not None:

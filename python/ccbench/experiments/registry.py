@@ -26,6 +26,8 @@ def _discover() -> Dict[str, Experiment]:
             continue
         experiment = getattr(importlib.import_module(info.name), "EXPERIMENT", None)
         if isinstance(experiment, Experiment):
+            if not experiment.work:
+                experiment.work = info.name.split(".")[-2]
             _add(found, experiment, info.name)
     return found
 

@@ -1,45 +1,29 @@
-"""Running a sweep: every (grid point, seed) of an :class:`Experiment` in worker processes,
-written as
+"""Running a sweep: every (grid point, seed) of an :class:`Experiment` through the campaign
+runner (``ccbench.campaign``: cache, Dask, progress), written as
 
-* ``results.csv`` — one row per run (grid point × seed), in grid order whatever the completion order;
+* ``results.csv`` / ``results.parquet`` — one row per run (grid point × seed), in grid order
+  whatever the completion order;
 * ``summary.csv`` — per grid point, every metric's mean over the successful seeds and its spread
   (``<metric>_std``, ``<metric>_min``, ``<metric>_max``; ``seeds`` counts them), joined with the
   paper's values and any model;
-* ``<name>.png`` — the experiment's figure.
+* ``comparison.md`` / ``comparison.json`` — the paper's value or claim beside ours, with a verdict;
+* ``<name>.png`` — the experiment's figure;
+* ``meta.json`` — scenario, grid, seeds, code version, run counts, failures and times.
+
+Every file is written under a temporary name and renamed into place.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Union
 
+from ccbench.campaign.tasks import Outcome, Task
 from ccbench.experiments.base import Experiment
 from ccbench.experiments.registry import get
 
-Outcome = Tuple[Optional[dict], Optional[str]]
-
-
-def _run_one(metric, base: dict, overrides: List[str], point: dict, seed: int) -> Outcome:
-    """Worker: run one scenario and extract its metrics. Errors come back as text, so one bad
-    point never brings down the pool (and unpicklable exceptions are not an issue). A point
-    whose ``engine`` is ``"emu"`` runs on real Linux TCP (``ccbench emu``, root) instead of
-    the simulator, its run folder kept only while the metric reads it."""
-    from ccbench.api import run
-
-    try:
-        if point.get("engine", "sim") == "emu":
-            import tempfile
-
-            from ccbench.emu import run as emulate
-
-            with tempfile.TemporaryDirectory(prefix="ccbench-emu-run-") as tmp:
-                return dict(metric(emulate(base, out=Path(tmp), seed=seed, overrides=overrides), point)), None
-        return dict(metric(run(base, seed=seed, overrides=overrides), point)), None
-    except Exception as exc:  # noqa: BLE001 - reported per run by the caller
-        return None, f"{type(exc).__name__}: {exc}"
 
 
 def spread(values) -> dict:
@@ -92,51 +76,121 @@ def summarize(experiment: Experiment, results, quick: bool = False):
     return summary
 
 
-def _execute(tasks: list, jobs: int, done: Callable[[int, Outcome], None]) -> None:
-    if jobs == 1 or len(tasks) <= 1:
-        for index, task in enumerate(tasks):
-            done(index, _run_one(*task))
-        return
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
-        futures = {pool.submit(_run_one, *task): index for index, task in enumerate(tasks)}
-        for future in as_completed(futures):
-            try:
-                outcome = future.result()
-            except Exception as exc:  # noqa: BLE001 - e.g. a worker killed by the OS
-                outcome = (None, f"{type(exc).__name__}: {exc}")
-            done(futures[future], outcome)
+
+def tasks_for(exp: Experiment, quick: bool = False) -> List[Task]:
+    """The experiment's runs as campaign tasks, in grid order."""
+    base = dict(exp.base)
+    return [Task(exp.metric, base, exp.overrides(point, quick), dict(point), seed, group=exp.name,
+                 index=index, engine=str(point.get("engine", "sim")))
+            for index, (point, seed) in enumerate(exp.runs(quick))]
 
 
-def _write(exp: Experiment, results, out, quick: bool) -> None:
+def results_frame(tasks: Sequence[Task], outcomes: Sequence[Outcome]):
+    """One row per run in grid order: ``run``, the grid keys, ``seed``, the metrics, ``error``."""
+    import pandas as pd
+
+    rows = [{"run": t.index, **t.point, "seed": t.seed, **(o.metrics or {}), "error": o.error or ""}
+            for t, o in zip(tasks, outcomes)]
+    return pd.DataFrame(rows)
+
+
+def _code_version() -> dict:
+    from ccbench.api import version
+
+    info = {"core": version()}
+    try:
+        import subprocess
+
+        repo = Path(__file__).resolve().parents[3]
+        head = subprocess.run(["git", "-C", str(repo), "describe", "--always", "--dirty"],
+                              capture_output=True, text=True, timeout=5)
+        if head.returncode == 0:
+            info["git"] = head.stdout.strip()
+    except (OSError, ValueError, subprocess.SubprocessError):
+        pass
+    return info
+
+
+def meta(exp: Experiment, tasks: Sequence[Task], outcomes: Sequence[Outcome], quick: bool) -> dict:
+    """What ``meta.json`` records: the scenario, grid and seeds, the code, run counts and times."""
+    failures = [{"run": t.index, "point": t.point, "seed": t.seed, "error": o.error}
+                for t, o in zip(tasks, outcomes) if o.error]
+    return {
+        "name": exp.name, "work": exp.work, "description": exp.description, "quick": quick,
+        "base": dict(exp.base), "quick_overrides": dict(exp.quick_overrides) if quick else {},
+        "points": exp.params(quick), "seeds": exp.run_seeds(quick), **_code_version(),
+        "runs": len(tasks), "cached": sum(o.cached for o in outcomes),
+        "failed": len(failures), "failures": failures,
+        "run_seconds": round(sum(o.seconds for o in outcomes), 3),
+        "keys": [t.key for t in tasks],
+    }
+
+
+def write_outputs(exp: Experiment, results, out, quick: bool, info: Optional[dict] = None) -> None:
+    """``results``, ``summary``, ``comparison`` and the figure under ``out``, each file atomically;
+    ``meta.json`` last, with the time these outputs took."""
+    from ccbench.campaign import files
+
+    start = time.perf_counter()
     out_dir = Path(out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    results.to_csv(out_dir / "results.csv", index=False)
+    files.write_csv(out_dir / "results.csv", results)
+    files.write_parquet(out_dir / "results.parquet", _parquet_safe(results))
     summary = summarize(exp, results, quick)
-    summary.to_csv(out_dir / "summary.csv", index=False)
+    files.write_csv(out_dir / "summary.csv", summary)
     if exp.comparison is not None and not summary.empty:
         from ccbench.experiments.base import comparison_markdown
 
-        text = comparison_markdown(exp.description or exp.name, exp.comparison(summary))
-        (out_dir / "comparison.md").write_text(text)
+        rows = exp.comparison(summary)
+        files.write_text(out_dir / "comparison.md", comparison_markdown(exp.description or exp.name, rows))
+        files.write_json(out_dir / "comparison.json", [dict(r) for r in rows])
     if exp.figure is not None and not summary.empty:
         try:
-            exp.figure(summary, out_dir)
+            with files.staged(out_dir) as scratch:
+                exp.figure(summary, scratch)
         except Exception as exc:  # noqa: BLE001 - the numbers are written; report the plot
             print(f"warning: {exp.name}: figure failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    if info is not None:
+        info["output_seconds"] = round(time.perf_counter() - start, 3)
+        files.write_json(out_dir / "meta.json", info)
+
+
+def _parquet_safe(results):
+    """Columns Parquet cannot hold in one type (a metric that is a number in one run and text in
+    another) are stored as text."""
+    frame = results.copy()
+    for column in frame.columns:
+        if frame[column].dtype == object:
+            kinds = {type(v) for v in frame[column] if v is not None and v == v}
+            if len(kinds) > 1 or (kinds and not kinds <= {str}):
+                frame[column] = frame[column].map(lambda v: v if isinstance(v, str) else repr(v))
+    return frame
+
+
+def report_failures(exp: Experiment, tasks: Sequence[Task], outcomes: Sequence[Outcome]) -> None:
+    for task, outcome in zip(tasks, outcomes):
+        if outcome.error:
+            print(f"warning: {exp.name} run {task.index} ({task.point}, seed {task.seed}) failed: "
+                  f"{outcome.error}", file=sys.stderr)
 
 
 def run_experiment(experiment: Union[Experiment, str], *, quick: bool = False,
                    jobs: Optional[int] = None, out=None,
-                   progress: Optional[Callable[[str], None]] = None):
+                   progress: Union[bool, None, Callable[[str], None]] = None,
+                   scheduler: Optional[str] = None, cache=None, force: bool = False):
     """Run every (grid point, seed) of ``experiment`` (an :class:`Experiment` or a name).
 
-    Runs go to ``jobs`` worker processes (default: one per CPU; ``jobs=1`` runs in-process).
+    Runs go to ``jobs`` Dask worker processes (default: one per CPU; ``jobs=1`` runs
+    in-process) or to the Dask cluster at ``scheduler``. ``cache`` (a folder) keeps each finished
+    run and reuses it on the next call unless ``force``. ``progress`` is ``True`` (a bar in a
+    terminal or notebook, lines otherwise), a callable receiving one line per run, or off.
     Returns a DataFrame with one row per run in grid order (columns: ``run``, the grid keys,
     ``seed``, the metrics, ``error`` — empty when the run succeeded). With ``out`` also writes
-    ``results.csv``, ``summary.csv`` and the figure there; failed runs are reported on stderr
-    but the rest of the sweep is still run and written.
+    the files listed in this module's docstring; failed runs are reported on stderr but the rest
+    of the sweep is still run and written.
     """
-    import pandas as pd
+    from ccbench.campaign.cache import Cache
+    from ccbench.campaign.progress import Progress
+    from ccbench.campaign.runner import run_tasks
 
     exp = experiment if isinstance(experiment, Experiment) else get(experiment)
     reason = exp.unavailable() if exp.unavailable else None
@@ -144,32 +198,16 @@ def run_experiment(experiment: Union[Experiment, str], *, quick: bool = False,
         from ccbench.errors import UsageError
 
         raise UsageError(f"{exp.name}: {reason}")
-    runs = exp.runs(quick)
-    outcomes: Dict[int, Outcome] = {}
-
-    def done(index: int, outcome: Outcome) -> None:
-        outcomes[index] = outcome
-        if progress is not None:
-            point, seed = runs[index]
-            what = ", ".join(f"{k}={v}" for k, v in point.items())
-            status = "failed" if outcome[1] else ", ".join(
-                f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in outcome[0].items())
-            progress(f"[{len(outcomes)}/{len(runs)}] {exp.name} {what} seed={seed}: {status}")
-
-    base = dict(exp.base)
-    tasks = [(exp.metric, base, exp.overrides(point, quick), point, seed) for point, seed in runs]
-    if any(point.get("engine") == "emu" for point, _ in runs):
-        jobs = 1  # real-time runs on the real stack must not share the CPUs with anything
-    _execute(tasks, max(1, jobs or os.cpu_count() or 1), done)
-
-    rows = []
-    for index, (point, seed) in enumerate(runs):
-        metrics, error = outcomes[index]
-        if error:
-            print(f"warning: {exp.name} run {index} ({point}, seed {seed}) failed: {error}",
-                  file=sys.stderr)
-        rows.append({"run": index, **point, "seed": seed, **(metrics or {}), "error": error or ""})
-    results = pd.DataFrame(rows)
+    tasks = tasks_for(exp, quick)
+    bar = Progress(len(tasks), exp.name, progress) if progress else None
+    try:
+        outcomes = run_tasks(tasks, jobs=jobs, scheduler=scheduler, force=force, progress=bar,
+                             cache=Cache(cache) if cache is not None else None)
+    finally:
+        if bar is not None:
+            bar.close()
+    report_failures(exp, tasks, outcomes)
+    results = results_frame(tasks, outcomes)
     if out is not None:
-        _write(exp, results, out, quick)
+        write_outputs(exp, results, out, quick, meta(exp, tasks, outcomes, quick))
     return results

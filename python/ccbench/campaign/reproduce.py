@@ -1,0 +1,176 @@
+"""``ccbench reproduce``: every experiment of one work, or of all four, as one campaign.
+
+All runs of all chosen experiments go to the runner together (so two workers never idle between
+experiments); each experiment's outputs are written as soon as its last run is in, under
+``OUT/experiments/<name>/``; then ``OUT/campaign.json`` (counts, failures, where the time went)
+and ``OUT/report.html``. Finished runs are kept in ``OUT/cache/``: a rerun, after an interruption
+or a change, computes only what is missing, and rewrites an experiment's outputs only when its
+runs changed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from ccbench.campaign.tasks import Outcome, Task
+
+#: The four works, in the order the report shows them.
+WORKS = {
+    "rledbat": "rLEDBAT / LEDBAT++ — Bagnulo et al., Design, implementation and validation of a "
+               "receiver-driven less-than-best-effort transport, Computer Networks 2023 (RFC 9840)",
+    "abe": "ABE — Khademi et al., Alternative Backoff: Achieving Low Latency and High Throughput "
+           "with ECN and AQM, CAIA TR 150710A (RFC 8511)",
+    "siad": "TCP SIAD — Kühlewind, Scalable Increase Adaptive Decrease: Congestion Control "
+            "supporting Low Latency and High Speed, PhD thesis, Univ. Stuttgart 2016",
+    "fledbat": "fLEDBAT — Carofiglio et al., Rethinking the Low Extra Delay Background Transport "
+               "(LEDBAT) Protocol, Computer Networks 2013",
+}
+
+
+@dataclass
+class Campaign:
+    """What a campaign did: experiments written, skipped (with the reason), failed runs."""
+
+    out: Path
+    experiments: List[str] = field(default_factory=list)
+    skipped: Dict[str, str] = field(default_factory=dict)
+    failed_runs: Dict[str, int] = field(default_factory=dict)
+    broken: Dict[str, str] = field(default_factory=dict)
+    report: Optional[Path] = None
+    info: dict = field(default_factory=dict)
+
+    @property
+    def failures(self) -> int:
+        return sum(self.failed_runs.values()) + len(self.broken)
+
+
+def choose(work: str):
+    """The experiments of ``work`` (a key of :data:`WORKS`, or ``"all"``), in report order."""
+    from ccbench.errors import UsageError
+    from ccbench.experiments.registry import experiments
+
+    if work != "all" and work not in WORKS:
+        raise UsageError(f"reproduce: unknown work {work!r} (choose from {', '.join(WORKS)}, all)")
+    wanted = list(WORKS) if work == "all" else [work]
+    return [exp for w in wanted for exp in experiments().values() if exp.work == w]
+
+
+def _up_to_date(out_dir: Path, info: dict) -> bool:
+    """Whether ``out_dir`` already holds outputs of exactly these runs and outcomes."""
+    try:
+        old = json.loads((out_dir / "meta.json").read_text())
+    except (OSError, ValueError):
+        return False
+    same = all(old.get(k) == info.get(k) for k in ("keys", "failures", "quick", "core"))
+    return same and (out_dir / "results.csv").is_file() and (out_dir / "summary.csv").is_file()
+
+
+class _Tracker:
+    """Collects outcomes per experiment and writes an experiment once its last run is in."""
+
+    def __init__(self, chosen, tasks: Dict[str, List[Task]], out: Path, quick: bool, force: bool,
+                 campaign: Campaign):
+        self.exps = {exp.name: exp for exp in chosen}
+        self.tasks, self.out, self.quick, self.force, self.campaign = tasks, out, quick, force, campaign
+        self.outcomes: Dict[str, List[Optional[Outcome]]] = {n: [None] * len(t) for n, t in tasks.items()}
+        self.left = {name: len(t) for name, t in tasks.items()}
+        self.output_seconds = 0.0
+        for name, left in self.left.items():
+            if left == 0:
+                self.finish(name)
+
+    def __call__(self, task: Task, outcome: Outcome) -> None:
+        self.outcomes[task.group][task.index] = outcome
+        self.left[task.group] -= 1
+        if self.left[task.group] == 0:
+            self.finish(task.group)
+
+    def finish(self, name: str) -> None:
+        from ccbench.experiments.runner import meta, report_failures, results_frame, write_outputs
+
+        start = time.perf_counter()
+        exp, tasks, outcomes = self.exps[name], self.tasks[name], self.outcomes[name]
+        out_dir = self.out / "experiments" / name
+        info = meta(exp, tasks, outcomes, self.quick)
+        failed = info["failed"]
+        if failed:
+            self.campaign.failed_runs[name] = failed
+            report_failures(exp, tasks, outcomes)
+        self.campaign.experiments.append(name)
+        try:
+            if self.force or not _up_to_date(out_dir, info):
+                write_outputs(exp, results_frame(tasks, outcomes), out_dir, self.quick, info)
+        except Exception as exc:  # noqa: BLE001 - one experiment's analysis must not stop the rest
+            message = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+            self.campaign.broken[name] = message
+            print(f"warning: {name}: writing its outputs failed: {message}")
+        self.output_seconds += time.perf_counter() - start
+
+
+def _profile(outcomes: Sequence[Outcome]) -> dict:
+    """Where the computed runs' time went, summed over runs (seconds of worker time)."""
+    computed = [o for o in outcomes if not o.cached and o.profile]
+    total = sum(o.seconds for o in computed)
+    loop = sum(o.profile["loop"] for o in computed)
+    run = sum(o.profile["run"] for o in computed)
+    metric = sum(o.profile["metric"] for o in computed)
+    return {"runs": len(computed), "worker_s": round(total, 2), "event_loop_s": round(loop, 2),
+            "scenario_and_results_s": round(run - loop, 2), "metric_s": round(metric, 2)}
+
+
+def reproduce(work: str = "all", *, quick: bool = False, jobs: Optional[int] = None,
+              scheduler: Optional[str] = None, out="out/reproduce", force: bool = False,
+              progress=True) -> Campaign:
+    """Run every experiment of ``work`` (``"abe"``, ``"fledbat"``, ``"rledbat"``, ``"siad"`` or
+    ``"all"``) as one campaign and write ``out/report.html``. Returns what happened; failed runs
+    are recorded there, in each experiment's ``meta.json`` and in the report."""
+    from ccbench.campaign.cache import CACHE_DIR, Cache
+    from ccbench.campaign.files import write_json
+    from ccbench.campaign.progress import Progress
+    from ccbench.campaign.runner import run_tasks
+    from ccbench.experiments.runner import tasks_for
+    from ccbench.report import write_report
+
+    started = time.time()
+    root = Path(out)
+    campaign = Campaign(root)
+    chosen = []
+    for exp in choose(work):
+        reason = exp.unavailable() if exp.unavailable else None
+        if reason:
+            campaign.skipped[exp.name] = reason
+        else:
+            chosen.append(exp)
+    tasks = {exp.name: tasks_for(exp, quick) for exp in chosen}
+    every = [task for group in tasks.values() for task in group]
+    tracker = _Tracker(chosen, tasks, root, quick, force, campaign)
+    bar = Progress(len(every), f"reproduce {work}", progress) if progress else None
+    run_start = time.perf_counter()
+    try:
+        outcomes = run_tasks(every, jobs=jobs, scheduler=scheduler, cache=Cache(root / CACHE_DIR),
+                             force=force, progress=bar, on_done=tracker)
+    finally:
+        if bar is not None:
+            bar.close()
+    run_wall = time.perf_counter() - run_start
+    campaign.info = {
+        "work": work, "quick": quick, "jobs": jobs, "scheduler": scheduler,
+        "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)),
+        "experiments": len(chosen), "skipped": campaign.skipped,
+        "runs": len(every), "cached": sum(o.cached for o in outcomes),
+        "failed_runs": campaign.failed_runs, "broken": campaign.broken,
+        "runs_wall_s": round(run_wall, 2), "outputs_s": round(tracker.output_seconds, 2),
+        "profile": _profile(outcomes),
+    }
+    campaign.info["wall_s"] = round(time.time() - started, 2)
+    write_json(root / "campaign.json", campaign.info)  # the report shows it
+    report_start = time.perf_counter()
+    campaign.report = write_report(root)
+    campaign.info["report_s"] = round(time.perf_counter() - report_start, 2)
+    campaign.info["wall_s"] = round(time.time() - started, 2)
+    write_json(root / "campaign.json", campaign.info)
+    return campaign
