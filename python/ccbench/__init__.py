@@ -10,5 +10,6 @@ loads no heavy library: pandas comes in only when a DataFrame is asked for.
 """
 
 from ccbench.api import Result, ScenarioError, controllers, registry, run, validate, version
+from ccbench.sweep import sweep
 
-__all__ = ["Result", "ScenarioError", "controllers", "registry", "run", "validate", "version"]
+__all__ = ["Result", "ScenarioError", "controllers", "registry", "run", "sweep", "validate", "version"]

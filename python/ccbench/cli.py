@@ -91,7 +91,7 @@ def _cmd_reproduce(args) -> int:
     from ccbench.campaign.reproduce import reproduce
 
     campaign = reproduce(args.work, quick=args.quick, jobs=args.jobs, scheduler=args.scheduler,
-                         out=Path(args.out), force=args.force)
+                         out=Path(args.out), force=args.force, only=args.only or ())
     info = campaign.info
     print(f"{len(campaign.experiments)} experiments, {info['runs']} runs ({info['cached']} from the "
           f"cache) in {info['wall_s']:.1f} s; report: {campaign.report}")
@@ -208,6 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("work", choices=WORK_CHOICES, metavar="WORK", help=f"one of {', '.join(WORK_CHOICES)}")
     p.add_argument("--quick", action="store_true", help="smaller grids and shorter runs")
     _campaign_arguments(p)
+    p.add_argument("--only", action="append", metavar="NAME",
+                   help="only this experiment of the work (repeatable)")
     p.add_argument("--out", metavar="DIR", default="out/reproduce",
                    help="output directory, with the run cache in DIR/cache (default out/reproduce)")
     p.set_defaults(func=_cmd_reproduce)

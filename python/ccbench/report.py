@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 from typing import Dict, List, Optional
 
@@ -57,6 +58,11 @@ window.addEventListener("load", function () {
 def kind(verdict: str) -> str:
     """One of :data:`KINDS` for a verdict as written in ``comparison.md``."""
     return VERDICTS.get(str(verdict).strip().lower(), "reported")
+
+
+def natural(name: str) -> list:
+    """Sort key that puts fig5 before fig10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
 def _esc(value) -> str:
@@ -171,7 +177,8 @@ def _experiments(root: Path) -> List[str]:
     from ccbench.experiments.registry import experiments
 
     known = experiments()
-    found = [_Experiment(p.parent, known) for p in sorted(root.glob("experiments/*/summary.csv"))]
+    folders = sorted((p.parent for p in root.glob("experiments/*/summary.csv")), key=lambda p: natural(p.name))
+    found = [_Experiment(folder, known) for folder in folders]
     if not found:
         return []
     order = list(WORKS) + sorted({e.work for e in found} - set(WORKS))

@@ -235,6 +235,33 @@ fn validate_dict(
     json_to_py(py, &ccbench_sim::scenario::describe(&from_dict(scenario, source, &overrides, seed)?))
 }
 
+/// The validated scenario of a dict as compact JSON text: what the campaign cache hashes for a
+/// run's key (the same document as `validate_dict`, without building Python objects for it).
+#[pyfunction]
+#[pyo3(signature = (scenario, source = "<dict>", overrides = Vec::new(), seed = None))]
+fn canonical_dict(
+    scenario: &Bound<'_, PyDict>,
+    source: &str,
+    overrides: Vec<String>,
+    seed: Option<&Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    let sc = from_dict(scenario, source, &overrides, seed)?;
+    Ok(ccbench_sim::scenario::describe(&sc).to_string())
+}
+
+/// As `canonical_dict`, for TOML text.
+#[pyfunction]
+#[pyo3(signature = (text, source = "<string>", overrides = Vec::new(), seed = None))]
+fn canonical_toml(
+    text: &str,
+    source: &str,
+    overrides: Vec<String>,
+    seed: Option<&Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    let sc = from_toml(text, source, &overrides, seed)?;
+    Ok(ccbench_sim::scenario::describe(&sc).to_string())
+}
+
 /// A scenario dict as TOML text (for programs that read scenario files, like `ccbench-emu`).
 #[pyfunction]
 #[pyo3(signature = (scenario, source = "<dict>"))]
@@ -297,6 +324,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(controllers, m)?)?;
     m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_dict, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_dict, m)?)?;
     m.add_function(wrap_pyfunction!(registry, m)?)?;
     m.add_function(wrap_pyfunction!(dict_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(registry_markdown, m)?)?;

@@ -48,15 +48,22 @@ class Campaign:
         return sum(self.failed_runs.values()) + len(self.broken)
 
 
-def choose(work: str):
-    """The experiments of ``work`` (a key of :data:`WORKS`, or ``"all"``), in report order."""
+def choose(work: str, only: Sequence[str] = ()):
+    """The experiments of ``work`` (a key of :data:`WORKS`, or ``"all"``), in report order;
+    with ``only``, just those of them."""
     from ccbench.errors import UsageError
     from ccbench.experiments.registry import experiments
 
     if work != "all" and work not in WORKS:
         raise UsageError(f"reproduce: unknown work {work!r} (choose from {', '.join(WORKS)}, all)")
     wanted = list(WORKS) if work == "all" else [work]
-    return [exp for w in wanted for exp in experiments().values() if exp.work == w]
+    chosen = [exp for w in wanted for exp in experiments().values() if exp.work == w]
+    names = {exp.name for exp in chosen}
+    unknown = [name for name in only if name not in names]
+    if unknown:
+        raise UsageError(f"reproduce: --only {unknown[0]!r} is no experiment of {work} "
+                         f"(see `ccbench experiment --list`)")
+    return [exp for exp in chosen if not only or exp.name in only]
 
 
 def _up_to_date(out_dir: Path, info: dict) -> bool:
@@ -65,23 +72,33 @@ def _up_to_date(out_dir: Path, info: dict) -> bool:
         old = json.loads((out_dir / "meta.json").read_text())
     except (OSError, ValueError):
         return False
-    same = all(old.get(k) == info.get(k) for k in ("keys", "failures", "quick", "core"))
+    same = all(old.get(k) == info.get(k) for k in ("runs_digest", "failures", "quick", "core"))
     return same and (out_dir / "results.csv").is_file() and (out_dir / "summary.csv").is_file()
 
 
 class _Tracker:
     """Collects outcomes per experiment and writes an experiment once its last run is in."""
 
-    def __init__(self, chosen, tasks: Dict[str, List[Task]], out: Path, quick: bool, force: bool,
-                 campaign: Campaign):
-        self.exps = {exp.name: exp for exp in chosen}
-        self.tasks, self.out, self.quick, self.force, self.campaign = tasks, out, quick, force, campaign
-        self.outcomes: Dict[str, List[Optional[Outcome]]] = {n: [None] * len(t) for n, t in tasks.items()}
-        self.left = {name: len(t) for name, t in tasks.items()}
+    def __init__(self, out: Path, quick: bool, force: bool, campaign: Campaign):
+        self.out, self.quick, self.force, self.campaign = out, quick, force, campaign
+        self.exps: Dict[str, object] = {}
+        self.tasks: Dict[str, List[Task]] = {}
+        self.outcomes: Dict[str, List[Optional[Outcome]]] = {}
+        self.left: Dict[str, int] = {}
         self.output_seconds = 0.0
-        for name, left in self.left.items():
-            if left == 0:
-                self.finish(name)
+
+    def groups(self, chosen):
+        """Each experiment's tasks, built only when the runner asks for them."""
+        from ccbench.experiments.runner import tasks_for
+
+        for exp in chosen:
+            tasks = tasks_for(exp, self.quick)
+            self.exps[exp.name], self.tasks[exp.name] = exp, tasks
+            self.outcomes[exp.name] = [None] * len(tasks)
+            self.left[exp.name] = len(tasks)
+            if not tasks:
+                self.finish(exp.name)
+            yield tasks
 
     def __call__(self, task: Task, outcome: Outcome) -> None:
         self.outcomes[task.group][task.index] = outcome
@@ -124,44 +141,44 @@ def _profile(outcomes: Sequence[Outcome]) -> dict:
 
 def reproduce(work: str = "all", *, quick: bool = False, jobs: Optional[int] = None,
               scheduler: Optional[str] = None, out="out/reproduce", force: bool = False,
-              progress=True) -> Campaign:
+              progress=True, only: Sequence[str] = ()) -> Campaign:
     """Run every experiment of ``work`` (``"abe"``, ``"fledbat"``, ``"rledbat"``, ``"siad"`` or
-    ``"all"``) as one campaign and write ``out/report.html``. Returns what happened; failed runs
+    ``"all"``; ``only`` narrows it to named experiments) as one campaign and write
+    ``out/report.html``. Returns what happened; failed runs
     are recorded there, in each experiment's ``meta.json`` and in the report."""
     from ccbench.campaign.cache import CACHE_DIR, Cache
     from ccbench.campaign.files import write_json
     from ccbench.campaign.progress import Progress
-    from ccbench.campaign.runner import run_tasks
-    from ccbench.experiments.runner import tasks_for
+    from ccbench.campaign.runner import run_groups
     from ccbench.report import write_report
 
     started = time.time()
     root = Path(out)
     campaign = Campaign(root)
     chosen = []
-    for exp in choose(work):
+    for exp in choose(work, only):
         reason = exp.unavailable() if exp.unavailable else None
         if reason:
             campaign.skipped[exp.name] = reason
         else:
             chosen.append(exp)
-    tasks = {exp.name: tasks_for(exp, quick) for exp in chosen}
-    every = [task for group in tasks.values() for task in group]
-    tracker = _Tracker(chosen, tasks, root, quick, force, campaign)
-    bar = Progress(len(every), f"reproduce {work}", progress) if progress else None
+    total = sum(len(exp.params(quick)) * len(exp.run_seeds(quick)) for exp in chosen)
+    tracker = _Tracker(root, quick, force, campaign)
+    bar = Progress(total, f"reproduce {work}", progress) if progress else None
     run_start = time.perf_counter()
     try:
-        outcomes = run_tasks(every, jobs=jobs, scheduler=scheduler, cache=Cache(root / CACHE_DIR),
-                             force=force, progress=bar, on_done=tracker)
+        found = run_groups(tracker.groups(chosen), jobs=jobs, scheduler=scheduler,
+                           cache=Cache(root / CACHE_DIR), force=force, progress=bar, on_done=tracker)
     finally:
         if bar is not None:
             bar.close()
     run_wall = time.perf_counter() - run_start
+    outcomes = list(found.values())
     campaign.info = {
         "work": work, "quick": quick, "jobs": jobs, "scheduler": scheduler,
         "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)),
         "experiments": len(chosen), "skipped": campaign.skipped,
-        "runs": len(every), "cached": sum(o.cached for o in outcomes),
+        "runs": len(outcomes), "cached": sum(o.cached for o in outcomes),
         "failed_runs": campaign.failed_runs, "broken": campaign.broken,
         "runs_wall_s": round(run_wall, 2), "outputs_s": round(tracker.output_seconds, 2),
         "profile": _profile(outcomes),

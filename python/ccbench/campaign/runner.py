@@ -1,73 +1,87 @@
-"""Runs a list of :class:`Task` s: from the cache where it has them, the rest on Dask.
+"""Runs :class:`Task` s: from the cache where it has them, the rest on Dask or in this process.
 
 With ``jobs=1`` and no scheduler the runs go one by one in this process. Otherwise they go to a
 Dask cluster: ``scheduler="tcp://host:8786"`` names an existing one, else an embedded
 ``LocalCluster`` of ``jobs`` single-threaded worker processes is started on first use and kept
-for the rest of the process (a notebook or a test session pays its start once). Results stream
-back as runs finish; each success is written to the cache at once, so an interrupted campaign
-keeps everything finished before the interruption.
+for the rest of the process (a notebook or a test session pays its start once).
+
+Tasks come in groups (an experiment's runs). Each group is keyed, looked up in the cache and
+submitted before the next group is even built, so workers start at once; a big group goes in
+batches of up to :data:`MAX_BATCH` runs (one Dask task per run would cost the scheduler more
+than a short run costs a worker). Results stream back as batches finish; every success is
+journaled in the cache at once, so an interrupted campaign keeps everything that finished.
 """
 
 from __future__ import annotations
 
 import atexit
+import hashlib
 import logging
 import os
 import sys
 import uuid
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
-from ccbench.campaign.cache import Cache, metric_identity, run_key
+from ccbench.campaign.cache import Cache, core_fingerprint, metric_identity, run_key
 from ccbench.campaign.progress import Progress
-from ccbench.campaign.tasks import Outcome, Task, execute
+from ccbench.campaign.tasks import Outcome, Task, execute, execute_batch
+
+#: Most runs in one Dask task; a group of n runs goes in batches of about n / 100.
+MAX_BATCH = 64
 
 #: Embedded clusters by size, kept for the life of the process.
 _LOCAL: Dict[int, object] = {}
+
+Done = Callable[[Task, Outcome], None]
 
 
 def prepare(tasks: Sequence[Task]) -> None:
     """Give every task its cache key from the scenario as the core validates it (a task whose
     scenario does not validate keeps an empty key and carries the core's message)."""
-    from ccbench.api import ScenarioError, validate, version
+    from ccbench import _core
+    from ccbench.api import ScenarioError, _read
 
-    core = version()
+    core = core_fingerprint()
     identities: Dict[int, str] = {}
+    read: Dict[int, tuple] = {}
     for task in tasks:
         if task.key or task.invalid:
             continue
         try:
-            scenario = validate(task.base, seed=task.seed, overrides=task.overrides)
+            kind, payload, source = read.get(id(task.base)) or read.setdefault(id(task.base), _read(task.base))
+            canonical = _core.canonical_dict if kind == "dict" else _core.canonical_toml
+            scenario = canonical(payload, source, list(task.overrides), task.seed)
         except (ScenarioError, TypeError, ValueError) as exc:
             task.invalid = " ".join(str(exc).split())
             continue
         ident = identities.get(id(task.metric))
         if ident is None:
             ident = identities[id(task.metric)] = metric_identity(task.metric)
-        task.key = run_key(scenario, core, task.engine, task.point, ident)
+        task.key = run_key(hashlib.sha256(scenario.encode()).hexdigest(), core, task.engine, task.point, ident)
 
 
 def _close_local() -> None:
-    for client in list(_LOCAL.values()):
+    for made in list(_LOCAL.values()):
         try:
-            client.close()
-            client.cluster.close()
+            made.close()
+            made.cluster.close()
         except Exception:  # noqa: BLE001 - shutting down anyway
             pass
     _LOCAL.clear()
 
 
-def _pickle_by_value(tasks: Sequence[Task]) -> None:
+def _pickle_by_value(metric: Callable) -> None:
     """Metrics defined outside ccbench (a test module, a notebook, a user's package) travel by
     value, since a worker may not be able to import their module."""
     import cloudpickle
 
-    for module_name in {getattr(t.metric, "__module__", "") for t in tasks}:
-        module = sys.modules.get(module_name)
-        if module is not None and not module_name.startswith("ccbench") and module_name != "__main__":
-            try:
-                cloudpickle.register_pickle_by_value(module)
-            except ValueError:
-                pass
+    name = getattr(metric, "__module__", "") or ""
+    module = sys.modules.get(name)
+    if module is not None and not name.startswith("ccbench") and name != "__main__":
+        try:
+            cloudpickle.register_pickle_by_value(module)
+        except ValueError:
+            pass
 
 
 def client(jobs: int, scheduler: Optional[str] = None):
@@ -97,78 +111,143 @@ def client(jobs: int, scheduler: Optional[str] = None):
     return made
 
 
-def _dask(pending: Dict[str, List[Task]], jobs: int, scheduler: Optional[str],
-          finished: Callable[[str, Outcome], None]) -> None:
+class _Campaign:
+    """Bookkeeping shared by both ways of running: cache lookups, identical runs computed once,
+    outcomes fanned out to every task that asked for them."""
+
+    def __init__(self, cache: Optional[Cache], force: bool, progress: Optional[Progress],
+                 on_done: Optional[Done]):
+        self.cache, self.force, self.progress, self.on_done = cache, force, progress, on_done
+        self.waiting: Dict[str, List[Task]] = {}
+        self.outcomes: Dict[int, Outcome] = {}
+
+    def split(self, group: Sequence[Task]) -> List[Task]:
+        """Key ``group``, hand out what the cache has, and return the runs still to compute
+        (one per key not already in flight)."""
+        prepare(group)
+        todo, hits = [], []
+        for task in group:
+            found = None
+            if self.cache is not None and task.key and not self.force:
+                found = self.cache.get(task.key)
+            if found is not None:
+                hits.append((task, Outcome(found[0], None, found[1], cached=True)))
+                continue
+            key = task.slot = task.key or f"invalid-{uuid.uuid4().hex}"
+            if key in self.waiting:
+                self.waiting[key].append(task)
+            else:
+                self.waiting[key] = [task]
+                todo.append(task)
+        if self.progress is not None:
+            self.progress.from_cache(len(hits))
+        for task, outcome in hits:
+            self._deliver(task, outcome)
+        return todo
+
+    def finished(self, task: Task, outcome: Outcome) -> None:
+        key = task.slot or task.key
+        if self.cache is not None and outcome.error is None and task.key:
+            self.cache.put(task.key, outcome.metrics, outcome.seconds)
+        for waiting in self.waiting.pop(key, [task]):
+            if self.progress is not None:
+                self.progress.advance(f"{waiting.group} #{waiting.index} seed={waiting.seed}", outcome)
+            self._deliver(waiting, outcome)
+
+    def _deliver(self, task: Task, outcome: Outcome) -> None:
+        self.outcomes[id(task)] = outcome
+        if self.on_done is not None:
+            self.on_done(task, outcome)
+
+
+def _batches(todo: List[Task]) -> List[List[Task]]:
+    size = max(1, min(MAX_BATCH, len(todo) // 100))
+    return [todo[i:i + size] for i in range(0, len(todo), size)]
+
+
+def _in_process(groups: Iterable[Sequence[Task]], book: _Campaign, emulated: List[Task]) -> None:
+    for group in groups:
+        for task in book.split(group):
+            if task.engine == "emu":
+                emulated.append(task)
+            else:
+                book.finished(task, execute(task))
+
+
+def _on_dask(groups: Iterable[Sequence[Task]], book: _Campaign, emulated: List[Task], jobs: int,
+             scheduler: Optional[str]) -> None:
     from dask.distributed import as_completed
 
-    dask_client = client(jobs, scheduler)
-    _pickle_by_value([group[0] for group in pending.values()])
-    futures = {}
+    dask_client, done = None, None  # started with the first run to compute
+    running: Dict[object, List[Task]] = {}
+
+    def collect(future) -> None:
+        batch = running.pop(future)
+        try:
+            outcomes = future.result()
+        except Exception as exc:  # noqa: BLE001 - e.g. a worker killed by the OS, three times
+            outcomes = [Outcome(None, f"{type(exc).__name__}: {exc}")] * len(batch)
+        for task, outcome in zip(batch, outcomes):
+            book.finished(task, outcome)
+
     try:
-        for key, group in pending.items():
-            future = dask_client.submit(execute, group[0], key=f"ccbench-run-{key}", pure=False)
-            futures[future] = key
-        for future in as_completed(futures, loop=dask_client.loop):
-            try:
-                outcome = future.result()
-            except Exception as exc:  # noqa: BLE001 - e.g. a worker killed by the OS
-                outcome = Outcome(None, f"{type(exc).__name__}: {exc}")
-            finished(futures.pop(future), outcome)
+        for group in groups:
+            todo = book.split(group)
+            emulated.extend(t for t in todo if t.engine == "emu")
+            simulated = [t for t in todo if t.engine != "emu"]
+            if simulated:
+                _pickle_by_value(simulated[0].metric)
+            if simulated and dask_client is None:
+                dask_client = client(jobs, scheduler)
+                done = as_completed(loop=dask_client.loop)
+            for batch in _batches(simulated):
+                future = dask_client.submit(execute_batch, batch, key=f"ccbench-runs-{uuid.uuid4().hex}",
+                                            pure=False)
+                running[future] = batch
+                done.add(future)
+            for future in done.next_batch(block=False) if done is not None and done.has_ready() else ():
+                collect(future)
+        for future in done or ():
+            collect(future)
     except BaseException:
-        dask_client.cancel(list(futures))
+        if running:
+            dask_client.cancel(list(running), force=True)
         if not scheduler:  # an interrupted embedded cluster is not reused half-cancelled
             _close_local()
         raise
     finally:
-        if scheduler:
+        if scheduler and dask_client is not None:
             dask_client.close()
 
 
-def run_tasks(tasks: Sequence[Task], *, jobs: Optional[int] = None, scheduler: Optional[str] = None,
-              cache: Optional[Cache] = None, force: bool = False, progress: Optional[Progress] = None,
-              on_done: Optional[Callable[[Task, Outcome], None]] = None) -> List[Outcome]:
-    """Every task's :class:`Outcome`, in task order. Cached runs are not recomputed unless
-    ``force``; identical runs (same key) are computed once. ``on_done(task, outcome)`` is called
-    as each task finishes (cached ones first), in this process."""
-    prepare(tasks)
-    outcomes: List[Optional[Outcome]] = [None] * len(tasks)
-    pending: Dict[str, List[int]] = {}
-    hits = []
-    for index, task in enumerate(tasks):
-        found = cache.get(task.key) if cache is not None and task.key and not force else None
-        if found is not None:
-            outcomes[index] = Outcome(found[0], None, found[1], cached=True)
-            hits.append(index)
-        else:
-            pending.setdefault(task.key or f"invalid-{uuid.uuid4().hex}", []).append(index)
-    if progress is not None:
-        progress.from_cache(len(hits))
-    if on_done is not None:
-        for index in hits:
-            on_done(tasks[index], outcomes[index])
-
-    def finished(key: str, outcome: Outcome) -> None:
-        if cache is not None and outcome.error is None and tasks[pending[key][0]].key:
-            cache.put(key, outcome.metrics, outcome.seconds)
-        for index in pending[key]:
-            outcomes[index] = outcome
-            if progress is not None:
-                task = tasks[index]
-                progress.advance(f"{task.group} #{task.index} seed={task.seed}", outcome)
-            if on_done is not None:
-                on_done(tasks[index], outcome)
-
-    emulated = {k: g for k, g in pending.items() if tasks[g[0]].engine == "emu"}
-    simulated = {k: g for k, g in pending.items() if k not in emulated}
+def run_groups(groups: Iterable[Sequence[Task]], *, jobs: Optional[int] = None,
+               scheduler: Optional[str] = None, cache: Optional[Cache] = None, force: bool = False,
+               progress: Optional[Progress] = None, on_done: Optional[Done] = None) -> Dict[int, Outcome]:
+    """Run every task of every group (groups may be produced lazily); returns each task's
+    :class:`Outcome` by ``id(task)``. Cached runs are not recomputed unless ``force``; identical
+    runs (same key) are computed once. ``on_done(task, outcome)`` is called in this process as
+    each task finishes. Runs on the real stack (``engine = "emu"``) go last, one at a time, here:
+    real-time runs must not share the CPUs with anything."""
+    book = _Campaign(cache, force, progress, on_done)
+    emulated: List[Task] = []
     workers = max(1, jobs or os.cpu_count() or 1)
-    if scheduler or (workers > 1 and len(simulated) > 1):
-        _dask({key: [tasks[i] for i in group] for key, group in simulated.items()}, workers,
-              scheduler, finished)
-    else:
-        for key, group in simulated.items():
-            finished(key, execute(tasks[group[0]]))
-    # Real-time runs on the real stack go last, one at a time, here: they must not share the
-    # CPUs with anything.
-    for key, group in emulated.items():
-        finished(key, execute(tasks[group[0]]))
-    return outcomes  # type: ignore[return-value]
+    try:
+        if scheduler or workers > 1:
+            _on_dask(groups, book, emulated, workers, scheduler)
+        else:
+            _in_process(groups, book, emulated)
+        for task in emulated:
+            book.finished(task, execute(task))
+    finally:
+        if cache is not None:
+            cache.flush()
+    return book.outcomes
+
+
+def run_tasks(tasks: Sequence[Task], **options) -> List[Outcome]:
+    """:func:`run_groups` over one group; the outcomes in task order. A handful of runs stays in
+    this process (starting workers would cost more than it saves)."""
+    if len(tasks) <= 1 and not options.get("scheduler"):
+        options["jobs"] = 1
+    outcomes = run_groups([tasks], **options)
+    return [outcomes[id(task)] for task in tasks]

@@ -32,6 +32,9 @@ class Task:
     engine: str = "sim"
     #: Set by the runner: the error that made the key impossible to compute, if any.
     invalid: Optional[str] = field(default=None, repr=False)
+    #: Set by the runner: what identifies the run while it is in flight (the key, or a fresh
+    #: name for a run that has none).
+    slot: str = field(default="", repr=False)
 
 
 @dataclass
@@ -79,3 +82,8 @@ def execute(task: Task) -> Outcome:
     except BaseException as exc:  # noqa: BLE001 - a core panic is a BaseException (PyO3)
         message = " ".join(str(exc).split())
         return Outcome(None, f"{type(exc).__name__}: {message}", time.perf_counter() - start)
+
+
+def execute_batch(tasks: List[Task]) -> List[Outcome]:
+    """:func:`execute` each of ``tasks`` in turn (a Dask task of several short runs)."""
+    return [execute(task) for task in tasks]

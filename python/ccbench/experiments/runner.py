@@ -15,6 +15,7 @@ Every file is written under a temporary name and renamed into place.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 from pathlib import Path
@@ -122,7 +123,8 @@ def meta(exp: Experiment, tasks: Sequence[Task], outcomes: Sequence[Outcome], qu
         "runs": len(tasks), "cached": sum(o.cached for o in outcomes),
         "failed": len(failures), "failures": failures,
         "run_seconds": round(sum(o.seconds for o in outcomes), 3),
-        "keys": [t.key for t in tasks],
+        # What the outputs were computed from: a rerun with the same digest rewrites nothing.
+        "runs_digest": hashlib.sha256("".join(t.key or "-" for t in tasks).encode()).hexdigest(),
     }
 
 
