@@ -20,6 +20,7 @@ import logging
 import os
 import sys
 import uuid
+import warnings
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 from ccbench.campaign.cache import Cache, core_fingerprint, metric_identity, run_key
@@ -96,14 +97,18 @@ def client(jobs: int, scheduler: Optional[str] = None):
         raise UsageError(f"--jobs/--scheduler need dask.distributed: {exc}") from None
     if scheduler:
         try:
-            return Client(scheduler, timeout="15s", set_as_default=False)
+            return Client(scheduler, timeout="10s", set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
             raise UsageError(f"--scheduler {scheduler}: cannot connect: {' '.join(str(exc).split())}") from None
     found = _LOCAL.get(jobs)
     if found is not None and found.status == "running":
         return found
-    cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+    with warnings.catch_warnings():
+        # With no dashboard the scheduler still serves its health page, on 8787 when free; a
+        # second campaign on the machine takes another port, which is not worth a warning.
+        warnings.filterwarnings("ignore", message="Port .* is already in use")
+        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
     made = Client(cluster, set_as_default=False)
     if not _LOCAL:
         atexit.register(_close_local)
