@@ -24,7 +24,8 @@ build: $(STAMP) emu-deps
 	cargo build --release -p ccbench-emu -p rledbatd
 
 # The emulator drives namespaces with iproute2's `ip`, and rledbatd installs its rules with
-# iptables; tshark reads the pcap traces in tests. Install them where they are missing and we can.
+# iptables; tshark reads the pcap traces in tests, and headless Chromium opens the report in a test.
+# Install them where they are missing and we can.
 emu-deps:
 	@command -v ip >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
 		&& apt-get install -y -qq iproute2 >/dev/null; } || echo "note: no iproute2; ccbench emu will refuse to run"
@@ -35,6 +36,10 @@ emu-deps:
 		&& { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 \
 		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark >/dev/null; }; }; } \
 		|| echo "note: no tshark; tests/python/test_pcap.py will be skipped"
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+		&& { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 \
+		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }; }; } \
+		|| echo "note: no chromium; the report's browser check in tests/python/test_reproduce.py will be skipped"
 
 test: build
 	cargo test --workspace --profile ci
