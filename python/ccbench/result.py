@@ -57,13 +57,26 @@ def _frame(name: str, raw: Any):
 
     if isinstance(raw, _core.Table):
         data = raw.to_dict()
-        return pd.DataFrame({c: pd.Series(data[c], dtype=_DTYPES[kind]) for c, kind in raw.schema()})
+        return pd.DataFrame({c: _column(data[c], kind) for c, kind in raw.schema()})
     columns = dict(raw)
     if not columns or all(len(v) == 0 for v in columns.values()):
         # Keep the documented columns even when there are no rows, so callers can always select.
         names = list(columns) or SERIES_COLUMNS[name]
         return pd.DataFrame({c: pd.Series([], dtype=float) for c in names})
     return pd.DataFrame(columns)
+
+
+def _column(values: list, kind: str):
+    """One core column as a pandas Series. Text goes through Arrow: pandas' own string dtype
+    built from a Python list costs ~10 µs a row (a 40 000-row series took 0.4 s), Arrow's
+    conversion gives the same dtype in well under a millisecond."""
+    import pandas as pd
+
+    if kind == "str":
+        import pyarrow as pa
+
+        return pa.array(values, type=pa.string()).to_pandas()
+    return pd.Series(values, dtype=_DTYPES[kind])
 
 
 def _writable(frame) -> dict:
