@@ -173,7 +173,7 @@ def _front(groups: Dict[str, List[_Experiment]], titles: Dict[str, str]) -> List
 
 
 def _experiments(root: Path) -> List[str]:
-    from ccbench.campaign.reproduce import WORKS
+    from ccbench.campaign.works import WORKS
     from ccbench.experiments.registry import experiments
 
     known = experiments()

@@ -19,7 +19,8 @@ import pandas as pd
 import pytest
 
 import ccbench
-from ccbench.campaign.reproduce import WORKS, choose
+from ccbench.campaign.reproduce import choose
+from ccbench.campaign.works import WORKS
 from ccbench.cli import WORK_CHOICES
 
 PYTHON_DIR = Path(ccbench.__file__).resolve().parents[1]

@@ -1,0 +1,13 @@
+"""The four works ccbench reproduces: the experiment packages' names and how the report titles them."""
+
+#: The four works, in the order the report shows them.
+WORKS = {
+    "rledbat": "rLEDBAT / LEDBAT++ — Bagnulo et al., Design, implementation and validation of a "
+               "receiver-driven less-than-best-effort transport, Computer Networks 2023 (RFC 9840)",
+    "abe": "ABE — Khademi et al., Alternative Backoff: Achieving Low Latency and High Throughput "
+           "with ECN and AQM, CAIA TR 150710A (RFC 8511)",
+    "siad": "TCP SIAD — Kühlewind, Scalable Increase Adaptive Decrease: Congestion Control "
+            "supporting Low Latency and High Speed, PhD thesis, Univ. Stuttgart 2016",
+    "fledbat": "fLEDBAT — Carofiglio et al., Rethinking the Low Extra Delay Background Transport "
+               "(LEDBAT) Protocol, Computer Networks 2013",
+}
