@@ -29,22 +29,21 @@ def write_json(path, data: Any) -> Path:
     return write_text(path, json.dumps(data, indent=1, default=str, allow_nan=True) + "\n")
 
 
-def write_csv(path, frame) -> Path:
+def _write_with(path, write) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _tmp(path)
-    frame.to_csv(tmp, index=False)
+    write(tmp)
     os.replace(tmp, path)
     return path
+
+
+def write_csv(path, frame) -> Path:
+    return _write_with(path, lambda tmp: frame.to_csv(tmp, index=False))
 
 
 def write_parquet(path, frame) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _tmp(path)
-    frame.to_parquet(tmp, index=False)
-    os.replace(tmp, path)
-    return path
+    return _write_with(path, lambda tmp: frame.to_parquet(tmp, index=False))
 
 
 @contextmanager
