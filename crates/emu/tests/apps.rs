@@ -194,12 +194,16 @@ fn cbr_on_loopback_has_tiny_delay_and_no_loss() {
         ["--connect", &addr, "--packet-size", "200", "--interval", "0.01", "--start", "0.2", "--stop", "1"];
     let send = spawn(&[&["cbr-send"], &args[..], &["--epoch-mono-ns", &ep]].concat());
     let (send, recv) = (json(&finish(send, LIMIT)), json(&finish(recv, LIMIT)));
-    assert_eq!(send["packets_sent"], 80); // 0.2 + k·0.01 < 1.0
+    // 0.2 + k·0.01 < 1.0: 80 slots. A sender that starts late on a loaded machine skips the
+    // slots already past (and says so) rather than bursting them.
+    let sent = send["packets_sent"].as_u64().unwrap();
+    assert_eq!(sent + send["slots_skipped"].as_u64().unwrap(), 80);
+    assert!(sent >= 60, "{sent} sent");
     assert_eq!(send["send_errors"], 0);
-    assert_eq!(recv["received"], 80);
+    assert_eq!(recv["received"], sent);
     assert_eq!(recv["lost"], 0);
     assert_eq!(recv["duplicates"], 0);
-    assert_eq!(recv["bytes"], 80 * 200);
+    assert_eq!(recv["bytes"], sent * 200);
     assert_eq!(recv["end"], "idle");
     let (min, max) = (f(&recv["owd_us"]["min"]), f(&recv["owd_us"]["max"]));
     assert!(min > 0.0 && max < 20_000.0, "owd {min}..{max} µs");
