@@ -89,12 +89,14 @@ def _cmd_experiment(args) -> int:
 
 def _cmd_reproduce(args) -> int:
     from ccbench.campaign.reproduce import reproduce
+    from ccbench.report import where_time_went
 
     campaign = reproduce(args.work, quick=args.quick, jobs=args.jobs, scheduler=args.scheduler,
                          out=Path(args.out), force=args.force, only=args.only or ())
     info = campaign.info
     print(f"{len(campaign.experiments)} experiments, {info['runs']} runs ({info['cached']} from the "
           f"cache) in {info['wall_s']:.1f} s; report: {campaign.report}")
+    print(f"where the time went: {where_time_went(info)}")
     for name, reason in campaign.skipped.items():
         print(f"skipped {name}: {reason}")
     if campaign.failures:

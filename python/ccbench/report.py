@@ -191,6 +191,19 @@ def _experiments(root: Path) -> List[str]:
     return parts
 
 
+def where_time_went(info: dict) -> str:
+    """One sentence from ``campaign.json``: the phases' wall time, then the workers' time by part."""
+    profile = info.get("profile", {})
+    real = info.get("real_stack_s", 0) or 0
+    return (f'Starting the cluster took {info.get("cluster_start_s", 0):.1f} s, the simulated runs '
+            f'{info.get("runs_wall_s", 0) - real:.0f} s and the real-time runs {real:.0f} s of wall time; '
+            f'computed runs spent {profile.get("event_loop_s", 0):.0f} s of worker time in the event loop, '
+            f'{profile.get("scenario_and_results_s", 0):.0f} s building scenarios and converting results and '
+            f'{profile.get("metric_s", 0):.0f} s in metrics; the coordinating process used '
+            f'{info.get("coordinator_cpu_s", 0):.0f} s of CPU (keys, cache, progress, scheduling, analysis '
+            f'and figures) and wrote the analysis and figures in {info.get("outputs_s", 0):.0f} s of wall time')
+
+
 def _campaign(root: Path) -> List[str]:
     info = _read_json(root / "campaign.json")
     if not info:
@@ -202,11 +215,7 @@ def _campaign(root: Path) -> List[str]:
             f'started {_esc(info.get("started"))}: {info.get("experiments")} experiments, '
             f'{info.get("runs")} runs ({info.get("cached")} from the cache), '
             f'{sum((info.get("failed_runs") or {}).values())} failed; '
-            f'{info.get("wall_s", 0):.0f} s wall time. Computed runs spent '
-            f'{profile.get("event_loop_s", 0):.0f} s in the event loop, '
-            f'{profile.get("scenario_and_results_s", 0):.0f} s building scenarios and converting results, '
-            f'{profile.get("metric_s", 0):.0f} s in metrics; analysis and figures took '
-            f'{info.get("outputs_s", 0):.0f} s.</p>',
+            f'{info.get("wall_s", 0):.0f} s wall time. {_esc(where_time_went(info))}.</p>',
             f"<p>Skipped:</p><ul>{skipped}</ul>" if skipped else "",
             f'<p class="failed">Analysis failed:</p><ul>{broken}</ul>' if broken else ""]
 

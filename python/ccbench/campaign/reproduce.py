@@ -127,6 +127,15 @@ def _profile(outcomes: Sequence[Outcome]) -> dict:
             "scenario_and_results_s": round(run - loop, 2), "metric_s": round(metric, 2)}
 
 
+def _cpu_seconds() -> float:
+    """CPU time of this process: the campaign's coordinator (keying, the cache, progress, the
+    embedded Dask scheduler, analysis and figures), all of it taken from the workers' cores."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def reproduce(work: str = "all", *, quick: bool = False, jobs: Optional[int] = None,
               scheduler: Optional[str] = None, out="out/reproduce", force: bool = False,
               progress=True, only: Sequence[str] = ()) -> Campaign:
@@ -153,10 +162,12 @@ def reproduce(work: str = "all", *, quick: bool = False, jobs: Optional[int] = N
     total = sum(len(exp.params(quick)) * len(exp.run_seeds(quick)) for exp in chosen)
     tracker = _Tracker(root, quick, force, campaign)
     bar = Progress(total, f"reproduce {work}", progress) if progress else None
-    run_start = time.perf_counter()
+    run_start, cpu_start = time.perf_counter(), _cpu_seconds()
+    timings: dict = {}
     try:
         found = run_groups(tracker.groups(chosen), jobs=jobs, scheduler=scheduler,
-                           cache=Cache(root / CACHE_DIR), force=force, progress=bar, on_done=tracker)
+                           cache=Cache(root / CACHE_DIR), force=force, progress=bar, on_done=tracker,
+                           timings=timings)
     finally:
         if bar is not None:
             bar.close()
@@ -168,8 +179,9 @@ def reproduce(work: str = "all", *, quick: bool = False, jobs: Optional[int] = N
         "experiments": len(chosen), "skipped": campaign.skipped,
         "runs": len(outcomes), "cached": sum(o.cached for o in outcomes),
         "failed_runs": campaign.failed_runs, "broken": campaign.broken,
-        "runs_wall_s": round(run_wall, 2), "outputs_s": round(tracker.output_seconds, 2),
-        "profile": _profile(outcomes),
+        "runs_wall_s": round(run_wall, 2), **timings,
+        "coordinator_cpu_s": round(_cpu_seconds() - cpu_start, 2),
+        "outputs_s": round(tracker.output_seconds, 2), "profile": _profile(outcomes),
     }
     campaign.info["wall_s"] = round(time.time() - started, 2)
     write_json(root / "campaign.json", campaign.info)  # the report shows it

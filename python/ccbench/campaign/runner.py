@@ -19,6 +19,7 @@ import hashlib
 import logging
 import os
 import sys
+import time
 import uuid
 import warnings
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
@@ -180,17 +181,17 @@ def _in_process(groups: Iterable[Sequence[Task]], book: _Campaign, emulated: Lis
 
 
 def _on_dask(groups: Iterable[Sequence[Task]], book: _Campaign, emulated: List[Task], jobs: int,
-             scheduler: Optional[str]) -> None:
+             scheduler: Optional[str], timings: dict) -> None:
     from dask.distributed import as_completed
 
     dask_client, done = None, None  # started with the first run to compute
     running: Dict[object, List[Task]] = {}
 
-    def collect(future) -> None:
+    def collect(future, result) -> None:
         batch = running.pop(future)
-        try:
-            outcomes = future.result()
-        except Exception as exc:  # noqa: BLE001 - e.g. a worker killed by the OS, three times
+        outcomes = result
+        if future.status != "finished":  # e.g. a worker killed by the OS, three times
+            exc = result[1] if isinstance(result, tuple) and len(result) == 3 else result
             outcomes = [Outcome(None, f"{type(exc).__name__}: {exc}")] * len(batch)
         for task, outcome in zip(batch, outcomes):
             book.finished(task, outcome)
@@ -203,17 +204,21 @@ def _on_dask(groups: Iterable[Sequence[Task]], book: _Campaign, emulated: List[T
             if simulated:
                 _pickle_by_value(simulated[0].metric)
             if simulated and dask_client is None:
+                started = time.perf_counter()
                 dask_client = client(jobs, scheduler)
-                done = as_completed(loop=dask_client.loop)
+                timings["cluster_start_s"] = round(time.perf_counter() - started, 2)
+                # Results come back with their futures, fetched in the background: one
+                # round trip per finished batch instead of one per `future.result()`.
+                done = as_completed(loop=dask_client.loop, with_results=True, raise_errors=False)
             for batch in _batches(simulated):
                 future = dask_client.submit(execute_batch, batch, key=f"ccbench-runs-{uuid.uuid4().hex}",
                                             pure=False)
                 running[future] = batch
                 done.add(future)
-            for future in done.next_batch(block=False) if done is not None and done.has_ready() else ():
-                collect(future)
-        for future in done or ():
-            collect(future)
+            for future, result in done.next_batch(block=False) if done is not None and done.has_ready() else ():
+                collect(future, result)
+        for future, result in done or ():
+            collect(future, result)
     except BaseException:
         if running:
             dask_client.cancel(list(running), force=True)
@@ -227,22 +232,29 @@ def _on_dask(groups: Iterable[Sequence[Task]], book: _Campaign, emulated: List[T
 
 def run_groups(groups: Iterable[Sequence[Task]], *, jobs: Optional[int] = None,
                scheduler: Optional[str] = None, cache: Optional[Cache] = None, force: bool = False,
-               progress: Optional[Progress] = None, on_done: Optional[Done] = None) -> Dict[int, Outcome]:
+               progress: Optional[Progress] = None, on_done: Optional[Done] = None,
+               timings: Optional[dict] = None) -> Dict[int, Outcome]:
     """Run every task of every group (groups may be produced lazily); returns each task's
     :class:`Outcome` by ``id(task)``. Cached runs are not recomputed unless ``force``; identical
     runs (same key) are computed once. ``on_done(task, outcome)`` is called in this process as
     each task finishes. Runs on the real stack (``engine = "emu"``) go last, one at a time, here:
-    real-time runs must not share the CPUs with anything."""
+    real-time runs must not share the CPUs with anything. ``timings``, when given, receives
+    ``cluster_start_s`` (connecting to or starting the Dask cluster) and ``real_stack_s`` (the
+    real-time runs), in seconds of wall time."""
     book = _Campaign(cache, force, progress, on_done)
     emulated: List[Task] = []
     workers = max(1, jobs or os.cpu_count() or 1)
+    timings = {} if timings is None else timings
+    timings.update(cluster_start_s=0.0, real_stack_s=0.0)
     try:
         if scheduler or workers > 1:
-            _on_dask(groups, book, emulated, workers, scheduler)
+            _on_dask(groups, book, emulated, workers, scheduler, timings)
         else:
             _in_process(groups, book, emulated)
+        started = time.perf_counter()
         for task in emulated:
             book.finished(task, execute(task))
+        timings["real_stack_s"] = round(time.perf_counter() - started, 2)
     finally:
         if cache is not None:
             cache.flush()

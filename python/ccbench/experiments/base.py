@@ -9,18 +9,25 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
+#: What a TOML basic string cannot hold raw: quote, backslash, control characters and DEL.
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f]')
+
+
+def _escape(match: "re.Match[str]") -> str:
+    c = match.group()
+    return _ESCAPES.get(c) or f"\\u{ord(c):04x}"
 
 
 def _toml_string(text: str) -> str:
-    # TOML basic strings forbid raw control characters and DEL; escape those, keep the rest.
-    return '"' + "".join(
-        _ESCAPES.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c)
-        for c in text) + '"'
+    # A campaign formats one per grid key and run (150 000 runs in ABE Figs. 16-18), so the
+    # common case, nothing to escape, is a single regex scan.
+    return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
 
 
 def toml_literal(value: Any) -> str:
