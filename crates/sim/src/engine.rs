@@ -2,9 +2,6 @@
 //! (events at the same instant run in the order they were scheduled), so runs are bit-for-bit
 //! reproducible. Events are small `Copy` values; packets never ride in the heap.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 pub type Nanos = u64;
 
 /// A wake-up owned by one flow endpoint.
@@ -44,31 +41,84 @@ pub enum Event {
     WarmupEnd,
 }
 
+/// The pending events, a 4-ary min-heap on `(time << 64) | sequence`. Keys are unique, so the
+/// order is total and ties at one instant pop in scheduling order. Keys and events live in
+/// parallel vectors: a sift compares four children's keys in one 64-byte line and moves an
+/// event only once it has found its place. Half the depth of a binary heap; in a swarm of
+/// 1000 connections the heap was the event loop's largest cost.
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Reverse<(Nanos, u64, Event)>>,
+    keys: Vec<u128>,
+    events: Vec<Event>,
     next_seq: u64,
     processed: u64,
 }
 
+const ARITY: usize = 4;
+
 impl EventQueue {
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(n), next_seq: 0, processed: 0 }
+        EventQueue { keys: Vec::with_capacity(n), events: Vec::with_capacity(n), next_seq: 0, processed: 0 }
     }
 
     pub fn schedule(&mut self, at: Nanos, ev: Event) {
-        self.heap.push(Reverse((at, self.next_seq, ev)));
+        let key = (at as u128) << 64 | self.next_seq as u128;
         self.next_seq += 1;
+        let mut pos = self.keys.len();
+        self.keys.push(key);
+        self.events.push(ev);
+        while pos > 0 {
+            let parent = (pos - 1) / ARITY;
+            if self.keys[parent] <= key {
+                break;
+            }
+            self.keys[pos] = self.keys[parent];
+            self.events[pos] = self.events[parent];
+            pos = parent;
+        }
+        self.keys[pos] = key;
+        self.events[pos] = ev;
     }
 
     pub fn pop(&mut self) -> Option<(Nanos, Event)> {
-        let Reverse((t, _, ev)) = self.heap.pop()?;
+        let (last_key, last_ev) = (self.keys.pop()?, self.events.pop()?);
         self.processed += 1;
-        Some((t, ev))
+        if self.keys.is_empty() {
+            return Some(((last_key >> 64) as Nanos, last_ev));
+        }
+        let top = ((self.keys[0] >> 64) as Nanos, self.events[0]);
+        self.sift_down(last_key, last_ev);
+        Some(top)
+    }
+
+    /// Fill the hole at the root with `(key, ev)`: move the least child up until `key` fits.
+    fn sift_down(&mut self, key: u128, ev: Event) {
+        let n = self.keys.len();
+        let mut pos = 0;
+        loop {
+            let first = ARITY * pos + 1;
+            if first >= n {
+                break;
+            }
+            let (mut best, mut best_key) = (first, self.keys[first]);
+            for child in first + 1..(first + ARITY).min(n) {
+                if self.keys[child] < best_key {
+                    (best, best_key) = (child, self.keys[child]);
+                }
+            }
+            if key <= best_key {
+                break;
+            }
+            self.keys[pos] = best_key;
+            self.events[pos] = self.events[best];
+            pos = best;
+        }
+        self.keys[pos] = key;
+        self.events[pos] = ev;
     }
 
     pub fn peek_time(&self) -> Option<Nanos> {
-        self.heap.peek().map(|Reverse((t, _, _))| *t)
+        self.keys.first().map(|k| (k >> 64) as Nanos)
     }
 
     /// Events handled so far.
@@ -147,6 +197,38 @@ mod tests {
             order,
             vec![(3, Event::TxDone(2)), (5, Event::Sample), (5, Event::TxDone(1)), (5, Event::TxDone(0))]
         );
+    }
+
+    /// Any interleaving of pushes and pops gives the (time, scheduling order) order: checked
+    /// against a sorted list over 20 000 operations with many equal times.
+    #[test]
+    fn pops_in_time_then_scheduling_order_whatever_the_interleaving() {
+        let mut q = EventQueue::default();
+        let mut reference: Vec<(Nanos, u64, u32)> = Vec::new();
+        let (mut x, mut now, mut seq) = (0x9e37_79b9_7f4a_7c15u64, 0u64, 0u64);
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if x % 5 < 3 || reference.is_empty() {
+                let at = now + x % 64; // few distinct times: ties are common
+                q.schedule(at, Event::Arrive(seq as u32));
+                reference.push((at, seq, seq as u32));
+                seq += 1;
+            } else {
+                reference.sort_unstable();
+                let (at, _, id) = reference.remove(0);
+                assert_eq!(q.pop(), Some((at, Event::Arrive(id))));
+                now = at;
+            }
+            assert_eq!(q.peek_time(), reference.iter().map(|r| r.0).min());
+        }
+        reference.sort_unstable();
+        for (at, _, id) in reference {
+            assert_eq!(q.pop(), Some((at, Event::Arrive(id))));
+        }
+        assert_eq!(q.pop(), None);
+        assert_eq!(q.processed(), seq);
     }
 
     #[test]
