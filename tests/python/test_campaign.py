@@ -185,4 +185,3 @@ def test_example_notebook_runs_top_to_bottom(tmp_path, monkeypatch):
         assert len(runs) == 24 and (runs["error"] == "").all()
         codel = table.loc["codel"]["utilization"]
         assert codel[0.85] > codel[0.5]  # ABE's claim, as the notebook says
-

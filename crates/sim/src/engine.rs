@@ -43,7 +43,7 @@ pub enum Event {
 
 /// The pending events, a 4-ary min-heap on `(time << 64) | sequence`. Keys are unique, so the
 /// order is total and ties at one instant pop in scheduling order. Keys and events live in
-/// parallel vectors: a sift compares four children's keys in one 64-byte line and moves an
+/// parallel vectors: a sift compares four children's keys, 64 contiguous bytes, and moves an
 /// event only once it has found its place. Half the depth of a binary heap; in a swarm of
 /// 1000 connections the heap was the event loop's largest cost.
 #[derive(Default)]
