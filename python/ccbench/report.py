@@ -208,7 +208,6 @@ def _campaign(root: Path) -> List[str]:
     info = _read_json(root / "campaign.json")
     if not info:
         return []
-    profile = info.get("profile", {})
     skipped = "".join(f"<li>{_esc(n)}: {_esc(r)}</li>" for n, r in (info.get("skipped") or {}).items())
     broken = "".join(f"<li>{_esc(n)}: {_esc(r)}</li>" for n, r in (info.get("broken") or {}).items())
     return [f'<p>Campaign <b>{_esc(info.get("work"))}</b> ({"quick" if info.get("quick") else "full"}), '

@@ -66,6 +66,7 @@ def uninterrupted(tmp_path_factory):
     out = tmp_path_factory.mktemp("whole")
     proc = _reproduce(out)
     assert "22 runs (0 from the cache)" in proc.stdout
+    assert "where the time went: Starting the cluster took" in proc.stdout
     return out
 
 
@@ -86,6 +87,9 @@ def test_campaign_writes_every_output_and_a_rerun_computes_nothing(uninterrupted
         assert meta["work"] == "fledbat" and meta["quick"] and meta["failed"] == 0 and meta["core"]
     info = json.loads((uninterrupted / "campaign.json").read_text())
     assert info["runs"] == 22 and info["profile"]["event_loop_s"] > 0
+    # Where the time went: no real-time runs here, a coordinator that did work, in the report too.
+    assert info["real_stack_s"] == 0 and info["coordinator_cpu_s"] > 0 and info["cluster_start_s"] > 0
+    assert "coordinating process used" in (uninterrupted / "report.html").read_text()
     assert not list((uninterrupted / "cache").glob("journal-*"))
     copy = tmp_path / "again"
     shutil.copytree(uninterrupted, copy)
