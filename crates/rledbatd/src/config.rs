@@ -77,7 +77,7 @@ pub const FLAGS: &[(&str, &str)] = &[
 pub fn from_args(args: &[String]) -> Result<Config, String> {
     let mut cfg = Config::default();
     if let Some(path) = flag_values(args, "--config")?.last() {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("--config {path}: {e}"))?;
+        let text = crate::paths::read_config(path)?;
         from_toml(&mut cfg, &text).map_err(|e| format!("{path}: {e}"))?;
     }
     let mut it = args.iter();
@@ -87,6 +87,9 @@ pub fn from_args(args: &[String]) -> Result<Config, String> {
             _ => (flag.as_str(), None),
         };
         if flag == "--no-iptables" {
+            if inline.is_some() {
+                return Err("--no-iptables takes no value".into());
+            }
             cfg.iptables = false;
             continue;
         }
@@ -95,7 +98,7 @@ pub fn from_args(args: &[String]) -> Result<Config, String> {
         }
         let value = match inline {
             Some(v) => v,
-            None => it.next().cloned().ok_or_else(|| format!("{flag} needs a value"))?,
+            None => value_after(it.next(), flag)?.to_string(),
         };
         apply_flag(&mut cfg, flag, &value).map_err(|e| format!("{flag}: {e}"))?;
     }
@@ -107,12 +110,21 @@ fn flag_values<'a>(args: &'a [String], name: &str) -> Result<Vec<&'a str>, Strin
     let mut out = Vec::new();
     for (i, a) in args.iter().enumerate() {
         if a == name {
-            out.push(args.get(i + 1).ok_or_else(|| format!("{name} needs a value"))?.as_str());
+            out.push(value_after(args.get(i + 1), name)?);
         } else if let Some(v) = a.strip_prefix(name).and_then(|v| v.strip_prefix('=')) {
             out.push(v);
         }
     }
     Ok(out)
+}
+
+/// The value after `flag`: a flag in its place means the value was forgotten (`--log --queue 5`
+/// must not create a file named `--queue`).
+fn value_after<'a>(next: Option<&'a String>, flag: &str) -> Result<&'a str, String> {
+    match next {
+        Some(v) if !v.starts_with("--") => Ok(v),
+        _ => Err(format!("{flag} needs a value")),
+    }
 }
 
 fn apply_flag(cfg: &mut Config, flag: &str, v: &str) -> Result<(), String> {
@@ -125,16 +137,17 @@ fn apply_flag(cfg: &mut Config, flag: &str, v: &str) -> Result<(), String> {
                 cfg.rules.remote_addrs.push(addr(a)?);
             }
         }
-        "--queue" => {
-            cfg.queue = queue(v.parse::<i64>().map_err(|_| format!("expected a number, got {v:?}"))?)?
-        }
+        "--queue" => cfg.queue = parse_queue(v)?,
         "--socket" => cfg.socket = PathBuf::from(v),
         "--log" => cfg.log = Some(PathBuf::from(v)),
         "--log-interval" => cfg.log_interval = positive(v)?,
         "--idle-timeout" => cfg.idle_timeout = positive(v)?,
         "--duration" => cfg.duration = Some(positive(v)?),
         "--cc" => {
-            let (k, val) = v.split_once('=').ok_or_else(|| format!("expected KEY=VALUE, got {v:?}"))?;
+            let (k, val) = v
+                .split_once('=')
+                .filter(|(k, _)| !k.trim().is_empty())
+                .ok_or_else(|| format!("expected KEY=VALUE, got {v:?}"))?;
             cfg.cc.insert(k.trim(), scalar(val.trim()));
         }
         _ => unreachable!("FLAGS lists {flag}"),
@@ -216,6 +229,11 @@ fn port(p: i64) -> Result<u16, String> {
         .ok()
         .filter(|&p| p != 0)
         .ok_or_else(|| format!("expected a port number 1-65535, got {p}"))
+}
+
+/// A `--queue` value (`run` and `cleanup`).
+pub fn parse_queue(v: &str) -> Result<u16, String> {
+    queue(v.trim().parse::<i64>().map_err(|_| format!("expected a queue number 0-65534, got {v:?}"))?)
 }
 
 fn queue(q: i64) -> Result<u16, String> {

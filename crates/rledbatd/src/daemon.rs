@@ -61,12 +61,12 @@ impl Shared {
     }
 }
 
-/// Run until SIGINT/SIGTERM (or `--duration`); an `Err` is a one-line reason to exit.
+/// Run until SIGINT/SIGTERM (or `--duration`); an `Err` is a one-line reason to exit. The
+/// caller has checked the paths ([`crate::paths::check`]).
 pub fn run(cfg: Config) -> Result<(), String> {
     if unsafe { libc::geteuid() } != 0 {
         return Err("needs root (CAP_NET_ADMIN) for NFQUEUE and iptables".into());
     }
-    let log = cfg.log.as_deref().map(Log::create).transpose()?;
     let cc = cfg.cc.clone();
     let make = move || -> Box<dyn ReceiveWindowControl> {
         build_receiver_control(CONTROLLER, &cc).expect("checked when the configuration was read")
@@ -85,6 +85,15 @@ pub fn run(cfg: Config) -> Result<(), String> {
     let rules = if cfg.iptables { Some(iptables::install(&cfg.rules, cfg.queue)?) } else { None };
     // Last, so a live socket means the rules are in place (the emulator waits for it).
     let listener = status::listen(&cfg.socket)?;
+    // After the socket, so nothing is created before the daemon can run (its path was checked
+    // before anything changed); on failure the rules go with `rules`, the socket here.
+    let log = match cfg.log.as_deref().map(Log::create).transpose() {
+        Ok(log) => log,
+        Err(e) => {
+            let _ = std::fs::remove_file(&cfg.socket);
+            return Err(e);
+        }
+    };
     let helper = {
         let shared = Arc::clone(&shared);
         std::thread::spawn(move || status::serve(&shared, listener, log, &STOP))

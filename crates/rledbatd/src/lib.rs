@@ -5,7 +5,8 @@
 //! - [`packet`]: what a packet handed over by NFQUEUE says, and the one rewrite ever made;
 //! - [`flow`]: one download's window from the wire; [`table`]: every download, by rules;
 //! - [`daemon`]: the queues and the packet loop; [`iptables`]: the rules that feed them;
-//! - [`status`]: `rledbatd status` and the CSV log; [`config`]: the TOML file and flags.
+//! - [`status`]: `rledbatd status` and the CSV log; [`config`]: the TOML file and flags;
+//! - [`paths`]: the files it is given, checked before anything on the system changes.
 //!
 //! Anything it cannot read passes untouched, every packet gets ACCEPT, and the kernel lets
 //! traffic through while the daemon is dead or stalled: the daemon fails open.
@@ -15,5 +16,6 @@ pub mod daemon;
 pub mod flow;
 pub mod iptables;
 pub mod packet;
+pub mod paths;
 pub mod status;
 pub mod table;

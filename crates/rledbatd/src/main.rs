@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use rledbatd::config::{self, FLAGS};
-use rledbatd::{daemon, iptables, status};
+use rledbatd::{daemon, iptables, paths, status};
 
 fn usage() -> String {
     let mut s = String::from(
@@ -19,20 +19,36 @@ fn usage() -> String {
     s
 }
 
-/// Exit 2 for bad input, 1 for a failure while running.
+/// Exit 2 for bad input (checked before anything on the system changes), 1 for a failure
+/// while running.
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (cmd, rest) = match args.split_first() {
-        Some((c, rest)) => (c.as_str(), rest),
-        None => ("--help", &args[..]),
+    match args().and_then(|args| command(&args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((code, message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+/// The arguments after the program's name; a non-UTF-8 one is an error, not a panic.
+fn args() -> Result<Vec<String>, (u8, String)> {
+    std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_string().map_err(|a| (2, format!("argument {a:?} is not UTF-8"))))
+        .collect()
+}
+
+fn command(args: &[String]) -> Result<(), (u8, String)> {
+    let Some((cmd, rest)) = args.split_first() else {
+        return Err((2, "no command; usage: rledbatd run [FLAGS] | status [--socket PATH] | cleanup [--queue N] (rledbatd --help)".into()));
     };
-    let result = match cmd {
-        "run" => match config::from_args(rest) {
-            Ok(cfg) => daemon::run(cfg).map_err(|e| (1, e)),
-            Err(e) => Err((2, e)),
-        },
+    match cmd.as_str() {
+        "run" => run(rest),
         "status" => {
-            socket_arg(rest).and_then(|p| status::query(&p).map_err(|e| (1, e))).map(|text| print!("{text}"))
+            let path = socket_arg(rest)?;
+            let conn = status::connect(&path).map_err(|e| (2, e))?;
+            status::query(conn, &path).map(|text| print!("{text}")).map_err(|e| (1, e))
         }
         "cleanup" => queue_arg(rest).map(iptables::remove),
         "-h" | "--help" | "help" => {
@@ -40,14 +56,14 @@ fn main() -> ExitCode {
             Ok(())
         }
         other => Err((2, format!("unknown command {other:?} (run, status, cleanup)"))),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err((code, message)) => {
-            eprintln!("rledbatd: error: {message}");
-            ExitCode::from(code)
-        }
     }
+}
+
+/// Every flag and path is checked before the daemon touches the system (queues, rules).
+fn run(rest: &[String]) -> Result<(), (u8, String)> {
+    let cfg = config::from_args(rest).map_err(|e| (2, e))?;
+    paths::check(&cfg).map_err(|e| (2, e))?;
+    daemon::run(cfg).map_err(|e| (1, e))
 }
 
 fn one_flag<'a>(rest: &'a [String], name: &str) -> Result<Option<&'a str>, (u8, String)> {
@@ -65,5 +81,5 @@ fn socket_arg(rest: &[String]) -> Result<PathBuf, (u8, String)> {
 
 fn queue_arg(rest: &[String]) -> Result<u16, (u8, String)> {
     let Some(v) = one_flag(rest, "--queue")? else { return Ok(config::Config::default().queue) };
-    v.parse().map_err(|_| (2, format!("--queue: expected a queue number 0-65534, got {v:?}")))
+    config::parse_queue(v).map_err(|e| (2, format!("--queue: {e}")))
 }

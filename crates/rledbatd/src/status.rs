@@ -15,19 +15,21 @@ use ccbench_cc::Nanos;
 
 use crate::daemon::{block_stop_signals, stop_daemon, Shared};
 use crate::flow::FlowStatus;
+use crate::paths::{self, SocketPath};
 use crate::table::{Counters, Key};
 
 /// How often the helper thread wakes to log, expire flows and check for the end.
 const TICK: Duration = Duration::from_millis(20);
+/// The most `rledbatd status` reads: a table of some 100,000 flows.
+const STATUS_MAX_BYTES: u64 = 16 << 20;
 
-/// Bind the status socket, refusing if a live daemon already answers on it.
+/// Bind the status socket: refused if anything but a stale socket is at `path` (a live
+/// daemon, a file, a directory, a link), which alone is removed (see [`paths::check_socket`]).
 pub fn listen(path: &Path) -> Result<UnixListener, String> {
-    if path.exists() {
-        if UnixStream::connect(path).is_ok() {
-            return Err(format!("--socket {}: another rledbatd answers there", path.display()));
-        }
-        let _ = std::fs::remove_file(path); // left by a daemon that was killed
+    if let SocketPath::Stale(dev, ino) = paths::check_socket(path)? {
+        paths::remove_stale(path, dev, ino)?; // left by a daemon that was killed
     }
+    // Fails (address in use) if anything appeared at `path` since: it is never replaced.
     let listener = UnixListener::bind(path).map_err(|e| format!("--socket {}: {e}", path.display()))?;
     listener.set_nonblocking(true).map_err(|e| format!("--socket {}: {e}", path.display()))?;
     Ok(listener)
@@ -51,7 +53,7 @@ pub fn serve(shared: &Shared, listener: UnixListener, mut log: Option<Log>, stop
         if let Some(l) = log.as_mut().filter(|_| now >= next_log) {
             let rows = shared.table().status();
             l.write(now, &rows);
-            next_log = now + shared.log_interval;
+            next_log = now.saturating_add(shared.log_interval); // a huge interval: never again
         }
         shared.table().expire(now);
         std::thread::sleep(TICK);
@@ -133,13 +135,19 @@ fn endpoint(addr: std::net::IpAddr, port: u16) -> String {
     std::net::SocketAddr::new(addr, port).to_string()
 }
 
-/// `rledbatd status`: ask the daemon at `path` and return its table.
-pub fn query(path: &Path) -> Result<String, String> {
-    let mut conn = UnixStream::connect(path)
-        .map_err(|e| format!("--socket {}: no rledbatd answers ({e})", path.display()))?;
+/// `rledbatd status`: connect to the daemon at `path` (an error: no daemon answers there).
+pub fn connect(path: &Path) -> Result<UnixStream, String> {
+    UnixStream::connect(path).map_err(|e| paths::no_daemon(path, &e))
+}
+
+/// The table the daemon on `conn` (at `path`) sends.
+pub fn query(conn: UnixStream, path: &Path) -> Result<String, String> {
     conn.set_read_timeout(Some(Duration::from_secs(5))).map_err(|e| e.to_string())?;
     let mut text = String::new();
-    conn.read_to_string(&mut text).map_err(|e| format!("--socket {}: {e}", path.display()))?;
+    // Capped: whatever answers at `path` may not be an rledbatd, and may never stop.
+    conn.take(STATUS_MAX_BYTES)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("--socket {}: {e}", path.display()))?;
     Ok(text)
 }
 
@@ -151,8 +159,7 @@ pub const LOG_HEADER: &str =
 
 impl Log {
     pub fn create(path: &Path) -> Result<Log, String> {
-        let file = std::fs::File::create(path).map_err(|e| format!("--log {}: {e}", path.display()))?;
-        let mut w = BufWriter::new(file);
+        let mut w = BufWriter::new(paths::create_log(path)?);
         writeln!(w, "{LOG_HEADER}").map_err(|e| format!("--log {}: {e}", path.display()))?;
         Ok(Log(w))
     }

@@ -52,7 +52,16 @@ fn bad_input_is_one_line_naming_the_field() {
         ("--remote-port 80 --bogus 1", "unknown argument --bogus"),
         ("--remote-port", "--remote-port needs a value"),
         ("--queue 65535 --remote-port 1", "--queue: expected a queue number 0-65534"),
-        ("--config /nonexistent/r.toml", "--config /nonexistent/r.toml"),
+        ("--config /nonexistent/r.toml", "--config /nonexistent/r.toml: No such file or directory"),
+        ("--config /dev/zero", "--config /dev/zero: is a character device, not a file"),
+        ("--config=", "--config: the path is empty"),
+        ("--no-iptables=1", "--no-iptables takes no value"),
+        ("--no-iptables --log --queue 5", "--log needs a value"),
+        ("--no-iptables --config", "--config needs a value"),
+        ("--no-iptables --cc =5", "--cc: expected KEY=VALUE, got \"=5\""),
+        ("--no-iptables --queue -1", "--queue: expected a queue number 0-65534, got -1"),
+        ("--no-iptables --duration 99999999999999s", "--duration: duration too large"),
+        ("--no-iptables --idle-timeout -1s", "--idle-timeout: a duration must not be negative"),
         ("", "no rules"),
     ] {
         let e = err(input);
