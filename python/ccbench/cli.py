@@ -14,6 +14,7 @@ from typing import List, Optional
 
 from ccbench.errors import UsageError
 from ccbench.listing import FAMILIES, listing
+from ccbench.outdir import check_out_dir
 
 #: Works `reproduce` takes (ccbench.campaign.reproduce.WORKS, kept here so --help imports nothing).
 WORK_CHOICES = ("abe", "fledbat", "rledbat", "siad", "all")
@@ -48,7 +49,8 @@ def _cmd_emu(args) -> int:
 def _cmd_compare_emu(args) -> int:
     from ccbench.compare_emu import main as compare
 
-    return compare(out=Path(args.out), duration=args.duration, only=args.case)
+    out = check_out_dir(args.out)
+    return compare(out=out, duration=args.duration, only=args.case)
 
 
 def _cmd_plot(args) -> int:
@@ -75,8 +77,9 @@ def _cmd_experiment(args) -> int:
         raise UsageError(f"unknown experiment {args.name!r} (known: {', '.join(known)})")
     from ccbench.experiments.runner import run_experiment
 
-    out = Path(args.out) if args.out else Path("out") / "experiments" / args.name
-    cache = Path(args.cache) if args.cache else Path("out") / "cache"
+    # Output paths are checked before the first run, not found bad after the last one.
+    out = check_out_dir(args.out if args.out is not None else str(Path("out") / "experiments" / args.name))
+    cache = check_out_dir(args.cache if args.cache is not None else str(Path("out") / "cache"), "--cache")
     results = run_experiment(args.name, quick=args.quick, jobs=args.jobs, out=out, progress=True,
                              scheduler=args.scheduler, cache=cache, force=args.force)
     failed = int((results["error"] != "").sum())
@@ -91,8 +94,10 @@ def _cmd_reproduce(args) -> int:
     from ccbench.campaign.reproduce import reproduce
     from ccbench.report import where_time_went
 
+    out = check_out_dir(args.out)
+    check_out_dir(str(out / "cache"))  # the run cache lives there
     campaign = reproduce(args.work, quick=args.quick, jobs=args.jobs, scheduler=args.scheduler,
-                         out=Path(args.out), force=args.force, only=args.only or ())
+                         out=out, force=args.force, only=args.only or ())
     info = campaign.info
     print(f"{len(campaign.experiments)} experiments, {info['runs']} runs ({info['cached']} from the "
           f"cache) in {info['wall_s']:.1f} s; report: {campaign.report}")
@@ -115,14 +120,15 @@ def _cmd_list(args) -> int:
 def _cmd_bench(args) -> int:
     from ccbench.bench import main as bench
 
-    bench(repeat=args.repeat, out=args.out, ns3=args.ns3)
+    out = check_out_dir(args.out) if args.out is not None else None
+    bench(repeat=args.repeat, out=out, ns3=args.ns3)
     return 0
 
 
 def _cmd_demo(args) -> int:
     from ccbench.demo import demo
 
-    failures = demo(args.out, jobs=args.jobs)
+    failures = demo(check_out_dir(args.out), jobs=args.jobs)
     if failures:
         print(f"error: {failures} demo step(s) failed", file=sys.stderr)
         return 1

