@@ -149,3 +149,121 @@ def test_check_out_dir_refuses_an_unwritable_folder(tmp_path):
             check_out_dir(str(locked / "sub"))
     finally:
         locked.chmod(0o700)
+
+
+# --- B: Dask: an absurd --jobs is capped; a --scheduler that is not Dask ends in one line -------
+
+class _FakeScheduler:
+    """A TCP port that accepts and then never answers ("silent") or answers bytes that are not
+    Dask's ("garbage": an HTTP reply, whose first 8 bytes read as a frame count of exabytes)."""
+
+    def __init__(self, mode):
+        self.mode, self.conns = mode, []
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.address = f"tcp://127.0.0.1:{self.sock.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        import random
+
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return  # closed
+            self.conns.append(conn)  # kept open: "silent" must not look like a refusal
+            if self.mode == "garbage":
+                conn.sendall(b"HTTP/1.1 200 OK\r\n\r\n" + random.Random(24).randbytes(4096))
+
+    def close(self):
+        for conn in self.conns:
+            conn.close()
+        self.sock.close()
+
+
+def _ccbench(*args, cwd, timeout=60, env=None):
+    environ = dict(os.environ, **(env or {}))
+    environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PYTHON_DIR), environ.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, "-m", "ccbench", *args], capture_output=True, text=True,
+                          cwd=cwd, env=environ, timeout=timeout)
+
+
+@pytest.mark.parametrize("mode", ["silent", "garbage"])
+def test_scheduler_that_is_not_dask_is_one_line_error(mode, tmp_path):
+    fake = _FakeScheduler(mode)
+    try:
+        # A short timeout keeps the test quick; the default (10 s) is tested below. The
+        # subprocess timeout only guards against the old 90 s hang.
+        proc = _ccbench("experiment", "abe-fig2", "--quick", "--scheduler", fake.address,
+                        "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache"),
+                        cwd=tmp_path, timeout=40, env={"CCBENCH_SCHEDULER_TIMEOUT": "3"})
+    finally:
+        fake.close()
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"error: --scheduler {fake.address}: cannot reach a Dask scheduler (")
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+    assert ("no answer within 3 s" if mode == "silent" else "something else answers") in lines[0]
+
+
+def test_scheduler_probe_in_process(capsys):
+    from ccbench.campaign.runner import SCHEDULER_TIMEOUT_S, probe_scheduler
+
+    assert SCHEDULER_TIMEOUT_S == 10.0
+    fake = _FakeScheduler("silent")
+    try:
+        with pytest.raises(UsageError, match=r"cannot reach a Dask scheduler \(no answer within 1 s\)"):
+            probe_scheduler(fake.address, timeout=1)
+    finally:
+        fake.close()
+    with socket.socket() as free:  # bound, not listening: the port refuses at once
+        free.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{free.getsockname()[1]}"
+        with pytest.raises(UsageError, match=r"\(cannot connect: Connection refused\)"):
+            probe_scheduler(address, timeout=5)
+    assert capsys.readouterr().err == ""  # Dask logged nothing of it
+
+
+@pytest.fixture
+def dask_recorder(monkeypatch):
+    """Runs that would go to Dask run here instead; records how many workers were asked for."""
+    from ccbench.campaign import runner
+
+    asked = []
+
+    def in_process(groups, book, emulated, jobs, scheduler, timings):
+        asked.append(jobs)
+        runner._in_process(groups, book, emulated)
+
+    monkeypatch.setattr(runner, "_on_dask", in_process)
+    return asked
+
+
+def test_absurd_jobs_are_capped_with_a_note(dask_recorder, capsys):
+    from ccbench.campaign.runner import JOBS_PER_CPU, max_jobs
+
+    most = max_jobs()
+    assert 1 <= most <= (os.cpu_count() or 1) * JOBS_PER_CPU
+    frame = ccbench.sweep(TINY, {"bottleneck.rate": ["2Mbps", "3Mbps"]}, jobs=100_000, cache=False,
+                          progress=False)
+    assert list(frame["error"]) == ["", ""]
+    assert dask_recorder == [most]
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("note: --jobs 100000 is more than this machine can hold; "
+                                               f"using {most} workers"), err
+
+
+def test_cli_experiment_caps_jobs(dask_recorder, tmp_path, monkeypatch, capsys):
+    from ccbench.campaign import tasks
+    from ccbench.campaign.runner import max_jobs
+
+    # The runs themselves are not the point: each fails at once (and is then not cached).
+    monkeypatch.setattr("ccbench.campaign.runner.execute", lambda task: tasks.Outcome(None, "skipped"))
+    code = cli.main(["experiment", "abe-fig2", "--quick", "--jobs", "100000", "--out", str(tmp_path / "o"),
+                     "--cache", str(tmp_path / "c")])
+    assert code == 1  # every run "failed"
+    assert dask_recorder == [max_jobs()]
+    assert "note: --jobs 100000 is more than this machine can hold" in capsys.readouterr().err

@@ -34,6 +34,20 @@ MAX_BATCH = 64
 #: Embedded clusters by size, kept for the life of the process.
 _LOCAL: Dict[int, object] = {}
 
+#: Most embedded workers per CPU. A run is single-threaded and CPU-bound, so workers beyond the
+#: cores only share them; the margin is for a user who knows better, not for `--jobs 100000`
+#: (which spent minutes at 100 % CPU starting processes and ignored Ctrl-C).
+JOBS_PER_CPU = 4
+
+#: Available memory counted per embedded worker: an idle one with ccbench, pandas and pyarrow
+#: imported holds ~130 MB (measured), and a run's series need room on top.
+WORKER_BYTES = 256 << 20
+
+#: Seconds a ``--scheduler`` gets to answer as a Dask scheduler (connect, handshake, identity).
+#: A port that accepts and never answers hung a campaign for 90 s (Dask's own handshake has no
+#: timeout); a remote scheduler on a slow link may need more: ``CCBENCH_SCHEDULER_TIMEOUT``.
+SCHEDULER_TIMEOUT_S = 10.0
+
 Done = Callable[[Task, Outcome], None]
 
 
@@ -86,6 +100,166 @@ def _pickle_by_value(metric: Callable) -> None:
             pass
 
 
+def check_jobs(jobs, name: str = "jobs") -> Optional[int]:
+    """``jobs`` if it is ``None`` or a positive int; else an error naming ``name``."""
+    from numbers import Integral
+
+    from ccbench.errors import ArgumentError, ArgumentTypeError
+
+    if jobs is None:
+        return None
+    if isinstance(jobs, bool) or not isinstance(jobs, Integral):
+        raise ArgumentTypeError(f"{name} must be a positive int (worker processes) or None, "
+                                f"not {type(jobs).__name__} ({jobs!r:.40})")
+    if jobs < 1:
+        raise ArgumentError(f"{name} must be at least 1 (1 runs in this process), got {jobs}")
+    return int(jobs)
+
+
+def check_scheduler(scheduler, name: str = "scheduler") -> Optional[str]:
+    """``scheduler`` if it is ``None`` or looks like a Dask address (``tcp://host:8786``)."""
+    from ccbench.errors import ArgumentError, ArgumentTypeError
+
+    if scheduler is None:
+        return None
+    if not isinstance(scheduler, str):
+        raise ArgumentTypeError(f"{name} must be a Dask scheduler address like tcp://host:8786, "
+                                f"not {type(scheduler).__name__}")
+    if "://" not in scheduler or not scheduler.split("://", 1)[1] or "\0" in scheduler:
+        raise ArgumentError(f"{name} must be a Dask scheduler address like tcp://host:8786, "
+                            f"got {scheduler!r:.80}")
+    return scheduler
+
+
+def _available_memory() -> Optional[int]:
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def max_jobs() -> int:
+    """The most embedded workers this machine can hold: :data:`JOBS_PER_CPU` per CPU, and no
+    more than one per :data:`WORKER_BYTES` of available memory."""
+    most = (os.cpu_count() or 1) * JOBS_PER_CPU
+    memory = _available_memory()
+    if memory is not None:
+        most = min(most, memory // WORKER_BYTES)
+    return max(1, most)
+
+
+def cap_jobs(jobs: Optional[int]) -> int:
+    """Worker processes for ``jobs`` (default: one per CPU), capped at :func:`max_jobs` with a
+    one-line note on stderr."""
+    wanted = max(1, jobs or os.cpu_count() or 1)
+    most = max_jobs()
+    if wanted <= most:
+        return wanted
+    print(f"note: --jobs {wanted} is more than this machine can hold; using {most} workers "
+          f"(at most {JOBS_PER_CPU} per CPU and one per {WORKER_BYTES >> 20} MB of available memory)",
+          file=sys.stderr)
+    return most
+
+
+def _scheduler_timeout() -> float:
+    try:
+        value = float(os.environ.get("CCBENCH_SCHEDULER_TIMEOUT", SCHEDULER_TIMEOUT_S))
+    except ValueError:
+        return SCHEDULER_TIMEOUT_S
+    return value if 0 < value < 3600 else SCHEDULER_TIMEOUT_S
+
+
+def _unreachable(scheduler: str, why: str):
+    from ccbench.errors import UsageError
+
+    why = " ".join(why.split())
+    return UsageError(f"--scheduler {scheduler}: cannot reach a Dask scheduler ({why[:200]})")
+
+
+def _tcp_reachable(scheduler: str, timeout: float) -> None:
+    """A refused port or an unknown host fails at once, not after Dask's retries."""
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    scheme, location = parse_address(scheduler)
+    if scheme != "tcp":
+        return  # tls://, ucx://: Dask's own probe below
+    host, port = parse_host_port(location)
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except socket.timeout:
+        raise _unreachable(scheduler, f"no connection within {timeout:g} s") from None
+    except OSError as exc:
+        raise _unreachable(scheduler, f"cannot connect: {exc.strerror or exc}") from None
+
+
+def _ask_identity(scheduler: str, timeout: float):
+    """The scheduler's answer to Dask's ``identity`` call, all of it within ``timeout``."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def ask():
+        comm = await connect(scheduler, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    return asyncio.run(asyncio.wait_for(ask(), timeout))
+
+
+def probe_scheduler(scheduler: str, timeout: Optional[float] = None) -> None:
+    """Make sure a Dask scheduler answers at ``scheduler`` within ``timeout`` seconds (default
+    :data:`SCHEDULER_TIMEOUT_S`); else raise :class:`ccbench.errors.UsageError`, one line.
+
+    The probe runs in its own thread and event loop: Dask's handshake waits forever on a port
+    that accepts and never answers, and garbage bytes make it try to allocate exabytes; neither
+    must reach the caller as a hang or a traceback. A thread also keeps it usable from a
+    notebook, whose own event loop is running."""
+    import asyncio
+    import threading
+
+    timeout = _scheduler_timeout() if timeout is None else timeout
+    try:
+        _tcp_reachable(scheduler, timeout)
+    except ValueError as exc:  # an address Dask cannot parse
+        raise _unreachable(scheduler, str(exc)) from None
+    answer: dict = {}
+
+    def ask() -> None:
+        try:
+            answer["reply"] = _ask_identity(scheduler, timeout)
+        except BaseException as exc:  # noqa: BLE001 - reported below, whatever it is
+            answer["error"] = exc
+
+    logger = logging.getLogger("distributed")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL + 1)  # garbage is logged as an error before it is raised
+    try:
+        thread = threading.Thread(target=ask, name="ccbench-probe-scheduler", daemon=True)
+        thread.start()
+        thread.join(timeout + 2)  # the probe's own timeout ends it first; this is a backstop
+    finally:
+        logger.setLevel(level)
+    error, reply = answer.get("error"), answer.get("reply")
+    if thread.is_alive() or isinstance(error, (TimeoutError, asyncio.TimeoutError)):
+        raise _unreachable(scheduler, f"no answer within {timeout:g} s")
+    if error is not None:
+        raise _unreachable(scheduler, f"something else answers there: {type(error).__name__}: {error}")
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        raise _unreachable(scheduler, f"the answer is not a Dask scheduler's: {reply!r:.60}")
+
+
 def client(jobs: int, scheduler: Optional[str] = None):
     """A Dask client: connected to ``scheduler``, or to this process's embedded cluster of
     ``jobs`` workers. Raises :class:`ccbench.errors.UsageError` when the scheduler cannot be
@@ -97,10 +271,12 @@ def client(jobs: int, scheduler: Optional[str] = None):
     except ImportError as exc:
         raise UsageError(f"--jobs/--scheduler need dask.distributed: {exc}") from None
     if scheduler:
+        probe_scheduler(scheduler)
+        timeout = _scheduler_timeout()
         try:
-            return Client(scheduler, timeout="10s", set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise UsageError(f"--scheduler {scheduler}: cannot connect: {' '.join(str(exc).split())}") from None
+            return Client(scheduler, timeout=f"{timeout}s", set_as_default=False)
+        except Exception as exc:  # noqa: BLE001 - it answered the probe; whatever failed since
+            raise _unreachable(scheduler, f"{type(exc).__name__}: {exc}") from None
     found = _LOCAL.get(jobs)
     if found is not None and found.status == "running":
         return found
@@ -241,9 +417,10 @@ def run_groups(groups: Iterable[Sequence[Task]], *, jobs: Optional[int] = None,
     real-time runs must not share the CPUs with anything. ``timings``, when given, receives
     ``cluster_start_s`` (connecting to or starting the Dask cluster) and ``real_stack_s`` (the
     real-time runs), in seconds of wall time."""
+    scheduler, jobs = check_scheduler(scheduler), check_jobs(jobs)
     book = _Campaign(cache, force, progress, on_done)
     emulated: List[Task] = []
-    workers = max(1, jobs or os.cpu_count() or 1)
+    workers = 1 if scheduler else cap_jobs(jobs)  # a scheduler's cluster has its own workers
     timings = {} if timings is None else timings
     timings.update(cluster_start_s=0.0, real_stack_s=0.0)
     try:
@@ -264,6 +441,7 @@ def run_groups(groups: Iterable[Sequence[Task]], *, jobs: Optional[int] = None,
 def run_tasks(tasks: Sequence[Task], **options) -> List[Outcome]:
     """:func:`run_groups` over one group; the outcomes in task order. A handful of runs stays in
     this process (starting workers would cost more than it saves)."""
+    check_jobs(options.get("jobs"))
     if len(tasks) <= 1 and not options.get("scheduler"):
         options["jobs"] = 1
     outcomes = run_groups([tasks], **options)

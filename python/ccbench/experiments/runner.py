@@ -72,7 +72,7 @@ def summarize(experiment: Experiment, results, quick: bool = False):
         reference = pd.DataFrame(experiment.reference)
         on = [c for c in reference.columns if c in keys]
         summary = summary.merge(reference, on=on, how="left")
-    if experiment.compare is not None:
+    if experiment.compare is not None and metrics:  # with every run failed there is nothing to compare
         summary = experiment.compare(summary)
     return summary
 
@@ -139,13 +139,15 @@ def write_outputs(exp: Experiment, results, out, quick: bool, info: Optional[dic
     files.write_parquet(out_dir / "results.parquet", _parquet_safe(results))
     summary = summarize(exp, results, quick)
     files.write_csv(out_dir / "summary.csv", summary)
-    if exp.comparison is not None and not summary.empty:
+    # With every run failed the summary has no metric: no comparison, no figure to draw from it.
+    succeeded = "error" not in results or bool((results["error"] == "").any())
+    if exp.comparison is not None and not summary.empty and succeeded:
         from ccbench.experiments.base import comparison_markdown
 
         rows = exp.comparison(summary)
         files.write_text(out_dir / "comparison.md", comparison_markdown(exp.description or exp.name, rows))
         files.write_json(out_dir / "comparison.json", [dict(r) for r in rows])
-    if exp.figure is not None and not summary.empty:
+    if exp.figure is not None and not summary.empty and succeeded:
         try:
             with files.staged(out_dir) as scratch:
                 exp.figure(summary, scratch)
