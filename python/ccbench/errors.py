@@ -13,3 +13,8 @@ class ArgumentError(UsageError, ValueError):
 class ArgumentTypeError(UsageError, TypeError):
     """A Python API argument of the wrong type (``seeds="12"``): a TypeError to a caller of the
     API, one line with exit status 2 from the CLI. The message names the argument."""
+
+
+class RunFolderError(UsageError, ValueError):
+    """A run folder (``ccbench run --out``) with a file missing or damaged: the message names
+    the file and what is wrong with it."""

@@ -14,6 +14,10 @@ MAX_POINTS = 20_000
 #: The link whose rate the goodput plot marks (a dumbbell's data-direction bottleneck).
 BOTTLENECK = "bottleneck"
 
+#: Columns the plots draw, by series.
+NEEDED = {"flows": ("t_s", "flow", "cwnd_bytes", "goodput_mbps"), "links": ("t_s", "link", "queue_packets"),
+          "sojourn": ("t_s", "flow", "sojourn_ms")}
+
 
 def pyplot():
     """``matplotlib.pyplot`` on the Agg backend (files only; never needs a display)."""
@@ -57,7 +61,7 @@ def plot_rate(result: Result, path: Path) -> Path:
     for name, df in _per(result.flows, "flow"):
         ax.plot(df["t_s"], df["goodput_mbps"], label=str(name), lw=1)
     for link in result.summary.get("links", []):
-        if link.get("name") == BOTTLENECK:
+        if link.get("name") == BOTTLENECK and isinstance(link.get("rate_mbps"), (int, float)):
             ax.axhline(link["rate_mbps"], color="grey", ls=":", lw=1, label=f"{BOTTLENECK} rate")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("goodput (Mbps)")
@@ -102,16 +106,36 @@ def plot_queue(result: Result, path: Path) -> Path:
     return save(fig, path)
 
 
+def _check_columns(result: Result, source) -> None:
+    """Every column the plots draw is there (a Parquet file of some other program is not)."""
+    from ccbench.errors import RunFolderError
+
+    for name, columns in NEEDED.items():
+        missing = [c for c in columns if c not in getattr(result, name).columns]
+        if missing:
+            where = f"{source / (name + '.parquet')}" if source is not None else f"the {name} series"
+            raise RunFolderError(f"{where}: no column {missing[0]!r}; not a ccbench run's {name} series")
+
+
 def plot_run(result: Union[Result, str, "os.PathLike[str]"], out_dir=None) -> List[Path]:
     """Draw ``cwnd.png``, ``rate.png`` and ``queue.png`` for a Result or a saved run directory.
 
     The PNGs go to ``out_dir`` (default: the run directory itself).
     """
+    from ccbench.errors import ArgumentError, ArgumentTypeError
+
+    source = None
     if not isinstance(result, Result):
+        if not isinstance(result, (str, os.PathLike)):
+            raise ArgumentTypeError(f"result must be a Result or a run folder path, not {type(result).__name__}")
+        source = Path(result)
         out_dir = out_dir or result
         result = Result.load(result)
     if out_dir is None:
-        raise ValueError("out_dir is required when plotting an in-memory Result")
+        raise ArgumentError("out_dir is required when plotting an in-memory Result")
+    if not isinstance(out_dir, (str, os.PathLike)):
+        raise ArgumentTypeError(f"out_dir must be a folder path, not {type(out_dir).__name__}")
+    _check_columns(result, source)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     return [plot_cwnd(result, out / "cwnd.png"), plot_rate(result, out / "rate.png"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 from pathlib import Path
 from typing import Any, Iterable, List, Mapping, Union
 
@@ -199,14 +200,17 @@ class Result:
 
     @classmethod
     def load(cls, directory: PathLike) -> "Result":
-        """Read back a directory written by :meth:`save`."""
-        import json
+        """Read back a directory written by :meth:`save`. A missing or damaged file raises
+        :class:`ccbench.errors.RunFolderError` (a ValueError) naming it."""
+        from ccbench.errors import ArgumentTypeError, RunFolderError
 
-        import pandas as pd
-
+        if not isinstance(directory, (str, os.PathLike)):
+            raise ArgumentTypeError(f"directory must be a run folder path, not {type(directory).__name__}")
         path = Path(directory)
-        summary = json.loads((path / "summary.json").read_text())
-        return cls(summary, {name: pd.read_parquet(path / f"{name}.parquet") for name in SERIES})
+        if not path.is_dir():
+            raise RunFolderError(f"{path}: not a run folder (no such folder; see `ccbench run --out`)")
+        summary = _read_summary(path / "summary.json")
+        return cls(summary, {name: _read_series(path / f"{name}.parquet") for name in SERIES})
 
     def table(self) -> str:
         """A short plain-text table of the per-flow and per-link results (used by the CLI)."""
@@ -239,6 +243,81 @@ class Result:
         jain_text = f", jain {jain:.3f}" if isinstance(jain, (int, float)) else ""
         return (f"<ccbench.Result {scen.get('duration_s')} s (seed {scen.get('seed')}): "
                 f"{flows}; {links}{jain_text}>")
+
+
+#: What a damaged run folder's message tells the user to do.
+_RERUN = "rerun the scenario with --out"
+
+
+def _short(exc: BaseException, most: int = 150) -> str:
+    """An exception's message on one line, cut to ``most`` characters."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= most else text[:most - 1] + "…"
+
+
+def _regular_file(path: Path) -> None:
+    """``path`` must be a regular file: missing is said so, and a FIFO or a device is never
+    opened (reading one would block or never end)."""
+    from ccbench.errors import RunFolderError
+
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise RunFolderError(f"{path}: missing; not a complete run folder") from None
+    except OSError as exc:
+        raise RunFolderError(f"{path}: cannot read ({exc.strerror})") from None
+    if not stat.S_ISREG(mode):
+        raise RunFolderError(f"{path}: not a regular file; not a run folder's file")
+
+
+def _read_summary(path: Path) -> dict:
+    import json
+
+    from ccbench.errors import RunFolderError
+
+    _regular_file(path)
+    try:
+        summary = json.loads(path.read_bytes())
+    except OSError as exc:
+        raise RunFolderError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise RunFolderError(f"{path}: damaged JSON (not UTF-8 text); {_RERUN}") from None
+    except ValueError as exc:  # json.JSONDecodeError
+        raise RunFolderError(f"{path}: damaged JSON ({_short(exc)}); {_RERUN}") from None
+    except RecursionError:
+        raise RunFolderError(f"{path}: damaged JSON (nested too deeply); {_RERUN}") from None
+    what = _summary_problem(summary)
+    if what:
+        raise RunFolderError(f"{path}: not a run summary ({what}); {_RERUN}")
+    return summary
+
+
+def _summary_problem(summary: Any) -> str:
+    """What makes ``summary`` unusable as a run's summary, or ``""``."""
+    if not isinstance(summary, dict):
+        return f"a JSON {type(summary).__name__}, expected an object"
+    for key in ("flows", "links"):
+        entries = summary.get(key, [])
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            return f"{key!r} must be a list of objects"
+    if not isinstance(summary.get("scenario", {}), dict):
+        return "'scenario' must be an object"
+    return ""
+
+
+def _read_series(path: Path):
+    import pandas as pd
+    import pyarrow as pa
+
+    from ccbench.errors import RunFolderError
+
+    _regular_file(path)
+    try:
+        return pd.read_parquet(path)
+    except (PermissionError, IsADirectoryError) as exc:
+        raise RunFolderError(f"{path}: cannot read ({exc.strerror})") from None
+    except (OSError, ValueError, pa.ArrowException) as exc:  # ArrowInvalid is a ValueError
+        raise RunFolderError(f"{path}: damaged Parquet file ({_short(exc)}); {_RERUN}") from None
 
 
 def _num(value: Any) -> float:

@@ -267,3 +267,74 @@ def test_cli_experiment_caps_jobs(dask_recorder, tmp_path, monkeypatch, capsys):
     assert code == 1  # every run "failed"
     assert dask_recorder == [max_jobs()]
     assert "note: --jobs 100000 is more than this machine can hold" in capsys.readouterr().err
+
+
+# --- C: a damaged run folder: one line naming the file and what is wrong -----------------------
+
+@pytest.fixture(scope="module")
+def run_folder(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "good"
+    ccbench.run(TINY, out=out)
+    return out
+
+
+def _damaged(run_folder, tmp_path, damage):
+    import shutil
+
+    folder = tmp_path / "damaged"
+    shutil.copytree(run_folder, folder)
+    damage(folder)
+    return folder
+
+
+DAMAGES = {
+    "truncated flows": (lambda d: (d / "flows.parquet").write_bytes((d / "flows.parquet").read_bytes()[:100]),
+                        "flows.parquet: damaged Parquet file ("),
+    "garbage summary": (lambda d: (d / "summary.json").write_bytes(b'{"flows": [1, \x00\xff'),
+                        "summary.json: damaged JSON ("),
+    "summary a list": (lambda d: (d / "summary.json").write_text("[1, 2]"),
+                       "summary.json: not a run summary (a JSON list, expected an object)"),
+    "missing links": (lambda d: (d / "links.parquet").unlink(),
+                      "links.parquet: missing; not a complete run folder"),
+    "links a folder": (lambda d: ((d / "links.parquet").unlink(), (d / "links.parquet").mkdir()),
+                       "links.parquet: not a regular file"),
+    "owd a device": (lambda d: ((d / "owd.parquet").unlink(), (d / "owd.parquet").symlink_to("/dev/zero")),
+                     "owd.parquet: not a regular file"),
+    "foreign parquet": (lambda d: (d / "flows.parquet").write_bytes((d / "owd.parquet").read_bytes()),
+                        "flows.parquet: no column 'cwnd_bytes'"),
+}
+
+
+@pytest.mark.parametrize("what", DAMAGES)
+def test_plot_on_a_damaged_run_folder_is_one_line(what, run_folder, tmp_path, capsys):
+    damage, expected = DAMAGES[what]
+    folder = _damaged(run_folder, tmp_path, damage)
+    line = one_error(capsys, cli.main(["plot", str(folder)]))
+    assert line.startswith(f"error: {folder}/") and expected in line, line
+    if "damaged" in expected or "not a run summary" in expected:
+        assert line.endswith("rerun the scenario with --out"), line
+
+
+def test_result_load_names_the_damaged_file(run_folder, tmp_path):
+    from ccbench.errors import RunFolderError
+
+    folder = _damaged(run_folder, tmp_path, DAMAGES["truncated flows"][0])
+    with pytest.raises(ValueError, match=r"flows.parquet: damaged Parquet file") as caught:
+        ccbench.Result.load(folder)
+    assert isinstance(caught.value, RunFolderError)
+    with pytest.raises(RunFolderError, match="not a run folder"):
+        ccbench.Result.load(tmp_path / "nowhere")
+    with pytest.raises(TypeError, match="directory must be a run folder path"):
+        ccbench.Result.load(5)
+    assert ccbench.Result.load(run_folder).summary["flows"][0]["name"] == "a"
+
+
+def test_plot_run_argument_types(run_folder):
+    from ccbench.plot import plot_run
+
+    with pytest.raises(TypeError, match="result must be a Result or a run folder path"):
+        plot_run(3.5)
+    with pytest.raises(ValueError, match="out_dir is required"):
+        plot_run(ccbench.Result.load(run_folder))
+    with pytest.raises(TypeError, match="out_dir must be a folder path"):
+        plot_run(ccbench.Result.load(run_folder), out_dir=7)
