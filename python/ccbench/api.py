@@ -7,8 +7,11 @@ defaults, overrides): this module only hands the scenario over and wraps what co
 from __future__ import annotations
 
 import os
+import stat
+import sys
+import time
 from pathlib import Path
-from typing import Any, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Iterable, List, Mapping, Optional, Tuple, Union
 
 try:
     from ccbench import _core
@@ -17,12 +20,28 @@ except ImportError as exc:  # pragma: no cover - only when the extension was nev
         "ccbench._core (the Rust simulator) is not built; run `make build` in the repository"
     ) from exc
 
+from ccbench.outdir import check_out_dir
 from ccbench.result import SERIES, SERIES_COLUMNS, Result
 
-__all__ = ["Result", "SERIES", "SERIES_COLUMNS", "ScenarioError", "controllers", "registry", "run",
-           "validate", "version"]
+__all__ = ["Interrupted", "Result", "SERIES", "SERIES_COLUMNS", "ScenarioError", "controllers",
+           "registry", "run", "validate", "version"]
 
 ScenarioError = _core.ScenarioError
+
+#: Largest scenario file read: real ones are a few kB, and `ccbench run /dev/zero` must not fill
+#: the memory before it is found not to be TOML.
+MAX_SCENARIO_BYTES = 1 << 20
+
+
+class Interrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C (or SIGTERM in the CLI). ``result`` holds what it simulated,
+    summarised up to ``result.summary["sim_s"]`` and marked ``summary["partial"] = True``;
+    ``out`` is where it was saved (None when :func:`run` had no ``out``)."""
+
+    def __init__(self, result: Result, out: Optional[Path]):
+        super().__init__("interrupted")
+        self.result = result
+        self.out = out
 
 Scenario = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 
@@ -55,24 +74,71 @@ def _read(scenario: Scenario) -> Tuple[str, Any, str]:
     if isinstance(scenario, os.PathLike) or (
             isinstance(scenario, str) and (os.path.isfile(scenario) or _looks_like_path(scenario))):
         source = os.fspath(scenario)
-        try:
-            return "toml", Path(source).read_text(encoding="utf-8"), source
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = getattr(exc, "strerror", None) or str(exc)
-            raise ScenarioError(f"{source}: cannot read file: {reason}") from None
+        return "toml", _read_file(source), source
     if isinstance(scenario, str):
         return "toml", scenario, "<string>"
     raise TypeError(f"scenario must be a path, a TOML string or a dict, not {type(scenario).__name__}")
 
 
+def _read_file(source: str) -> str:
+    """A scenario file's text, refused if it is not a regular file or larger than
+    :data:`MAX_SCENARIO_BYTES` (read with that cap, so a device never fills the memory)."""
+    try:
+        with open(source, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise ScenarioError(f"{source}: not a regular file")
+            data = f.read(MAX_SCENARIO_BYTES + 1)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise ScenarioError(f"{source}: cannot read file: {reason}") from None
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(f"{source}: larger than {MAX_SCENARIO_BYTES >> 20} MiB; a scenario file is "
+                            f"a few kB of TOML")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"{source}: cannot read file: not UTF-8 text ({exc.reason} at byte "
+                            f"{exc.start})") from None
+
+
 def _overrides(overrides: Iterable[str]) -> List[str]:
-    if isinstance(overrides, str):
+    if isinstance(overrides, (str, bytes)):
         raise TypeError("overrides must be a list of 'key=value' strings, not one string")
-    return [str(o) for o in overrides]
+    try:
+        items = list(overrides)
+    except TypeError:
+        raise TypeError(f"overrides must be a list of 'key=value' strings, not "
+                        f"{type(overrides).__name__}") from None
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"overrides must be 'key=value' strings, got {item!r} "
+                            f"({type(item).__name__})")
+    return items
+
+
+def _progress_printer(duration_ns: int) -> Callable[[int], None]:
+    """A progress line on stderr (simulated time, wall time, ETA), redrawn at most twice a
+    second, for runs the core calls back while they run."""
+    start = time.monotonic()
+    last = [0.0]
+
+    def show(now_ns: int) -> None:
+        wall = time.monotonic() - start
+        if wall - last[0] < 0.5:
+            return
+        last[0] = wall
+        done = now_ns / max(duration_ns, 1)
+        eta = wall / done - wall if done > 0 else float("nan")
+        sys.stderr.write(f"\r  simulated {now_ns / 1e9:.1f} of {duration_ns / 1e9:.1f} s ({done:.0%}), "
+                         f"wall {wall:.1f} s, ETA {eta:.0f} s ")
+        sys.stderr.flush()
+
+    return show
 
 
 def run(scenario: Scenario, *, seed: Optional[int] = None, overrides: Iterable[str] = (),
-        out: Union[str, "os.PathLike[str]", None] = None) -> Result:
+        out: Union[str, "os.PathLike[str]", None] = None,
+        max_memory: Union[int, str, None] = None, progress: bool = False) -> Result:
     """Run one scenario and return its :class:`Result`.
 
     ``scenario`` is a path to a TOML file (a ``PathLike``, or a ``str`` naming an existing file or
@@ -80,13 +146,33 @@ def run(scenario: Scenario, *, seed: Optional[int] = None, overrides: Iterable[s
     ``overrides`` are ``"key=value"`` strings (``"bottleneck.rate=20Mbps"``) applied by the core;
     ``seed`` replaces the scenario's seed. With ``out`` the result is also saved there.
     Invalid scenarios raise :class:`ScenarioError` whose message names the source and field.
+
+    Before running, the core estimates what the run will hold in memory; one above
+    ``max_memory`` (bytes, or a size like ``"40GB"``; default three quarters of this machine's
+    memory) is refused with a :class:`ScenarioError` naming the field that drives the cost.
+    ``progress=True`` draws a progress line on stderr. Ctrl-C stops the run within a fraction
+    of a second: what it simulated is saved to ``out`` (marked ``"partial": true`` in
+    ``summary.json``) and :class:`Interrupted` is raised with it.
     """
+    if out is not None:
+        out = check_out_dir(out, "out")
+    overrides = _overrides(overrides)
     kind, payload, source = _read(scenario)
     function = _core.run_dict if kind == "dict" else _core.run_toml
-    raw = function(payload, source, _overrides(overrides), seed)
+    watch = None
+    if progress:
+        check = _core.validate_dict if kind == "dict" else _core.validate_toml
+        watch = _progress_printer(check(payload, source, overrides, seed)["duration_ns"])
+    try:
+        raw = function(payload, source, overrides, seed, max_memory=max_memory, progress=watch)
+    finally:
+        if watch is not None:
+            sys.stderr.write("\r\033[K")
     result = Result(raw["summary"], raw["series"])
     if out is not None:
         result.save(out)
+    if result.summary.get("partial"):
+        raise Interrupted(result, None if out is None else Path(out))
     return result
 
 

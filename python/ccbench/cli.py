@@ -29,8 +29,9 @@ class _Parser(argparse.ArgumentParser):
 def _cmd_run(args) -> int:
     from ccbench.api import run
 
-    out = Path(args.out) if args.out else Path("out") / "runs" / Path(args.scenario).stem
-    result = run(args.scenario, seed=args.seed, overrides=args.set, out=out)
+    out = check_out_dir(args.out if args.out is not None else str(Path("out") / "runs" / Path(args.scenario).stem))
+    result = run(args.scenario, seed=args.seed, overrides=args.set, out=out, max_memory=args.max_memory,
+                 progress=sys.stderr.isatty())
     print(result.table())
     print(f"\nwrote {out}/summary.json and {{flows,links,sojourn,owd}}.parquet")
     return 0
@@ -39,7 +40,7 @@ def _cmd_run(args) -> int:
 def _cmd_emu(args) -> int:
     from ccbench.emu import run
 
-    out = Path(args.out) if args.out else Path("out") / "emu" / Path(args.scenario).stem
+    out = check_out_dir(args.out if args.out is not None else str(Path("out") / "emu" / Path(args.scenario).stem))
     result = run(args.scenario, out=out, seed=args.seed, overrides=args.set)
     print(result.table())
     print(f"\nwrote {out}/summary.json and {{flows,links,sojourn,owd}}.parquet")
@@ -159,9 +160,25 @@ def _scenario_arguments(p: argparse.ArgumentParser, default_out: str) -> None:
     """What `run` and `emu` both take: a scenario file, an output folder, a seed, overrides."""
     p.add_argument("scenario", metavar="SCENARIO.toml")
     p.add_argument("--out", metavar="DIR", help=f"output directory (default {default_out})")
-    p.add_argument("--seed", type=_non_negative, help="replace the scenario's seed")
+    p.add_argument("--seed", type=_seed, help="replace the scenario's seed (0 to 2**64-1)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a scenario field, e.g. --set bottleneck.rate=20Mbps (repeatable)")
+
+
+def _seed(text: str) -> int:
+    value = _non_negative(text)
+    if value >= 2**64:
+        raise argparse.ArgumentTypeError(f"expected an integer below 2**64, got {text}")
+    return value
+
+
+def _memory(text: str) -> int:
+    from ccbench import _core
+
+    try:
+        return _core.memory_limit(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("max_memory: ")) from None
 
 
 def _scheduler(text: str) -> str:
@@ -185,6 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run one scenario file")
     _scenario_arguments(p, "out/runs/<name>")
+    p.add_argument("--max-memory", metavar="SIZE", type=_memory,
+                   help="refuse a run whose estimated memory exceeds SIZE (e.g. 40GB; default: three "
+                        "quarters of this machine's memory)")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("emu", help="run one scenario on real Linux TCP through our bottleneck (root)")
@@ -249,7 +269,7 @@ def _terminate(signum, frame):
 
 def main(argv: Optional[List[str]] = None) -> int:
     try:
-        from ccbench.api import ScenarioError
+        from ccbench.api import Interrupted, ScenarioError
     except ImportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -267,6 +287,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         # A run that failed (e.g. the emulator's traffic programs): reported, not a traceback.
         print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
+    except Interrupted as stop:
+        summary = stop.result.summary
+        done = f"at {summary['sim_s']:.2f} s of {summary['scenario']['duration_s']:g} s simulated"
+        where = (f"wrote the partial run to {stop.out} (summary.json: \"partial\": true)" if stop.out
+                 else "nothing written")
+        print(f"error: interrupted {done}; {where}", file=sys.stderr)
+        return 130
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

@@ -62,6 +62,7 @@ pub fn build(sc: &Scenario, topo: &Topology, report: &Report, outputs: &Outputs,
         packets: report.links.iter().map(|l| l.counters.arrivals).sum(),
         wall_s,
         sim_s: secs(sc.duration),
+        partial: false,
     };
     SimResult {
         summary,

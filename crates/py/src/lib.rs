@@ -1,6 +1,7 @@
 //! Python bindings: `ccbench._core`. Thin by design — parsing, simulation and every metric stay
 //! in Rust; Python receives the summary (as JSON-compatible dicts) and columnar time series.
 
+mod control;
 mod pcap;
 mod pyjson;
 mod table;
@@ -12,7 +13,8 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use ccbench_sim::{parse_str, parse_table, run_traced, ScenarioError as RsScenarioError, SimResult};
+use ccbench_sim::{parse_str, parse_table, run_controlled, Control, ScenarioError as RsScenarioError, SimResult};
+use control::{Stop, Watcher};
 
 use ccbench_output::write_parquet;
 use pyjson::PyJson;
@@ -24,8 +26,13 @@ fn scenario_err(e: RsScenarioError) -> PyErr {
     ScenarioError::new_err(e.to_string())
 }
 
-fn to_toml(obj: &Bound<'_, PyAny>, path: &str, source: &str) -> PyResult<toml::Value> {
-    let bad = |what: String| ScenarioError::new_err(format!("{source}: {path}: {what}"));
+/// Deepest nesting a scenario dict may have: real scenarios nest four levels (`flows[0].cc.x`),
+/// and a dict that contains itself must be an error, not a stack overflow.
+const MAX_DEPTH: usize = 32;
+
+/// A Python value as TOML. `seen` holds the containers on the way down (a cycle is named as such).
+fn to_toml(obj: &Bound<'_, PyAny>, path: &str, source: &str, seen: &mut Vec<usize>) -> PyResult<toml::Value> {
+    let bad = |what: String| ScenarioError::new_err(format!("{source}: {}: {what}", shown(path)));
     if obj.is_instance_of::<PyBool>() {
         return Ok(toml::Value::Boolean(obj.extract()?));
     }
@@ -38,27 +45,53 @@ fn to_toml(obj: &Bound<'_, PyAny>, path: &str, source: &str) -> PyResult<toml::V
     if obj.is_instance_of::<PyString>() {
         return Ok(toml::Value::String(obj.extract()?));
     }
-    if let Ok(d) = obj.downcast::<PyDict>() {
-        return Ok(toml::Value::Table(dict_to_table(d, path, source)?));
+    let is_dict = obj.downcast::<PyDict>().is_ok();
+    if !is_dict && !obj.is_instance_of::<PyList>() && !obj.is_instance_of::<PyTuple>() {
+        return Err(bad(format!("unsupported value of type {}", obj.get_type().name()?)));
     }
-    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        let mut arr = Vec::new();
-        for (i, item) in obj.try_iter()?.enumerate() {
-            arr.push(to_toml(&item?, &format!("{path}[{i}]"), source)?);
+    let id = obj.as_ptr() as usize;
+    if seen.contains(&id) {
+        return Err(bad("contains itself (a dict or list that refers back to one around it)".into()));
+    }
+    if seen.len() >= MAX_DEPTH {
+        return Err(bad(format!("nested deeper than {MAX_DEPTH} levels")));
+    }
+    seen.push(id);
+    let value = match obj.downcast::<PyDict>() {
+        Ok(d) => dict_to_table(d, path, source, seen).map(toml::Value::Table),
+        Err(_) => {
+            let mut arr = Vec::new();
+            for (i, item) in obj.try_iter()?.enumerate() {
+                arr.push(to_toml(&item?, &format!("{path}[{i}]"), source, seen)?);
+            }
+            Ok(toml::Value::Array(arr))
         }
-        return Ok(toml::Value::Array(arr));
-    }
-    Err(bad(format!("unsupported value of type {}", obj.get_type().name()?)))
+    };
+    seen.pop();
+    value
 }
 
-fn dict_to_table(d: &Bound<'_, PyDict>, prefix: &str, source: &str) -> PyResult<toml::Table> {
+/// A dotted path for an error message, cut short when it is long (deep or cyclic input).
+fn shown(path: &str) -> String {
+    const MAX: usize = 120;
+    if path.is_empty() {
+        return "<top level>".into();
+    }
+    match path.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &path[..cut]),
+        None => path.to_string(),
+    }
+}
+
+fn dict_to_table(d: &Bound<'_, PyDict>, prefix: &str, source: &str, seen: &mut Vec<usize>) -> PyResult<toml::Table> {
     let mut t = toml::Table::new();
     for (k, v) in d.iter() {
-        let key: String = k
-            .extract()
-            .map_err(|_| ScenarioError::new_err(format!("{source}: {prefix}: keys must be strings")))?;
+        let key: String = k.extract().map_err(|_| {
+            let key = k.repr().map(|r| r.to_string()).unwrap_or_default();
+            ScenarioError::new_err(format!("{source}: {}: key {key} is not a string", shown(prefix)))
+        })?;
         let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
-        t.insert(key, to_toml(&v, &path, source)?);
+        t.insert(key, to_toml(&v, &path, source, seen)?);
     }
     Ok(t)
 }
@@ -119,27 +152,43 @@ fn from_dict(
     seed: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ccbench_sim::Scenario> {
     let seed = seed_arg(seed, source)?;
-    let table = dict_to_table(scenario, "", source)?;
+    let table = dict_to_table(scenario, "", source, &mut vec![scenario.as_ptr() as usize])?;
     parse_table(table, source, overrides, seed).map_err(scenario_err)
 }
 
+/// Run a validated scenario without the GIL, under this machine's memory limit (or
+/// `max_memory`), stoppable by Ctrl-C, calling `progress(now_ns)` about ten times a second.
 fn simulate(
     py: Python<'_>,
     sc: ccbench_sim::Scenario,
     source: &str,
     pcap_dir: Option<PathBuf>,
+    max_memory: Option<&Bound<'_, PyAny>>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<PyObject> {
-    let source_owned = source.to_string();
-    let (result, pcap) = py
-        .allow_threads(move || run_traced(&sc, &source_owned, pcap_dir.as_deref()))
-        .map_err(scenario_err)?;
+    let memory_limit = control::memory_limit(max_memory)?;
+    let mut watcher = Watcher::new(progress);
+    let watching = &mut watcher;
+    // The scenario moves into the loop's thread-free section (it is Send, not Sync).
+    let outcome = py.allow_threads(move || {
+        let keep_going = &mut |now| watching.keep_going(now);
+        run_controlled(&sc, source, Control { pcap_dir: pcap_dir.as_deref(), memory_limit, keep_going })
+    });
+    if let Some(Stop::Failed(e)) = watcher.stop.take() {
+        return Err(e);
+    }
+    let (result, pcap) = outcome.map_err(scenario_err)?;
     result_to_py(py, result, pcap)
 }
 
 /// Run a scenario given as TOML text. `source` names it in error messages. The traces of
 /// `output.pcap` go to `pcap_dir` (default: a fresh temporary folder; `write_run` moves them).
+/// `max_memory` (bytes or a size like "40GB"; default three quarters of this machine's memory)
+/// bounds the run's estimated cost; `progress(now_ns)` is called while it runs. A run stopped
+/// by Ctrl-C returns what it simulated, with `summary["partial"] = True`.
 #[pyfunction]
-#[pyo3(signature = (text, source = "<string>", overrides = Vec::new(), seed = None, pcap_dir = None))]
+#[pyo3(signature = (text, source = "<string>", overrides = Vec::new(), seed = None, pcap_dir = None, max_memory = None, progress = None))]
+#[allow(clippy::too_many_arguments)]
 fn run_toml(
     py: Python<'_>,
     text: &str,
@@ -147,14 +196,17 @@ fn run_toml(
     overrides: Vec<String>,
     seed: Option<&Bound<'_, PyAny>>,
     pcap_dir: Option<PathBuf>,
+    max_memory: Option<&Bound<'_, PyAny>>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<PyObject> {
-    simulate(py, from_toml(text, source, &overrides, seed)?, source, pcap_dir)
+    simulate(py, from_toml(text, source, &overrides, seed)?, source, pcap_dir, max_memory, progress)
 }
 
-/// Run a scenario given as a nested dict with the TOML file's structure (`pcap_dir` as
+/// Run a scenario given as a nested dict with the TOML file's structure (other arguments as
 /// `run_toml`).
 #[pyfunction]
-#[pyo3(signature = (scenario, source = "<dict>", overrides = Vec::new(), seed = None, pcap_dir = None))]
+#[pyo3(signature = (scenario, source = "<dict>", overrides = Vec::new(), seed = None, pcap_dir = None, max_memory = None, progress = None))]
+#[allow(clippy::too_many_arguments)]
 fn run_dict(
     py: Python<'_>,
     scenario: &Bound<'_, PyDict>,
@@ -162,8 +214,10 @@ fn run_dict(
     overrides: Vec<String>,
     seed: Option<&Bound<'_, PyAny>>,
     pcap_dir: Option<PathBuf>,
+    max_memory: Option<&Bound<'_, PyAny>>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<PyObject> {
-    simulate(py, from_dict(scenario, source, &overrides, seed)?, source, pcap_dir)
+    simulate(py, from_dict(scenario, source, &overrides, seed)?, source, pcap_dir, max_memory, progress)
 }
 
 fn os_err(path: &Path, e: impl std::fmt::Display) -> PyErr {
@@ -266,7 +320,7 @@ fn canonical_toml(
 #[pyfunction]
 #[pyo3(signature = (scenario, source = "<dict>"))]
 fn dict_to_toml(scenario: &Bound<'_, PyDict>, source: &str) -> PyResult<String> {
-    let table = dict_to_table(scenario, "", source)?;
+    let table = dict_to_table(scenario, "", source, &mut vec![scenario.as_ptr() as usize])?;
     toml::to_string(&table).map_err(|e| ScenarioError::new_err(format!("{source}: {e}")))
 }
 
@@ -309,6 +363,14 @@ fn controllers() -> Vec<&'static str> {
     ccbench_cc::controller_names().to_vec()
 }
 
+/// A memory limit as the CLI's `--max-memory` takes it: bytes of a size like "40GB" (ValueError
+/// with the reason otherwise), checked before any work.
+#[pyfunction]
+fn memory_limit(py: Python<'_>, text: &str) -> PyResult<u64> {
+    let value = PyString::new(py, text);
+    control::memory_limit(Some(value.as_any()))?.ok_or_else(|| PyValueError::new_err("no limit"))
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -330,5 +392,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dict_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(registry_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_limit, m)?)?;
     Ok(())
 }

@@ -12,6 +12,7 @@
 //! Same scenario and seed ⇒ bit-identical results: all randomness comes from per-component
 //! streams in [`rng`], and no hash-ordered containers are iterated.
 
+pub mod cost;
 pub mod engine;
 pub mod fairness;
 pub mod metrics;
@@ -55,23 +56,48 @@ pub fn run_traced(
     source: &str,
     pcap_dir: Option<&std::path::Path>,
 ) -> Result<(SimResult, Vec<(String, std::path::PathBuf)>), ScenarioError> {
+    run_controlled(sc, source, Control { pcap_dir, memory_limit: None, keep_going: &mut |_| true })
+}
+
+/// How a run is carried out, beyond its scenario.
+pub struct Control<'c> {
+    /// Where the pcap traces go (None: a fresh temporary folder).
+    pub pcap_dir: Option<&'c std::path::Path>,
+    /// Refuse, before building anything, a scenario whose [`cost::estimate`] holds more bytes
+    /// than this (None: no limit).
+    pub memory_limit: Option<u64>,
+    /// Called every [`world::WATCH_EVERY`] events with the simulated time; false stops the run
+    /// there and summarises what it simulated (`summary.partial`).
+    pub keep_going: &'c mut dyn FnMut(scenario::Nanos) -> bool,
+}
+
+/// [`run_traced`] under a [`Control`].
+pub fn run_controlled(
+    sc: &Scenario,
+    source: &str,
+    control: Control<'_>,
+) -> Result<(SimResult, Vec<(String, std::path::PathBuf)>), ScenarioError> {
     let error = |field: &str, message: String| ScenarioError {
         source: source.to_string(),
         field: field.into(),
         message,
     };
+    if let Some(limit) = control.memory_limit {
+        let cost = cost::estimate(sc);
+        cost.check(limit).map_err(|m| error(&cost.field, m))?;
+    }
     let mut sim = Simulation::new(sc).map_err(|e| error(&e.field, e.message))?;
     let captures = if sc.output.pcap.is_empty() {
         None
     } else {
-        let dir = match pcap_dir {
+        let dir = match control.pcap_dir {
             Some(d) => d.to_path_buf(),
             None => trace::temp_dir().map_err(|e| error("output.pcap", e.to_string()))?,
         };
         Some(sim.capture(&dir).map_err(|e| error("output.pcap", e.to_string()))?)
     };
     let result = sim
-        .run_checked(0)
+        .run_watched(0, control.keep_going)
         .map_err(|e| error("invariants", format!("internal error, please report it: {e}")))?;
     let files = match captures {
         Some(c) => c.close().map_err(|e| error("output.pcap", e.to_string()))?,

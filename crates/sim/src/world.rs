@@ -21,6 +21,8 @@ use crate::trace::{wire::flow_wires, Captures};
 use crate::traffic::{CbrReceiver, CbrSender, ChunkApp, Next};
 
 const SECOND: Nanos = 1_000_000_000;
+/// Events between two looks up from the loop ([`Simulation::run_watched`]): a few milliseconds.
+pub const WATCH_EVERY: u64 = 1 << 16;
 
 pub type Nanos = u64;
 
@@ -206,11 +208,25 @@ impl<'a> Simulation<'a> {
     /// Run to the end, checking scoreboard invariants every `check_every` events (0 = never).
     /// The receivers' window invariants cost nothing to keep (each ACK records its first
     /// violation), so every run checks them at its end, whatever `check_every` says.
-    pub fn run_checked(mut self, check_every: u64) -> Result<SimResult, String> {
+    pub fn run_checked(self, check_every: u64) -> Result<SimResult, String> {
+        self.run_watched(check_every, &mut |_| true)
+    }
+
+    /// [`Self::run_checked`], looking up every [`WATCH_EVERY`] events: `keep_going(now)` may
+    /// report progress, and returning false stops the run there (Ctrl-C). A stopped run is
+    /// summarised over the time it simulated, as if that had been its duration, and marked
+    /// `partial`. How often it looks depends only on the event count, so results stay
+    /// bit-identical whatever the watcher does.
+    pub fn run_watched(
+        mut self,
+        check_every: u64,
+        keep_going: &mut dyn FnMut(Nanos) -> bool,
+    ) -> Result<SimResult, String> {
         let wall = Instant::now();
         self.schedule_initial();
         let duration = self.sc.duration;
         let mut n = 0u64;
+        let mut stopped = false;
         while let Some(t) = self.events.peek_time() {
             if t > duration {
                 break;
@@ -222,8 +238,14 @@ impl<'a> Simulation<'a> {
             if check_every > 0 && n.is_multiple_of(check_every) {
                 self.check_invariants().map_err(|e| format!("t={t}ns: {e}"))?;
             }
+            if n.is_multiple_of(WATCH_EVERY) && !keep_going(t) {
+                stopped = true;
+                break;
+            }
         }
-        self.now = duration;
+        if !stopped {
+            self.now = duration;
+        }
         self.check_receivers().map_err(|e| format!("at the end of the run: {e}"))?;
         Ok(self.finish(wall.elapsed().as_secs_f64()))
     }
@@ -483,13 +505,13 @@ impl<'a> Simulation<'a> {
 
     /// Per flow, when it stops taking capacity: its `stop`, its last byte acknowledged, or the
     /// end of the run.
-    fn active_ends(&self) -> Vec<Nanos> {
-        let end = self.sc.duration;
+    fn active_ends(&self, sc: &Scenario) -> Vec<Nanos> {
+        let end = sc.duration;
         let finished = |e: &Endpoints| match e {
             Endpoints::Tcp { tx, .. } => tx.fct.map(|d| tx.start_time + d),
             Endpoints::Cbr { .. } => None,
         };
-        let ends = self.sc.flows.iter().zip(&self.ends);
+        let ends = sc.flows.iter().zip(&self.ends);
         ends.map(|(f, e)| finished(e).unwrap_or(end).min(f.stop.unwrap_or(end)).min(end)).collect()
     }
 
@@ -603,12 +625,20 @@ impl<'a> Simulation<'a> {
     }
 
     fn finish(mut self, wall_s: f64) -> SimResult {
-        let sc = self.sc;
+        // A run stopped early is summarised as the scenario cut at the time it reached.
+        let partial = self.now < self.sc.duration;
+        let cut;
+        let sc: &Scenario = if partial {
+            cut = self.sc.cut_at(self.now);
+            &cut
+        } else {
+            self.sc
+        };
         let end = sc.duration;
         let warm = self.warm.take().unwrap_or_else(|| self.marks());
         let window = (end - sc.warmup.min(end)).max(1) as f64 / 1e9;
 
-        let active_ends = self.active_ends();
+        let active_ends = self.active_ends(sc);
         let (rate_std, rows) = window_stats::per_flow_rows(sc, &self.flows, &active_ends);
         let loss_times = window_stats::loss_times_by_flow(sc, &self.net.links);
         let mut flows = Vec::with_capacity(self.ends.len());
@@ -742,7 +772,7 @@ impl<'a> Simulation<'a> {
             let spec = &sc.topology.links[i];
             let crossing: Vec<&Share> =
                 shares.iter().filter(|s| sc.flows[s.flow].path.contains(&i)).collect();
-            let sharing = self.sharing(&crossing);
+            let sharing = self.sharing(sc, &crossing);
             let sojourns = &mut self.rec.window_sojourns[i];
             links.push(LinkSummary {
                 name: l.name.clone(),
@@ -776,11 +806,11 @@ impl<'a> Simulation<'a> {
             self.net.links.iter().map(|l| l.counters.drops() + l.counters.random_losses).sum();
         self.conservation.in_network = self.net.links.iter().map(|l| l.packets_held() as u64).sum();
 
-        let all = self.sharing(&shares.iter().collect::<Vec<_>>());
+        let all = self.sharing(sc, &shares.iter().collect::<Vec<_>>());
         let convergence = convergence_time(&self.flows, &tcp_starts(sc), sc.output.bin as f64 / 1e9);
         let summary = Summary {
             scenario: ScenarioSummary {
-                duration_s: sc.duration as f64 / 1e9,
+                duration_s: self.sc.duration as f64 / 1e9,
                 warmup_s: sc.warmup as f64 / 1e9,
                 seed: sc.seed,
             },
@@ -797,6 +827,7 @@ impl<'a> Simulation<'a> {
             packets: self.conservation.injected,
             wall_s,
             sim_s: sc.duration as f64 / 1e9,
+            partial,
         };
         SimResult {
             summary,
@@ -811,7 +842,7 @@ impl<'a> Simulation<'a> {
     }
 
     /// The fLEDBAT paper's sharing metrics over `flows` (None for fewer than two flows).
-    fn sharing(&self, flows: &[&Share]) -> Sharing {
+    fn sharing(&self, sc: &Scenario, flows: &[&Share]) -> Sharing {
         let pairs: Vec<(u64, bool)> = flows.iter().map(|s| (s.bytes, s.lbe)).collect();
         if flows.len() < 2 {
             return Sharing { lbe_share: lbe_share(&pairs), ..Sharing::default() };
@@ -820,7 +851,7 @@ impl<'a> Simulation<'a> {
         let ids: Vec<usize> = flows.iter().map(|s| s.flow).collect();
         Sharing {
             jain_long: Some(jain_index(&rates)),
-            jain_short: self.seconds.short_term_jain(&ids, self.sc.warmup.div_ceil(SECOND) as usize),
+            jain_short: self.seconds.short_term_jain(&ids, sc.warmup.div_ceil(SECOND) as usize),
             lbe_share: lbe_share(&pairs),
         }
     }

@@ -93,6 +93,53 @@ fn same_seed_gives_identical_results_checked_run() {
     assert_identical(&a, &b);
 }
 
+/// NOISY long enough to make several watches' worth of events.
+const FAST: &str = "duration=\"100s\"";
+
+#[test]
+fn a_watcher_that_lets_the_run_go_on_changes_nothing() {
+    // The loop looks up every WATCH_EVERY events; whatever the watcher does then, the run is
+    // the same (a progress line or a signal check must never perturb results).
+    let sc = ccbench_sim::parse_str(NOISY, "t", &[FAST.into()], None).unwrap();
+    let mut looks = 0u64;
+    let watched = ccbench_sim::Simulation::new(&sc)
+        .unwrap()
+        .run_watched(0, &mut |_| {
+            looks += 1;
+            true
+        })
+        .unwrap();
+    assert!(looks > 0, "the scenario must be long enough to be watched: {} events", watched.summary.events);
+    assert!(!watched.summary.partial);
+    assert_identical(&run(NOISY, &[FAST], None), &watched);
+}
+
+#[test]
+fn a_stopped_run_is_summarised_up_to_where_it_got() {
+    let sc = ccbench_sim::parse_str(NOISY, "t", &[FAST.into()], None).unwrap();
+    let mut stopped_at = 0;
+    let partial = ccbench_sim::Simulation::new(&sc)
+        .unwrap()
+        .run_watched(0, &mut |now| {
+            stopped_at = now;
+            false
+        })
+        .unwrap();
+    let s = &partial.summary;
+    assert!(s.partial);
+    assert_eq!(s.sim_s, stopped_at as f64 / 1e9);
+    assert!(s.sim_s < s.scenario.duration_s, "{} of {}", s.sim_s, s.scenario.duration_s);
+    assert!(summary_json(&partial).contains("\"partial\":true"));
+    assert!(!summary_json(&run(NOISY, &[], None)).contains("partial"));
+    // The series stop where the run did, and what it counted is conserved.
+    assert!(partial.flows.t_s.iter().all(|&t| t <= s.sim_s));
+    let c = &partial.conservation;
+    assert!(c.holds(), "{c:?}");
+    for f in &s.flows {
+        assert!(f.goodput_mbps.is_finite() && f.goodput_mbps >= 0.0, "{}: {}", f.name, f.goodput_mbps);
+    }
+}
+
 #[test]
 fn seed_argument_equals_file_seed() {
     let file_seed = run(NOISY, &[], None); // seed = 3 in the file

@@ -323,7 +323,12 @@ pub struct Summary {
     /// Packets created by all endpoints.
     pub packets: u64,
     pub wall_s: f64,
+    /// Simulated time: the scenario's duration, or less for a run stopped early.
     pub sim_s: f64,
+    /// The run was stopped before its end (Ctrl-C) and is summarised up to `sim_s`; absent from
+    /// the JSON of a complete run.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// Collects per-packet records while the simulation runs.

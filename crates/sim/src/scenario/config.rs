@@ -21,6 +21,22 @@ pub struct Scenario {
     pub output: Output,
 }
 
+impl Scenario {
+    /// The scenario as if it had lasted only until `end`: how a run stopped early is summarised.
+    /// Flows and changes after `end` are moved to it or dropped, so no window is negative.
+    pub fn cut_at(&self, end: Nanos) -> Scenario {
+        let mut cut = self.clone();
+        cut.duration = end.min(self.duration);
+        cut.warmup = self.warmup.min(cut.duration);
+        for f in &mut cut.flows {
+            f.start = f.start.min(cut.duration);
+            f.stop = f.stop.map(|s| s.min(cut.duration));
+        }
+        cut.topology.changes.retain(|c| c.at <= cut.duration);
+        cut
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Output {
     /// Width of time-series bins (default 100 ms).

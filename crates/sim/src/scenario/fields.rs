@@ -28,6 +28,21 @@ pub(crate) fn join(path: &str, key: &str) -> String {
     }
 }
 
+/// A TOML value as an error message shows it: a date-time as written (the toml crate's own
+/// rendering exposes its private marker), and anything long cut to a readable length.
+pub(crate) fn shown(v: &Value) -> String {
+    const MAX: usize = 80;
+    let text = match v {
+        Value::Datetime(d) => format!("the date-time {d}"),
+        v => v.to_string(),
+    };
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
 pub(crate) fn check_keys(t: &Table, path: &str, allowed: &[&str]) -> R<()> {
     match t.keys().find(|k| !allowed.contains(&k.as_str())) {
         Some(k) => Err(fe(join(path, k), "unknown key")),
@@ -39,7 +54,7 @@ pub(crate) fn get_table<'a>(t: &'a Table, path: &str, key: &str) -> R<Option<&'a
     match t.get(key) {
         None => Ok(None),
         Some(Value::Table(sub)) => Ok(Some(sub)),
-        Some(v) => Err(fe(join(path, key), format!("expected a table, got {v}"))),
+        Some(v) => Err(fe(join(path, key), format!("expected a table, got {}", shown(v)))),
     }
 }
 
@@ -47,7 +62,7 @@ pub(crate) fn get_str<'a>(t: &'a Table, path: &str, key: &str) -> R<Option<&'a s
     match t.get(key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(v) => Err(fe(join(path, key), format!("expected a string, got {v}"))),
+        Some(v) => Err(fe(join(path, key), format!("expected a string, got {}", shown(v)))),
     }
 }
 
@@ -55,7 +70,7 @@ pub(crate) fn get_bool(t: &Table, path: &str, key: &str) -> R<Option<bool>> {
     match t.get(key) {
         None => Ok(None),
         Some(Value::Boolean(b)) => Ok(Some(*b)),
-        Some(v) => Err(fe(join(path, key), format!("expected true or false, got {v}"))),
+        Some(v) => Err(fe(join(path, key), format!("expected true or false, got {}", shown(v)))),
     }
 }
 
@@ -74,7 +89,7 @@ pub(crate) fn get_int(t: &Table, path: &str, key: &str, min: i64, max: i64) -> R
                 Ok(Some(*i))
             }
         }
-        Some(v) => Err(fe(join(path, key), format!("expected an integer, got {v}"))),
+        Some(v) => Err(fe(join(path, key), format!("expected an integer, got {}", shown(v)))),
     }
 }
 
@@ -89,7 +104,7 @@ pub(crate) fn get_unit<T>(
     match t.get(key) {
         None => Ok(None),
         Some(Value::String(s)) => parse(s).map(Some).map_err(|m| fe(join(path, key), m)),
-        Some(v) => Err(fe(join(path, key), format!("{hint}, got {v}"))),
+        Some(v) => Err(fe(join(path, key), format!("{hint}, got {}", shown(v)))),
     }
 }
 
@@ -113,7 +128,7 @@ pub(crate) fn get_number_in(t: &Table, path: &str, key: &str, min: f64, max: f64
         None => return Ok(None),
         Some(Value::Float(f)) => *f,
         Some(Value::Integer(i)) => *i as f64,
-        Some(v) => return Err(fe(join(path, key), format!("expected a number, got {v}"))),
+        Some(v) => return Err(fe(join(path, key), format!("expected a number, got {}", shown(v)))),
     };
     if !(min..=max).contains(&v) {
         return Err(fe(join(path, key), format!("must be between {min} and {max}, got {v}")));
@@ -128,8 +143,19 @@ pub(crate) fn get_positive_duration(t: &Table, path: &str, key: &str) -> R<Optio
     }
 }
 
+/// Slowest link rate a scenario may give: one minimum-size (64-byte) Ethernet frame a second.
+/// Below it a link carries nothing in any run (one packet would take years).
+pub(crate) const MIN_RATE_BPS: f64 = 512.0;
+
 pub(crate) fn get_rate(t: &Table, path: &str, key: &str) -> R<Option<f64>> {
-    get_unit(t, path, key, "expected a rate like \"10Mbps\"", units::parse_rate)
+    let rate = get_unit(t, path, key, "expected a rate like \"10Mbps\"", units::parse_rate)?;
+    match rate {
+        Some(r) if r < MIN_RATE_BPS => Err(fe(
+            join(path, key),
+            format!("must be at least {MIN_RATE_BPS}bps (one 64-byte frame a second), got {r}bps"),
+        )),
+        rate => Ok(rate),
+    }
 }
 
 pub(crate) fn get_size(t: &Table, path: &str, key: &str) -> R<Option<u64>> {
@@ -141,7 +167,7 @@ pub(crate) fn get_probability(t: &Table, path: &str, key: &str) -> R<Option<f64>
         None => return Ok(None),
         Some(Value::Float(f)) => *f,
         Some(Value::Integer(i)) => *i as f64,
-        Some(v) => return Err(fe(join(path, key), format!("expected a probability in [0, 1), got {v}"))),
+        Some(v) => return Err(fe(join(path, key), format!("expected a probability in [0, 1), got {}", shown(v)))),
     };
     if !(0.0..1.0).contains(&v) {
         return Err(fe(join(path, key), format!("expected a probability in [0, 1), got {v}")));

@@ -6,7 +6,7 @@ use ccbench_cc::{CaCounting, Params};
 use toml::{Table, Value};
 
 use super::config::{CbrOptions, Flow, FlowKind, LossRecovery, Nanos, StackProfile, TcpOptions, Topology};
-use super::fields::{
+use super::fields::{shown, 
     fe, get_bool, get_duration, get_int, get_number_in, get_params, get_positive_duration,
     get_signed_duration, get_size, get_str, get_unit, join, map_param_error, R,
 };
@@ -83,7 +83,7 @@ pub fn build_flows(
             return Err(fe("flows", "at least one [[flows]] entry is required"))
         }
         Some(Value::Array(a)) => a,
-        Some(v) => return Err(fe("flows", format!("expected an array of tables ([[flows]]), got {v}"))),
+        Some(v) => return Err(fe("flows", format!("expected an array of tables ([[flows]]), got {}", shown(v)))),
     };
     let mut flows = Vec::new();
     let mut names: HashMap<String, usize> = HashMap::new();
@@ -259,13 +259,13 @@ fn link_list(t: &Table, p: &str, key: &str, topo: &Topology) -> R<Option<Vec<usi
         None => return Ok(None),
         Some(Value::Array(items)) if !items.is_empty() => items,
         Some(v) => {
-            return Err(fe(here, format!("expected a list of link names like [\"l1\", \"l2\"], got {v}")))
+            return Err(fe(here, format!("expected a list of link names like [\"l1\", \"l2\"], got {}", shown(v))))
         }
     };
     let mut links = Vec::with_capacity(items.len());
     for (j, item) in items.iter().enumerate() {
         let Value::String(name) = item else {
-            return Err(fe(format!("{here}[{j}]"), format!("expected a link name, got {item}")));
+            return Err(fe(format!("{here}[{j}]"), format!("expected a link name, got {}", shown(item))));
         };
         let l = topo.link_index(name).ok_or_else(|| {
             let known: Vec<&str> = topo.links.iter().map(|l| l.name.as_str()).collect();
@@ -377,7 +377,7 @@ pub fn get_host_noise(t: &Table, p: &str, key: &str) -> R<Option<HostNoise>> {
             Ok(d) => Ok(d.map(HostNoise::Fixed)),
             Err(_) => Err(fe(
                 join(p, key),
-                format!("expected \"auto\", \"off\" or a duration like \"500us\", got {v}"),
+                format!("expected \"auto\", \"off\" or a duration like \"500us\", got {}", shown(v)),
             )),
         },
     }
@@ -577,6 +577,12 @@ fn build_tcp(t: &Table, p: &str) -> R<TcpOptions> {
             return Err(fe(join(p, "receiver_cc"), "given without receiver_cca"));
         }
         None => {}
+    }
+    if o.rcv_buf < u64::from(o.mss) {
+        return Err(fe(
+            join(p, "rcv_buf"),
+            format!("must hold at least one segment (mss = {} bytes), got {} bytes", o.mss, o.rcv_buf),
+        ));
     }
     Ok(o)
 }

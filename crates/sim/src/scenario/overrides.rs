@@ -10,7 +10,15 @@ struct Seg {
     index: Option<usize>,
 }
 
+/// Most dotted parts an override key may have: real keys have at most four
+/// (`flows[0].cc.beta`), and each part nests a table that must not overflow the stack.
+const MAX_KEY_PARTS: usize = 16;
+
 fn parse_path(key: &str) -> Result<Vec<Seg>, String> {
+    let parts = key.split('.').count();
+    if parts > MAX_KEY_PARTS {
+        return Err(format!("the key has {parts} dotted parts; at most {MAX_KEY_PARTS} are allowed"));
+    }
     let mut segs = Vec::new();
     for part in key.split('.') {
         let part = part.trim();
@@ -57,13 +65,22 @@ pub(crate) fn apply_override(table: &mut Table, spec: &str) -> R<()> {
         return Err(fe(format!("--set {}", spec.trim()), "expected key=value"));
     };
     let key = key.trim();
-    let field = format!("--set {key}");
+    let field = format!("--set {}", short(key));
     if key.is_empty() {
         return Err(fe(field, "expected key=value, the key is empty"));
     }
     let segs = parse_path(key).map_err(|m| fe(&field, m))?;
     let value = parse_override_value(raw.trim());
     set_path(table, &segs, &value, "").map_err(|m| fe(&field, m))
+}
+
+/// A key as an error names it: cut when it is long, so the error stays one readable line.
+fn short(key: &str) -> String {
+    const MAX: usize = 80;
+    match key.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &key[..cut]),
+        None => key.to_string(),
+    }
 }
 
 fn set_path(t: &mut Table, segs: &[Seg], value: &Value, prefix: &str) -> Result<(), String> {

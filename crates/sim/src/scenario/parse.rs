@@ -11,7 +11,7 @@ use std::fmt;
 use toml::Table;
 
 use super::config::{Nanos, Output, Scenario};
-use super::fields::{
+use super::fields::{shown, 
     check_keys, fe, get_bool, get_duration, get_int, get_positive_duration, get_str, get_table, required, Fe,
     R,
 };
@@ -176,7 +176,7 @@ fn build_topology(t: &Table, duration: Nanos) -> R<(super::Topology, crate::topo
     let mut present = TOPOLOGIES.iter().filter(|g| t.contains_key(g.build.key));
     let Some(g) = present.next() else {
         let keys: Vec<String> =
-            TOPOLOGIES.iter().map(|g| format!("[{}] ({})", g.build.key, g.name)).collect();
+            TOPOLOGIES.iter().map(|g| format!("{} ({})", table_header(g.build.key, g.build.whole_file), g.name)).collect();
         return Err(fe(
             "bottleneck",
             format!("missing: the scenario needs a topology, one of {}", keys.join(", ")),
@@ -199,6 +199,15 @@ fn build_topology(t: &Table, duration: Nanos) -> R<(super::Topology, crate::topo
     (g.build.build)(source, duration)
 }
 
+/// How a topology's table is written: `[bottleneck]`, or `[[links]]` for an array of tables.
+fn table_header(key: &str, array: bool) -> String {
+    if array {
+        format!("[[{key}]]")
+    } else {
+        format!("[{key}]")
+    }
+}
+
 fn build_output(t: Option<&Table>) -> R<Output> {
     let Some(t) = t else {
         return Ok(Output { bin: DEFAULT_BIN, sojourn_samples: true, pcap: Vec::new() });
@@ -218,13 +227,13 @@ fn get_pcap_links(t: Option<&Table>, topo: &super::Topology) -> R<Vec<usize>> {
         return Ok(Vec::new());
     };
     let Some(names) = value.as_array() else {
-        return Err(fe("output.pcap", format!("expected a list of link names, got {value}")));
+        return Err(fe("output.pcap", format!("expected a list of link names, got {}", shown(value))));
     };
     let mut links = Vec::with_capacity(names.len());
     for (i, v) in names.iter().enumerate() {
         let field = format!("output.pcap[{i}]");
         let Some(name) = v.as_str() else {
-            return Err(fe(field, format!("expected a link name, got {v}")));
+            return Err(fe(field, format!("expected a link name, got {}", shown(v))));
         };
         let Some(l) = topo.link_index(name) else {
             let known: Vec<&str> = topo.links.iter().map(|l| l.name.as_str()).collect();
@@ -792,6 +801,35 @@ header_bytes = 40
         assert_eq!(e.field, "flows[0].ccaa");
         let e = parse_with(MINIMAL, &["flows[0].cc.beta=1.5"]).unwrap_err();
         assert_eq!(e.field, "flows[0].cc.beta");
+    }
+
+    #[test]
+    fn hostile_overrides_and_values_are_one_line_errors() {
+        // 20,000 dotted parts once nested 20,000 tables and overflowed the stack.
+        let key = vec!["a"; 20_000].join(".");
+        let e = parse_with(MINIMAL, &[&format!("{key}=1")]).unwrap_err();
+        assert!(e.message.contains("at most 16"), "{e}");
+        assert!(e.field.len() < 100, "{}", e.field);
+        // A date-time shows as written, not as the toml crate's private marker.
+        let e = err(&format!("name = 1979-05-27T07:32:00Z\n{MINIMAL}"));
+        assert_eq!(e.to_string(), "s.toml: name: expected a string, got the date-time 1979-05-27T07:32:00Z");
+        // A long value is cut.
+        let e = err(&format!("name = [{}]\n{MINIMAL}", vec!["1"; 10_000].join(",")));
+        assert!(e.message.len() < 120, "{e}");
+        // A topology written as an array of tables is named that way.
+        let e = err("duration = \"1s\"\n");
+        assert!(e.message.contains("[[links]] (links)") && e.message.contains("[bottleneck] (dumbbell)"), "{e}");
+    }
+
+    #[test]
+    fn what_cannot_carry_one_packet_is_refused() {
+        let field = |set: &str| parse_with(MINIMAL, &[set]).unwrap_err().field;
+        assert_eq!(field("bottleneck.rate=0.0000001bps"), "bottleneck.rate");
+        assert_eq!(field("bottleneck.rate=100bps"), "bottleneck.rate");
+        assert!(parse_with(MINIMAL, &["bottleneck.rate=512bps"]).is_ok());
+        assert_eq!(err_field(&with_bottleneck("reverse_rate = \"100bps\"")), "bottleneck.reverse_rate");
+        assert_eq!(err_field(&with_flow("rcv_buf = \"1B\"")), "flows[0].rcv_buf");
+        assert!(parse(&with_flow("rcv_buf = \"1448B\"")).is_ok());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use rand_distr::{Distribution, LogNormal};
 use toml::{Table, Value};
 
 use super::config::{ChunkSize, Chunks, Nanos};
-use super::fields::{fe, get_duration, get_number_in, get_size, join, R};
+use super::fields::{shown, fe, get_duration, get_number_in, get_size, join, R};
 use super::units::{self, format_duration};
 use crate::rng::{self, SimRng};
 
@@ -103,7 +103,7 @@ pub fn get_rtt_spec(t: &Table, p: &str, count: usize) -> R<RttSpec> {
                 let Value::String(s) = item else {
                     return Err(fe(
                         format!("{here}[{j}]"),
-                        format!("expected a duration like \"40ms\", got {item}"),
+                        format!("expected a duration like \"40ms\", got {}", shown(item)),
                     ));
                 };
                 v.push(units::parse_duration(s).map_err(|m| fe(format!("{here}[{j}]"), m))?);

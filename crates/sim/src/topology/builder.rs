@@ -7,7 +7,7 @@ use ccbench_aqm::{build_queue, Limit, QueueConfig};
 use toml::{Table, Value};
 
 use crate::packet::Packet;
-use crate::scenario::fields::{
+use crate::scenario::fields::{shown, 
     check_keys, fe, get_bool, get_duration, get_params, get_positive_duration, get_probability, get_rate,
     get_str, get_unit, join, map_param_error, required, R,
 };
@@ -141,13 +141,13 @@ pub fn parse_changes(t: &Table, p: &str, duration: Nanos) -> R<Vec<RawChange>> {
     let items = match t.get("changes") {
         None => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
-        Some(v) => return Err(fe(here, format!("expected an array of tables ([[{p}.changes]]), got {v}"))),
+        Some(v) => return Err(fe(here, format!("expected an array of tables ([[{p}.changes]]), got {}", shown(v)))),
     };
     let mut changes = Vec::with_capacity(items.len());
     for (j, item) in items.iter().enumerate() {
         let cp = format!("{here}[{j}]");
         let Value::Table(ct) = item else {
-            return Err(fe(cp, format!("expected a table ([[{p}.changes]]), got {item}")));
+            return Err(fe(cp, format!("expected a table ([[{p}.changes]]), got {}", shown(item))));
         };
         check_keys(ct, &cp, CHANGE_KEYS)?;
         let at = required(get_duration(ct, &cp, "at")?, join(&cp, "at"), "at = \"30s\"")?;

@@ -15,7 +15,7 @@ use toml::{Table, Value};
 
 use super::builder::{parse_changes, parse_props, parse_reverse, TopologyBuilder, PROP_KEYS};
 use super::Attach;
-use crate::scenario::fields::{check_keys, fe, get_bool, get_int, get_str, get_table, join, required, R};
+use crate::scenario::fields::{shown, check_keys, fe, get_bool, get_int, get_str, get_table, join, required, R};
 use crate::scenario::{Nanos, Topology};
 
 const LINK_KEYS: &[&str] = &["name", "from", "to", "bidirectional", "reverse", "changes"];
@@ -87,7 +87,7 @@ pub fn array_of_tables<'a>(t: &'a Table, key: &str) -> R<Vec<&'a Table>> {
                 other => Err(fe(format!("{key}[{i}]"), format!("expected a table ([[{key}]]), got {other}"))),
             })
             .collect(),
-        Some(v) => Err(fe(key, format!("expected an array of tables ([[{key}]]), got {v}"))),
+        Some(v) => Err(fe(key, format!("expected an array of tables ([[{key}]]), got {}", shown(v)))),
     }
 }
 

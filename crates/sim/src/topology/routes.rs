@@ -42,8 +42,11 @@ pub fn shortest_path(topo: &Topology, from: usize, to: usize) -> Option<Vec<usiz
 /// Check that `path` leads from `from` to `to`, each link starting where the previous ended.
 pub fn check_path(topo: &Topology, path: &[usize], from: usize, to: usize) -> Result<(), String> {
     let mut at = from;
-    for &l in path {
+    for (i, &l) in path.iter().enumerate() {
         let link = &topo.links[l];
+        if path[..i].contains(&l) {
+            return Err(format!("link \"{}\" appears twice (a path crosses each link once)", link.name));
+        }
         if link.from != at {
             return Err(format!(
                 "link \"{}\" starts at \"{}\", but the path is at \"{}\"",
@@ -142,6 +145,8 @@ mod tests {
         assert!(check_path(&t, &[ab, bc], a, c).is_ok());
         assert!(check_path(&t, &[bc], a, c).unwrap_err().contains("starts at \"b\""));
         assert!(check_path(&t, &[ab], a, c).unwrap_err().contains("ends at \"b\""));
+        let ba = t.link_index("ab-rev").unwrap();
+        assert!(check_path(&t, &[ab, ba, ab, bc], a, c).unwrap_err().contains("\"ab\" appears twice"));
         assert_eq!(names(&t, &reverse_path(&t, &[ab, bc]).unwrap()), ["bc-rev", "ab-rev"]);
         assert_eq!(other_direction(&t, t.link_index("ab-rev").unwrap()), Some(ab));
         let _ = b;
