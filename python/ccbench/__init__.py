@@ -9,7 +9,8 @@ loads no heavy library: pandas comes in only when a DataFrame is asked for.
 >>> r.flow_summary[["name", "goodput_mbps"]]
 """
 
-from ccbench.api import Result, ScenarioError, controllers, registry, run, validate, version
+from ccbench.api import Interrupted, Result, ScenarioError, controllers, estimate, registry, run, validate, version
 from ccbench.sweep import sweep
 
-__all__ = ["Result", "ScenarioError", "controllers", "registry", "run", "sweep", "validate", "version"]
+__all__ = ["Interrupted", "Result", "ScenarioError", "controllers", "estimate", "registry", "run", "sweep",
+           "validate", "version"]

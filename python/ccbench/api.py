@@ -24,7 +24,7 @@ from ccbench.outdir import check_out_dir
 from ccbench.result import SERIES, SERIES_COLUMNS, Result
 
 __all__ = ["Interrupted", "Result", "SERIES", "SERIES_COLUMNS", "ScenarioError", "controllers",
-           "registry", "run", "validate", "version"]
+           "estimate", "registry", "run", "validate", "version"]
 
 ScenarioError = _core.ScenarioError
 
@@ -186,3 +186,14 @@ def validate(scenario: Scenario, *, seed: Optional[int] = None,
     kind, payload, source = _read(scenario)
     function = _core.validate_dict if kind == "dict" else _core.validate_toml
     return function(payload, source, _overrides(overrides), seed)
+
+
+def estimate(scenario: Scenario, *, seed: Optional[int] = None, overrides: Iterable[str] = ()) -> dict:
+    """What running the scenario would cost, as the core estimates it before every run (an upper
+    bound: links busy all the time): ``packets``, ``events``, ``series_rows``, ``memory_bytes``,
+    the ``field`` that drives the memory, and ``memory_limit``, this machine's default limit
+    (:func:`run` refuses a scenario above its ``max_memory``, by default that limit)."""
+    overrides = _overrides(overrides)
+    kind, payload, source = _read(scenario)
+    function = _core.estimate_dict if kind == "dict" else _core.estimate_toml
+    return function(payload, source, overrides, seed)

@@ -13,7 +13,9 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use ccbench_sim::{parse_str, parse_table, run_controlled, Control, ScenarioError as RsScenarioError, SimResult};
+use ccbench_sim::{
+    parse_str, parse_table, run_controlled, Control, ScenarioError as RsScenarioError, SimResult,
+};
 use control::{Stop, Watcher};
 
 use ccbench_output::write_parquet;
@@ -83,7 +85,12 @@ fn shown(path: &str) -> String {
     }
 }
 
-fn dict_to_table(d: &Bound<'_, PyDict>, prefix: &str, source: &str, seen: &mut Vec<usize>) -> PyResult<toml::Table> {
+fn dict_to_table(
+    d: &Bound<'_, PyDict>,
+    prefix: &str,
+    source: &str,
+    seen: &mut Vec<usize>,
+) -> PyResult<toml::Table> {
     let mut t = toml::Table::new();
     for (k, v) in d.iter() {
         let key: String = k.extract().map_err(|_| {
@@ -363,6 +370,43 @@ fn controllers() -> Vec<&'static str> {
     ccbench_cc::controller_names().to_vec()
 }
 
+fn cost_to_py(py: Python<'_>, sc: &ccbench_sim::Scenario) -> PyResult<PyObject> {
+    let c = ccbench_sim::cost::estimate(sc);
+    let json = serde_json::json!({
+        "packets": c.packets, "events": c.events, "series_rows": c.series_rows,
+        "memory_bytes": c.memory_bytes, "field": c.field,
+        "memory_limit": ccbench_sim::cost::default_memory_limit(),
+    });
+    json_to_py(py, &json)
+}
+
+/// What a run of TOML text would cost (`ccbench.estimate`): packets, events, series rows, the
+/// memory they hold, the field that drives it, and this machine's default limit.
+#[pyfunction]
+#[pyo3(signature = (text, source = "<string>", overrides = Vec::new(), seed = None))]
+fn estimate_toml(
+    py: Python<'_>,
+    text: &str,
+    source: &str,
+    overrides: Vec<String>,
+    seed: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyObject> {
+    cost_to_py(py, &from_toml(text, source, &overrides, seed)?)
+}
+
+/// As `estimate_toml`, for a dict.
+#[pyfunction]
+#[pyo3(signature = (scenario, source = "<dict>", overrides = Vec::new(), seed = None))]
+fn estimate_dict(
+    py: Python<'_>,
+    scenario: &Bound<'_, PyDict>,
+    source: &str,
+    overrides: Vec<String>,
+    seed: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyObject> {
+    cost_to_py(py, &from_dict(scenario, source, &overrides, seed)?)
+}
+
 /// A memory limit as the CLI's `--max-memory` takes it: bytes of a size like "40GB" (ValueError
 /// with the reason otherwise), checked before any work.
 #[pyfunction]
@@ -393,5 +437,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(registry_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(memory_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_dict, m)?)?;
     Ok(())
 }

@@ -167,7 +167,9 @@ pub(crate) fn get_probability(t: &Table, path: &str, key: &str) -> R<Option<f64>
         None => return Ok(None),
         Some(Value::Float(f)) => *f,
         Some(Value::Integer(i)) => *i as f64,
-        Some(v) => return Err(fe(join(path, key), format!("expected a probability in [0, 1), got {}", shown(v)))),
+        Some(v) => {
+            return Err(fe(join(path, key), format!("expected a probability in [0, 1), got {}", shown(v))))
+        }
     };
     if !(0.0..1.0).contains(&v) {
         return Err(fe(join(path, key), format!("expected a probability in [0, 1), got {v}")));

@@ -6,9 +6,9 @@ use ccbench_cc::{CaCounting, Params};
 use toml::{Table, Value};
 
 use super::config::{CbrOptions, Flow, FlowKind, LossRecovery, Nanos, StackProfile, TcpOptions, Topology};
-use super::fields::{shown, 
+use super::fields::{
     fe, get_bool, get_duration, get_int, get_number_in, get_params, get_positive_duration,
-    get_signed_duration, get_size, get_str, get_unit, join, map_param_error, R,
+    get_signed_duration, get_size, get_str, get_unit, join, map_param_error, shown, R,
 };
 use super::parse::Controllers;
 use super::traffic::{get_chunks, get_rtt_spec, RttDraws};
@@ -83,7 +83,9 @@ pub fn build_flows(
             return Err(fe("flows", "at least one [[flows]] entry is required"))
         }
         Some(Value::Array(a)) => a,
-        Some(v) => return Err(fe("flows", format!("expected an array of tables ([[flows]]), got {}", shown(v)))),
+        Some(v) => {
+            return Err(fe("flows", format!("expected an array of tables ([[flows]]), got {}", shown(v))))
+        }
     };
     let mut flows = Vec::new();
     let mut names: HashMap<String, usize> = HashMap::new();
@@ -259,7 +261,10 @@ fn link_list(t: &Table, p: &str, key: &str, topo: &Topology) -> R<Option<Vec<usi
         None => return Ok(None),
         Some(Value::Array(items)) if !items.is_empty() => items,
         Some(v) => {
-            return Err(fe(here, format!("expected a list of link names like [\"l1\", \"l2\"], got {}", shown(v))))
+            return Err(fe(
+                here,
+                format!("expected a list of link names like [\"l1\", \"l2\"], got {}", shown(v)),
+            ))
         }
     };
     let mut links = Vec::with_capacity(items.len());

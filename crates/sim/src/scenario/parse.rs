@@ -11,9 +11,9 @@ use std::fmt;
 use toml::Table;
 
 use super::config::{Nanos, Output, Scenario};
-use super::fields::{shown, 
-    check_keys, fe, get_bool, get_duration, get_int, get_positive_duration, get_str, get_table, required, Fe,
-    R,
+use super::fields::{
+    check_keys, fe, get_bool, get_duration, get_int, get_positive_duration, get_str, get_table, required,
+    shown, Fe, R,
 };
 use super::flows::{build_flows, get_host_noise, HostNoise};
 use super::overrides::apply_override;
@@ -175,8 +175,10 @@ fn build(t: &Table, ccas: Controllers<'_>, seed: Option<u64>) -> R<Scenario> {
 fn build_topology(t: &Table, duration: Nanos) -> R<(super::Topology, crate::topology::Attach)> {
     let mut present = TOPOLOGIES.iter().filter(|g| t.contains_key(g.build.key));
     let Some(g) = present.next() else {
-        let keys: Vec<String> =
-            TOPOLOGIES.iter().map(|g| format!("{} ({})", table_header(g.build.key, g.build.whole_file), g.name)).collect();
+        let keys: Vec<String> = TOPOLOGIES
+            .iter()
+            .map(|g| format!("{} ({})", table_header(g.build.key, g.build.whole_file), g.name))
+            .collect();
         return Err(fe(
             "bottleneck",
             format!("missing: the scenario needs a topology, one of {}", keys.join(", ")),
@@ -818,7 +820,10 @@ header_bytes = 40
         assert!(e.message.len() < 120, "{e}");
         // A topology written as an array of tables is named that way.
         let e = err("duration = \"1s\"\n");
-        assert!(e.message.contains("[[links]] (links)") && e.message.contains("[bottleneck] (dumbbell)"), "{e}");
+        assert!(
+            e.message.contains("[[links]] (links)") && e.message.contains("[bottleneck] (dumbbell)"),
+            "{e}"
+        );
     }
 
     #[test]

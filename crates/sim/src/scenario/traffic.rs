@@ -6,7 +6,7 @@ use rand_distr::{Distribution, LogNormal};
 use toml::{Table, Value};
 
 use super::config::{ChunkSize, Chunks, Nanos};
-use super::fields::{shown, fe, get_duration, get_number_in, get_size, join, R};
+use super::fields::{fe, get_duration, get_number_in, get_size, join, shown, R};
 use super::units::{self, format_duration};
 use crate::rng::{self, SimRng};
 

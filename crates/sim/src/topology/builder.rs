@@ -7,9 +7,9 @@ use ccbench_aqm::{build_queue, Limit, QueueConfig};
 use toml::{Table, Value};
 
 use crate::packet::Packet;
-use crate::scenario::fields::{shown, 
+use crate::scenario::fields::{
     check_keys, fe, get_bool, get_duration, get_params, get_positive_duration, get_probability, get_rate,
-    get_str, get_unit, join, map_param_error, required, R,
+    get_str, get_unit, join, map_param_error, required, shown, R,
 };
 use crate::scenario::units::{self, format_duration};
 use crate::scenario::{BufferSize, LinkChange, LinkSpec, Nanos, Params, Topology};
@@ -141,7 +141,9 @@ pub fn parse_changes(t: &Table, p: &str, duration: Nanos) -> R<Vec<RawChange>> {
     let items = match t.get("changes") {
         None => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
-        Some(v) => return Err(fe(here, format!("expected an array of tables ([[{p}.changes]]), got {}", shown(v)))),
+        Some(v) => {
+            return Err(fe(here, format!("expected an array of tables ([[{p}.changes]]), got {}", shown(v))))
+        }
     };
     let mut changes = Vec::with_capacity(items.len());
     for (j, item) in items.iter().enumerate() {

@@ -15,7 +15,9 @@ use toml::{Table, Value};
 
 use super::builder::{parse_changes, parse_props, parse_reverse, TopologyBuilder, PROP_KEYS};
 use super::Attach;
-use crate::scenario::fields::{shown, check_keys, fe, get_bool, get_int, get_str, get_table, join, required, R};
+use crate::scenario::fields::{
+    check_keys, fe, get_bool, get_int, get_str, get_table, join, required, shown, R,
+};
 use crate::scenario::{Nanos, Topology};
 
 const LINK_KEYS: &[&str] = &["name", "from", "to", "bidirectional", "reverse", "changes"];
