@@ -338,3 +338,84 @@ def test_plot_run_argument_types(run_folder):
         plot_run(ccbench.Result.load(run_folder))
     with pytest.raises(TypeError, match="out_dir must be a folder path"):
         plot_run(ccbench.Result.load(run_folder), out_dir=7)
+
+
+# --- D: wrong argument types and values in the Python API name the argument -------------------
+
+SWEEP_BAD = [
+    (dict(grid={"bottleneck.rate": []}), ValueError, r"^sweep: grid\['bottleneck.rate'\] is empty"),
+    (dict(grid={"bottleneck.rate": "5Mbps"}), TypeError,
+     r"^sweep: grid\['bottleneck.rate'\] must be a list of values, not str \('5Mbps'\); for one value write \['5Mbps'\]"),
+    (dict(grid={"bottleneck.rate": 5}), TypeError, r"grid\['bottleneck.rate'\] must be a list of values, not int"),
+    (dict(grid={"bottleneck.rate": [object()]}), ValueError, r"grid\['bottleneck.rate'\]\[0\] = <object"),
+    (dict(grid={"bottleneck.rate": [float("nan")]}), ValueError, r"grid\['bottleneck.rate'\]\[0\] = nan"),
+    (dict(grid={1: ["5Mbps"]}), TypeError, r"^sweep: grid key 1 must be an override key"),
+    (dict(grid={"": ["5Mbps"]}), ValueError, r"^sweep: grid key '' is no override key"),
+    (dict(grid=["bottleneck.rate"]), TypeError, r"^sweep: grid must map override keys"),
+    (dict(grid={f"flows[0].k{i}": [1, 2] for i in range(64)}), ValueError, r"more than 1000000"),
+    (dict(seeds="12"), TypeError, r"^sweep: seeds must be a count .* or a list of ints, not str \('12'\)"),
+    (dict(seeds=["1"]), TypeError, r"^sweep: seeds\[0\] must be an int, not str"),
+    (dict(seeds=[1.5]), TypeError, r"^sweep: seeds\[0\] must be an int, not float"),
+    (dict(seeds=[-1]), ValueError, r"^sweep: seeds\[0\] must be between 0 and 2\*\*64-1"),
+    (dict(seeds=[2**64]), ValueError, r"^sweep: seeds\[0\] must be between"),
+    (dict(seeds=0), ValueError, r"^sweep: seeds, as a count, must be between 1"),
+    (dict(seeds=True), TypeError, r"^sweep: seeds must be a count"),
+    (dict(seeds=[]), ValueError, r"^sweep: seeds is empty"),
+    (dict(jobs=0), ValueError, r"^sweep: jobs must be at least 1"),
+    (dict(jobs=-3), ValueError, r"^sweep: jobs must be at least 1"),
+    (dict(jobs=2.0), TypeError, r"^sweep: jobs must be a positive int"),
+    (dict(jobs="4"), TypeError, r"^sweep: jobs must be a positive int"),
+    (dict(scheduler=5), TypeError, r"^sweep: scheduler must be a Dask scheduler address"),
+    (dict(scheduler="localhost"), ValueError, r"^sweep: scheduler must be a Dask scheduler address"),
+    (dict(metric=42), TypeError, r"^sweep: metric must be a summary path"),
+    (dict(metric=[]), TypeError, r"^sweep: metric must be a summary path"),
+    (dict(cache=5), TypeError, r"^sweep: cache must be True, False or a folder path"),
+    (dict(cache=""), UsageError, r"^sweep: cache: empty path"),
+    (dict(progress="yes"), TypeError, r"^sweep: progress must be True, False or a function"),
+]
+
+
+@pytest.mark.parametrize("bad,kind,message", SWEEP_BAD, ids=lambda v: repr(v)[:50] if isinstance(v, dict) else "")
+def test_sweep_names_the_bad_argument(bad, kind, message, monkeypatch):
+    from ccbench.campaign import runner
+
+    # Checked before any run: a sweep that got this far would be a bug of the check.
+    monkeypatch.setattr(runner, "run_groups", lambda *a, **k: pytest.fail("a run started"))
+    arguments = {"grid": {"bottleneck.rate": ["2Mbps"]}, "jobs": 1, "cache": False, "progress": False, **bad}
+    with pytest.raises(kind, match=message) as caught:
+        ccbench.sweep(TINY, **arguments)
+    assert isinstance(caught.value, UsageError)  # and so one line from the CLI
+
+
+def test_sweep_seed_count_and_one_value_lists():
+    frame = ccbench.sweep(TINY, {"bottleneck.rate": ("2Mbps",)}, seeds=2, jobs=1, cache=False, progress=False)
+    assert frame["seed"].tolist() == [1, 2] and frame["error"].tolist() == ["", ""]
+
+
+def test_run_experiment_and_reproduce_name_the_bad_argument(tmp_path, monkeypatch):
+    from ccbench.campaign import runner
+    from ccbench.campaign.reproduce import reproduce
+    from ccbench.experiments import run_experiment
+
+    monkeypatch.setattr(runner, "run_groups", lambda *a, **k: pytest.fail("a run started"))
+    a_file = tmp_path / "f"
+    a_file.write_text("")
+    cases = [
+        (lambda: run_experiment(42), TypeError, "experiment must be an Experiment or a name"),
+        (lambda: run_experiment("nope"), ValueError, "experiment: unknown experiment 'nope'"),
+        (lambda: run_experiment("abe-fig2", jobs=0), ValueError, "jobs must be at least 1"),
+        (lambda: run_experiment("abe-fig2", scheduler="x"), ValueError, "scheduler must be a Dask"),
+        (lambda: run_experiment("abe-fig2", out=a_file), UsageError, f"out: {a_file} is a file"),
+        (lambda: run_experiment("abe-fig2", cache=a_file), UsageError, f"cache: {a_file} is a file"),
+        (lambda: run_experiment("abe-fig2", progress=3), TypeError, "progress must be"),
+        (lambda: reproduce("abe", only="abe-fig2", out=tmp_path), TypeError,
+         "reproduce: only must be a list of experiment names, not str"),
+        (lambda: reproduce(7, out=tmp_path), UsageError, "reproduce: unknown work '7'"),
+        (lambda: reproduce("abe", jobs=-3, out=tmp_path), ValueError, "jobs must be at least 1"),
+        (lambda: reproduce("abe", out=a_file), UsageError, f"out: {a_file} is a file"),
+    ]
+    for call, kind, message in cases:
+        with pytest.raises(kind, match=message) as caught:
+            call()
+        assert isinstance(caught.value, UsageError), message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]  # nothing written

@@ -36,14 +36,29 @@ class Campaign:
         return sum(self.failed_runs.values()) + len(self.broken)
 
 
+def _only(only) -> List[str]:
+    """``only`` as a list of experiment names (one string would be read letter by letter)."""
+    from ccbench.errors import ArgumentTypeError
+
+    if only is None:
+        return []
+    if isinstance(only, (str, bytes)) or not isinstance(only, (list, tuple, set, frozenset)):
+        raise ArgumentTypeError(f"reproduce: only must be a list of experiment names, not "
+                                f"{type(only).__name__} ({str(only)[:40]!r})")
+    for name in only:
+        if not isinstance(name, str):
+            raise ArgumentTypeError(f"reproduce: only must hold experiment names, not {type(name).__name__}")
+    return list(only)
+
+
 def choose(work: str, only: Sequence[str] = ()):
     """The experiments of ``work`` (a key of :data:`WORKS`, or ``"all"``), in report order;
     with ``only``, just those of them."""
     from ccbench.errors import UsageError
     from ccbench.experiments.registry import experiments
 
-    if work != "all" and work not in WORKS:
-        raise UsageError(f"reproduce: unknown work {work!r} (choose from {', '.join(WORKS)}, all)")
+    if not isinstance(work, str) or (work != "all" and work not in WORKS):
+        raise UsageError(f"reproduce: unknown work {str(work)[:40]!r} (choose from {', '.join(WORKS)}, all)")
     wanted = list(WORKS) if work == "all" else [work]
     chosen = [exp for w in wanted for exp in experiments().values() if exp.work == w]
     names = {exp.name for exp in chosen}
@@ -146,11 +161,15 @@ def reproduce(work: str = "all", *, quick: bool = False, jobs: Optional[int] = N
     from ccbench.campaign.cache import CACHE_DIR, Cache
     from ccbench.campaign.files import write_json
     from ccbench.campaign.progress import Progress
-    from ccbench.campaign.runner import run_groups
+    from ccbench.campaign.runner import check_jobs, check_progress, check_scheduler, run_groups
+    from ccbench.outdir import check_out_dir
     from ccbench.report import write_report
 
+    only = _only(only)
+    jobs, scheduler, progress = check_jobs(jobs), check_scheduler(scheduler), check_progress(progress)
+    root = check_out_dir(out, "out")  # before any work, not after the last run
+    check_out_dir(root / CACHE_DIR, "out")
     started = time.time()
-    root = Path(out)
     campaign = Campaign(root)
     chosen = []
     for exp in choose(work, only):

@@ -131,6 +131,17 @@ def check_scheduler(scheduler, name: str = "scheduler") -> Optional[str]:
     return scheduler
 
 
+def check_progress(progress, name: str = "progress"):
+    """``progress`` if it is what :class:`~ccbench.campaign.progress.Progress` takes: a bool,
+    ``None`` or a callable receiving each line."""
+    from ccbench.errors import ArgumentTypeError
+
+    if progress is None or isinstance(progress, bool) or callable(progress):
+        return progress
+    raise ArgumentTypeError(f"{name} must be True, False or a function receiving each line, "
+                            f"not {type(progress).__name__}")
+
+
 def _available_memory() -> Optional[int]:
     try:
         with open("/proc/meminfo") as meminfo:

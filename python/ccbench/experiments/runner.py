@@ -177,6 +177,21 @@ def report_failures(exp: Experiment, tasks: Sequence[Task], outcomes: Sequence[O
                   f"{outcome.error}", file=sys.stderr)
 
 
+def _experiment(experiment) -> Experiment:
+    """An :class:`Experiment`, or the registered one of that name."""
+    from ccbench.errors import ArgumentError, ArgumentTypeError
+    from ccbench.experiments.registry import experiments
+
+    if isinstance(experiment, Experiment):
+        return experiment
+    if not isinstance(experiment, str):
+        raise ArgumentTypeError(f"experiment must be an Experiment or a name, not {type(experiment).__name__}")
+    if experiment not in experiments():
+        raise ArgumentError(f"experiment: unknown experiment {experiment[:80]!r} "
+                            f"(known: {', '.join(experiments())})")
+    return get(experiment)
+
+
 def run_experiment(experiment: Union[Experiment, str], *, quick: bool = False,
                    jobs: Optional[int] = None, out=None,
                    progress: Union[bool, None, Callable[[str], None]] = None,
@@ -194,9 +209,15 @@ def run_experiment(experiment: Union[Experiment, str], *, quick: bool = False,
     """
     from ccbench.campaign.cache import Cache
     from ccbench.campaign.progress import Progress
-    from ccbench.campaign.runner import run_tasks
+    from ccbench.campaign.runner import check_jobs, check_progress, check_scheduler, run_tasks
+    from ccbench.outdir import check_out_dir
 
-    exp = experiment if isinstance(experiment, Experiment) else get(experiment)
+    exp = _experiment(experiment)
+    jobs, scheduler = check_jobs(jobs), check_scheduler(scheduler)
+    progress = check_progress(progress)
+    # Output folders are checked before the first run, not found bad after the last one.
+    out = check_out_dir(out, "out") if out is not None else None
+    cache = check_out_dir(cache, "cache") if cache is not None else None
     reason = exp.unavailable() if exp.unavailable else None
     if reason:
         from ccbench.errors import UsageError
