@@ -16,8 +16,25 @@ pub struct Fe {
 
 pub type R<T> = Result<T, Fe>;
 
+/// A field error. Both parts are made one readable line: values quoted in them come from the
+/// user (a key or a string may hold a newline, or be 100 kB long).
 pub(crate) fn fe(field: impl Into<String>, message: impl Into<String>) -> Fe {
-    Fe { field: field.into(), message: message.into() }
+    Fe { field: one_line(&field.into(), 120), message: one_line(&message.into(), 300) }
+}
+
+/// `text` with control characters escaped, cut to `max` characters.
+fn one_line(text: &str, max: usize) -> String {
+    if text.len() <= max && !text.chars().any(char::is_control) {
+        return text.to_string(); // the common case: nothing to do
+    }
+    let escaped: String = text
+        .chars()
+        .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+        .collect();
+    match escaped.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &escaped[..cut]),
+        None => escaped,
+    }
 }
 
 pub(crate) fn join(path: &str, key: &str) -> String {
@@ -212,5 +229,19 @@ pub(crate) fn map_param_error(e: ParamError, path: &str, name_key: &str, table_k
         fe(join(path, name_key), e.message)
     } else {
         fe(join(&join(path, table_key), &e.key), e.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_errors_are_one_readable_line() {
+        let e = fe("flows[0].\"a\nb\"", format!("got \"10Mbps\n{}\"", "x".repeat(1000)));
+        assert_eq!(e.field, "flows[0].\"a\\nb\"");
+        assert!(!e.message.contains('\n') && e.message.starts_with("got \"10Mbps\\nxxx"));
+        assert_eq!(e.message.chars().count(), 301);
+        assert_eq!(fe("name", "got \"ünï\"").message, "got \"ünï\"");
     }
 }
