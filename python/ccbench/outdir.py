@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 
-from ccbench.errors import UsageError
+from ccbench.errors import ArgumentError, ArgumentTypeError
 
 #: Longest path shown in a message (a 100 kB argument would otherwise become a 100 kB line).
 SHOW_AT_MOST = 120
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def show(path) -> str:
@@ -25,7 +28,8 @@ def show(path) -> str:
     if len(text) > SHOW_AT_MOST:
         half = SHOW_AT_MOST // 2
         text = f"{text[:half]}…{text[-half:]} ({len(text)} characters)"
-    return text.replace("\n", "\\n")
+    # Control characters (a newline, a NUL) would break the one line or hide in it.
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def _stat(path: str, flag: str):
@@ -34,13 +38,13 @@ def _stat(path: str, flag: str):
         return os.stat(path)
     except FileNotFoundError:
         if os.path.lexists(path):  # a symbolic link to nothing: mkdir would say "File exists"
-            raise UsageError(f"{flag}: {show(path)} is a broken symbolic link") from None
+            raise ArgumentError(f"{flag}: {show(path)} is a broken symbolic link") from None
         return None
     except NotADirectoryError:
         return None  # an ancestor is a file: the walk up finds and names it
     except OSError as exc:
         reason = "path too long" if exc.errno == errno.ENAMETOOLONG else exc.strerror
-        raise UsageError(f"{flag}: {show(path)}: {reason}") from None
+        raise ArgumentError(f"{flag}: {show(path)}: {reason}") from None
 
 
 def _kind(mode: int) -> str:
@@ -55,22 +59,29 @@ def _writable(path: str) -> bool:
 def check_out_dir(path: str, flag: str = "--out") -> Path:
     """``path`` as a :class:`~pathlib.Path` if it is a folder this process can write, or one it
     can create; otherwise raise :class:`~ccbench.errors.UsageError` with a message starting with
-    ``flag`` (``--out: /tmp/x is a file, not a folder``). Creates nothing."""
+    ``flag`` (``--out: /tmp/x is a file, not a folder``): an ``ArgumentTypeError`` (also a
+    TypeError) for what is no path, an ``ArgumentError`` (also a ValueError) for a path that
+    will not do. Creates nothing."""
     if not isinstance(path, (str, os.PathLike)):
-        raise UsageError(f"{flag}: expected a folder path, not {type(path).__name__} ({show(path)})")
+        raise ArgumentTypeError(f"{flag}: expected a folder path, not {type(path).__name__} ({show(path)})")
     text = os.fspath(path)
     if isinstance(text, bytes):
-        raise UsageError(f"{flag}: expected a folder path as text, not bytes")
+        raise ArgumentTypeError(f"{flag}: expected a folder path as text, not bytes")
     if not text.strip():
-        raise UsageError(f"{flag}: empty path; give a folder")
+        raise ArgumentError(f"{flag}: empty path; give a folder")
     if "\0" in text:
-        raise UsageError(f"{flag}: {show(text)}: a path cannot contain a NUL character")
+        raise ArgumentError(f"{flag}: {show(text)}: a path cannot contain a NUL character")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # bytes that are not UTF-8, from argv: the writers need UTF-8
+        shown = show(text).encode("utf-8", "backslashreplace").decode("ascii", "replace")
+        raise ArgumentError(f"{flag}: {shown}: not valid UTF-8; give a folder name in UTF-8") from None
     found = _stat(text, flag)
     if found is not None:
         if not stat.S_ISDIR(found.st_mode):
-            raise UsageError(f"{flag}: {show(text)} is {_kind(found.st_mode)}")
+            raise ArgumentError(f"{flag}: {show(text)} is {_kind(found.st_mode)}")
         if not _writable(text):
-            raise UsageError(f"{flag}: {show(text)}: folder not writable")
+            raise ArgumentError(f"{flag}: {show(text)}: folder not writable")
         return Path(text)
     _check_creatable(text, flag)
     return Path(text)
@@ -84,8 +95,8 @@ def _check_creatable(text: str, flag: str) -> None:
         if found is None:
             continue
         if not stat.S_ISDIR(found.st_mode):
-            raise UsageError(f"{flag}: cannot create {show(text)}: {show(ancestor)} is "
+            raise ArgumentError(f"{flag}: cannot create {show(text)}: {show(ancestor)} is "
                              f"{_kind(found.st_mode)}")
         if not _writable(str(ancestor)):
-            raise UsageError(f"{flag}: cannot create {show(text)}: {show(ancestor)} is not writable")
+            raise ArgumentError(f"{flag}: cannot create {show(text)}: {show(ancestor)} is not writable")
         return

@@ -207,8 +207,12 @@ class Result:
         if not isinstance(directory, (str, os.PathLike)):
             raise ArgumentTypeError(f"directory must be a run folder path, not {type(directory).__name__}")
         path = Path(directory)
-        if not path.is_dir():
-            raise RunFolderError(f"{path}: not a run folder (no such folder; see `ccbench run --out`)")
+        try:
+            folder = stat.S_ISDIR(path.stat().st_mode)
+        except (OSError, ValueError):  # missing, a name too long, a NUL byte
+            folder = False
+        if not folder:
+            raise RunFolderError(f"{_shown(path)}: not a run folder (no such folder; see `ccbench run --out`)")
         summary = _read_summary(path / "summary.json")
         return cls(summary, {name: _read_series(path / f"{name}.parquet") for name in SERIES})
 
@@ -247,6 +251,12 @@ class Result:
 
 #: What a damaged run folder's message tells the user to do.
 _RERUN = "rerun the scenario with --out"
+
+
+def _shown(path) -> str:
+    from ccbench.outdir import show
+
+    return show(path)
 
 
 def _short(exc: BaseException, most: int = 150) -> str:

@@ -410,7 +410,8 @@ def test_run_experiment_and_reproduce_name_the_bad_argument(tmp_path, monkeypatc
         (lambda: run_experiment("abe-fig2", progress=3), TypeError, "progress must be"),
         (lambda: reproduce("abe", only="abe-fig2", out=tmp_path), TypeError,
          "reproduce: only must be a list of experiment names, not str"),
-        (lambda: reproduce(7, out=tmp_path), UsageError, "reproduce: unknown work '7'"),
+        (lambda: reproduce(7, out=tmp_path), TypeError, "reproduce: work must be one of .*; not int"),
+        (lambda: reproduce("nope", out=tmp_path), ValueError, "reproduce: unknown work 'nope'"),
         (lambda: reproduce("abe", jobs=-3, out=tmp_path), ValueError, "jobs must be at least 1"),
         (lambda: reproduce("abe", out=a_file), UsageError, f"out: {a_file} is a file"),
     ]
@@ -419,3 +420,20 @@ def test_run_experiment_and_reproduce_name_the_bad_argument(tmp_path, monkeypatc
             call()
         assert isinstance(caught.value, UsageError), message
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]  # nothing written
+
+
+# --- found by the fuzzer (test_fuzz_cli.py) ---------------------------------------------------
+
+def test_out_that_is_not_utf8_is_refused_before_the_runs(tmp_path, capsys, no_work):
+    # `--out $'o\xff'` reaches Python as a surrogate; pyarrow then failed with a traceback
+    # after every run, leaving the folder behind.
+    line = one_error(capsys, cli.main(["experiment", "abe-fig2", "--out", str(tmp_path / "o\udcff")]))
+    assert line == f"error: --out: {tmp_path}/o\\udcff: not valid UTF-8; give a folder name in UTF-8"
+    assert no_work == [] and list(tmp_path.iterdir()) == []
+
+
+def test_result_load_of_a_very_long_name_is_a_clear_error():
+    from ccbench.errors import RunFolderError
+
+    with pytest.raises(RunFolderError, match=r"\(100000 characters\): not a run folder"):
+        ccbench.Result.load("x" * 100_000)

@@ -54,17 +54,19 @@ def _only(only) -> List[str]:
 def choose(work: str, only: Sequence[str] = ()):
     """The experiments of ``work`` (a key of :data:`WORKS`, or ``"all"``), in report order;
     with ``only``, just those of them."""
-    from ccbench.errors import UsageError
+    from ccbench.errors import ArgumentError, ArgumentTypeError
     from ccbench.experiments.registry import experiments
 
-    if not isinstance(work, str) or (work != "all" and work not in WORKS):
-        raise UsageError(f"reproduce: unknown work {str(work)[:40]!r} (choose from {', '.join(WORKS)}, all)")
+    if not isinstance(work, str):
+        raise ArgumentTypeError(f"reproduce: work must be one of {', '.join(WORKS)}, all; not {type(work).__name__}")
+    if work != "all" and work not in WORKS:
+        raise ArgumentError(f"reproduce: unknown work {work[:40]!r} (choose from {', '.join(WORKS)}, all)")
     wanted = list(WORKS) if work == "all" else [work]
     chosen = [exp for w in wanted for exp in experiments().values() if exp.work == w]
     names = {exp.name for exp in chosen}
     unknown = [name for name in only if name not in names]
     if unknown:
-        raise UsageError(f"reproduce: --only {unknown[0]!r} is no experiment of {work} "
+        raise ArgumentError(f"reproduce: --only {unknown[0][:80]!r} is no experiment of {work} "
                          f"(see `ccbench experiment --list`)")
     return [exp for exp in chosen if not only or exp.name in only]
 
