@@ -74,7 +74,7 @@ def check_out_dir(path: str, flag: str = "--out") -> Path:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # bytes that are not UTF-8, from argv: the writers need UTF-8
-        shown = show(text).encode("utf-8", "backslashreplace").decode("ascii", "replace")
+        shown = show(text).encode("utf-8", "backslashreplace").decode("utf-8")
         raise ArgumentError(f"{flag}: {shown}: not valid UTF-8; give a folder name in UTF-8") from None
     found = _stat(text, flag)
     if found is not None:
@@ -96,7 +96,7 @@ def _check_creatable(text: str, flag: str) -> None:
             continue
         if not stat.S_ISDIR(found.st_mode):
             raise ArgumentError(f"{flag}: cannot create {show(text)}: {show(ancestor)} is "
-                             f"{_kind(found.st_mode)}")
+                                f"{_kind(found.st_mode)}")
         if not _writable(str(ancestor)):
             raise ArgumentError(f"{flag}: cannot create {show(text)}: {show(ancestor)} is not writable")
         return
