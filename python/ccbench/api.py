@@ -83,8 +83,12 @@ def _read(scenario: Scenario) -> Tuple[str, Any, str]:
 def _read_file(source: str) -> str:
     """A scenario file's text, refused if it is not a regular file or larger than
     :data:`MAX_SCENARIO_BYTES` (read with that cap, so a device never fills the memory)."""
+    if "\0" in source:
+        raise ScenarioError(f"{source!r}: a file name cannot contain a NUL character")
     try:
-        with open(source, "rb") as f:
+        # Non-blocking, so a FIFO is refused rather than waited on for ever.
+        fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK)
+        with open(fd, "rb") as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                 raise ScenarioError(f"{source}: not a regular file")
             data = f.read(MAX_SCENARIO_BYTES + 1)

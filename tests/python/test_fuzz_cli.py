@@ -292,17 +292,9 @@ def _api_problem(name, argument, value, call, kwargs) -> str:
     return ""
 
 
-def _has_nul(value) -> bool:
-    return isinstance(value, str) and "\0" in value
-
-
 #: Calls that break the contract in code this test's author may not change (api.py): (function,
 #: argument, which values) → the reason. Left out of the fuzz; each is a strict xfail below.
-KNOWN_API = {
-    ("sweep", "base", _has_nul): "api._read: a NUL in a scenario path is a bare 'embedded null byte'",
-    ("run", "scenario", _has_nul): "api._read: a NUL in a scenario path is a bare 'embedded null byte'",
-    ("validate", "scenario", _has_nul): "api._read: a NUL in a scenario path is a bare 'embedded null byte'",
-}
+KNOWN_API: dict = {}
 
 
 def _known_api(name, argument, value) -> str:
@@ -335,10 +327,8 @@ def test_api_fuzz(world, capsys):
     assert not broken, f"{len(broken)} calls broke the contract:\n" + "\n".join(sorted(set(broken))[:30])
 
 
-# --- found by the fuzzer in code its author may not change: strict xfails, for whoever fixes them --
+# --- found by the fuzzer, fixed in api._read_file -------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="api._read (api.py): a NUL byte in a scenario path raises a bare "
-                                       "ValueError('embedded null byte'), naming neither the file nor 'scenario'")
 def test_nul_in_scenario_path_names_the_scenario():
     from ccbench.api import ScenarioError
 
@@ -347,8 +337,6 @@ def test_nul_in_scenario_path_names_the_scenario():
     assert "scenario" in str(caught.value) or "a\\x00b.toml" in str(caught.value), str(caught.value)
 
 
-@pytest.mark.xfail(strict=True, reason="api._read_file (api.py) opens before it checks for a regular file: "
-                                       "`ccbench run FIFO` blocks in open() until a writer comes (for ever)")
 def test_scenario_that_is_a_fifo_is_refused_not_waited_for(tmp_path):
     import threading
 
