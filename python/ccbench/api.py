@@ -20,7 +20,7 @@ except ImportError as exc:  # pragma: no cover - only when the extension was nev
         "ccbench._core (the Rust simulator) is not built; run `make build` in the repository"
     ) from exc
 
-from ccbench.outdir import check_out_dir
+from ccbench.outdir import check_run_dir
 from ccbench.result import SERIES, SERIES_COLUMNS, Result
 
 __all__ = ["Interrupted", "Result", "SERIES", "SERIES_COLUMNS", "ScenarioError", "controllers",
@@ -140,6 +140,35 @@ def _progress_printer(duration_ns: int) -> Callable[[int], None]:
     return show
 
 
+def _free_bytes(path: Path) -> Optional[int]:
+    """Free bytes on the file system holding ``path`` (or its nearest existing ancestor)."""
+    import shutil
+
+    for place in [path, *path.absolute().parents]:
+        if place.exists():
+            try:
+                return shutil.disk_usage(place).free
+            except OSError:
+                return None
+    return None
+
+
+def _check_trace_space(kind, payload, source, overrides, seed, out) -> None:
+    """Refuse, before running, pcap traces (``output.pcap``) that would not fit on the disk they
+    are written to: first a temporary folder, then ``out``."""
+    import tempfile
+
+    estimate = (_core.estimate_dict if kind == "dict" else _core.estimate_toml)(payload, source, overrides, seed)
+    need = estimate["pcap_bytes"]
+    places = [Path(tempfile.gettempdir())] + ([Path(out)] if out is not None else [])
+    for place in places:
+        free = _free_bytes(place)
+        if need and free is not None and need > free:
+            raise ScenarioError(f"{source}: output.pcap: the traces would take about {need / 1e9:.1f} GB, "
+                                f"more than the {free / 1e9:.1f} GB free on {place}; trace fewer links "
+                                f"or a shorter run")
+
+
 def run(scenario: Scenario, *, seed: Optional[int] = None, overrides: Iterable[str] = (),
         out: Union[str, "os.PathLike[str]", None] = None,
         max_memory: Union[int, str, None] = None, progress: bool = False) -> Result:
@@ -159,10 +188,12 @@ def run(scenario: Scenario, *, seed: Optional[int] = None, overrides: Iterable[s
     ``summary.json``) and :class:`Interrupted` is raised with it.
     """
     if out is not None:
-        out = check_out_dir(out, "out")
+        out = check_run_dir(out, "out")
     overrides = _overrides(overrides)
     kind, payload, source = _read(scenario)
     function = _core.run_dict if kind == "dict" else _core.run_toml
+    if "pcap" in str(payload) or any("pcap" in o for o in overrides):
+        _check_trace_space(kind, payload, source, overrides, seed, out)
     watch = None
     if progress:
         check = _core.validate_dict if kind == "dict" else _core.validate_toml

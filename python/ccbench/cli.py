@@ -14,7 +14,7 @@ from typing import List, Optional
 
 from ccbench.errors import UsageError
 from ccbench.listing import FAMILIES, listing
-from ccbench.outdir import check_out_dir
+from ccbench.outdir import check_out_dir, check_run_dir
 
 #: Works `reproduce` takes (ccbench.campaign.reproduce.WORKS, kept here so --help imports nothing).
 WORK_CHOICES = ("abe", "fledbat", "rledbat", "siad", "all")
@@ -29,7 +29,7 @@ class _Parser(argparse.ArgumentParser):
 def _cmd_run(args) -> int:
     from ccbench.api import run
 
-    out = check_out_dir(args.out if args.out is not None else str(Path("out") / "runs" / Path(args.scenario).stem))
+    out = check_run_dir(args.out if args.out is not None else str(Path("out") / "runs" / Path(args.scenario).stem))
     result = run(args.scenario, seed=args.seed, overrides=args.set, out=out, max_memory=args.max_memory,
                  progress=sys.stderr.isatty())
     print(result.table())
@@ -40,8 +40,13 @@ def _cmd_run(args) -> int:
 def _cmd_emu(args) -> int:
     from ccbench.emu import run
 
-    out = check_out_dir(args.out if args.out is not None else str(Path("out") / "emu" / Path(args.scenario).stem))
-    result = run(args.scenario, out=out, seed=args.seed, overrides=args.set)
+    out = check_run_dir(args.out if args.out is not None else str(Path("out") / "emu" / Path(args.scenario).stem))
+    try:
+        result = run(args.scenario, out=out, seed=args.seed, overrides=args.set)
+    except KeyboardInterrupt:
+        print("error: interrupted; the emulator stopped and removed its namespaces; nothing written",
+              file=sys.stderr)
+        return 130
     print(result.table())
     print(f"\nwrote {out}/summary.json and {{flows,links,sojourn,owd}}.parquet")
     return 0

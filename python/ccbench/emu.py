@@ -51,6 +51,28 @@ def _scenario_file(scenario, tmp: Path) -> str:
     return str(path)
 
 
+#: Seconds the emulator gets to remove its namespaces after Ctrl-C before it is killed.
+STOP_GRACE_S = 15
+
+
+def _run_to_the_end(args) -> subprocess.CompletedProcess:
+    """Run the emulator. On Ctrl-C or SIGTERM it is asked to stop (SIGTERM: it removes its
+    namespaces and exits) instead of being killed with them left behind."""
+    import signal
+
+    with subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            _, err = proc.communicate()
+        except KeyboardInterrupt:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=STOP_GRACE_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            raise
+    return subprocess.CompletedProcess(args, proc.returncode, None, err)
+
+
 def run(scenario, *, out, seed: Optional[int] = None, overrides: Iterable[str] = (),
         echo: bool = False):
     """Run ``scenario`` (a path, TOML string or dict) in the emulator; returns its
@@ -64,7 +86,7 @@ def run(scenario, *, out, seed: Optional[int] = None, overrides: Iterable[str] =
             args += ["--seed", str(seed)]
         for o in _overrides(overrides):
             args += ["--set", o]
-        proc = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        proc = _run_to_the_end(args)
     message = " ".join(proc.stderr.split("\n")).strip().removeprefix("error: ")
     if proc.returncode == 2:
         raise ScenarioError(message)

@@ -100,3 +100,33 @@ def _check_creatable(text: str, flag: str) -> None:
         if not _writable(str(ancestor)):
             raise ArgumentError(f"{flag}: cannot create {show(text)}: {show(ancestor)} is not writable")
         return
+
+
+#: What a run folder holds (``Result.save``, ``ccbench plot``, ``output.pcap``): rerunning into
+#: one replaces these, and nothing else may be there.
+RUN_FILES = ("summary.json", "flows.parquet", "links.parquet", "sojourn.parquet", "owd.parquet",
+             "cwnd.png", "rate.png", "queue.png")
+
+
+def _run_file(name: str) -> bool:
+    # Traces are `<link>.pcap`; the emulator's rledbatd logs `rledbatd-<host>.csv`.
+    return name in RUN_FILES or name.endswith(".pcap") or (name.startswith("rledbatd-") and name.endswith(".csv"))
+
+
+def check_run_dir(path, flag: str = "--out") -> Path:
+    """:func:`check_out_dir` for one run's folder, which must also be new, empty or a previous
+    run's: writing ``summary.json`` into a home folder (``--out ~``) would replace a file that is
+    not ours."""
+    folder = check_out_dir(path, flag)
+    try:
+        entries = os.listdir(folder)
+    except FileNotFoundError:
+        return folder
+    except OSError as exc:
+        raise ArgumentError(f"{flag}: {show(folder)}: {exc.strerror}") from None
+    foreign = sorted(e for e in entries if not _run_file(e))
+    if foreign:
+        listed = ", ".join(show(e) for e in foreign[:3]) + (", …" if len(foreign) > 3 else "")
+        raise ArgumentError(f"{flag}: {show(folder)} holds files that are not a run's ({listed}); "
+                            f"give a new or empty folder, or a previous run's")
+    return folder

@@ -61,3 +61,45 @@ def test_emu_without_its_program_says_so(tmp_path, monkeypatch):
     proc = ccbench_cli("emu", "whatever.toml")
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: $CCBENCH_EMU") and proc.stderr.count("\n") == 1
+
+
+def _emulator_namespaces() -> set:
+    import subprocess
+
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return {line.split()[0] for line in listed.splitlines() if line.startswith("ccb-")}
+
+
+def test_emu_interrupted_removes_its_namespaces_and_says_nothing_was_written(tmp_path):
+    """SIGTERM to `ccbench emu` (as Ctrl-C): the emulator is asked to stop, removes its
+    namespaces, and the command says that nothing was written (it once killed the emulator
+    with its namespaces left behind)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from test_cli import PYTHON_DIR
+
+    reason = _emu_unavailable()
+    if reason:
+        pytest.skip(reason)
+    path = tmp_path / "s.toml"
+    path.write_text(SCENARIO.replace('"6s"', '"60s"'))
+    before = _emulator_namespaces()
+    env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR))
+    proc = subprocess.Popen([sys.executable, "-m", "ccbench", "emu", str(path), "--out", str(tmp_path / "out")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    for _ in range(100):  # until the testbed is up (bounded: 10 s)
+        if _emulator_namespaces() - before:
+            break
+        time.sleep(0.1)
+    assert _emulator_namespaces() - before, "the emulator never built its testbed"
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip() == ("error: interrupted; the emulator stopped and removed its namespaces; "
+                           "nothing written"), err
+    assert not (tmp_path / "out" / "summary.json").exists()
+    assert not _emulator_namespaces() - before

@@ -236,3 +236,31 @@ def test_a_path_that_crosses_a_link_twice_is_refused():
     }
     with pytest.raises(ccbench.ScenarioError, match=r"flows\[0\]\.path: .*\"ab\" appears twice"):
         ccbench.validate(scenario)
+
+
+def test_traces_that_would_fill_the_disk_are_refused_before_the_run(monkeypatch, tmp_path):
+    import ccbench.api
+
+    scenario = LONG.replace("[bottleneck]", '[output]\npcap = ["bottleneck"]\n[bottleneck]')
+    need = ccbench.estimate(scenario)["pcap_bytes"]
+    assert need > 1e9  # 25 million packets' headers
+    monkeypatch.setattr(ccbench.api, "_free_bytes", lambda path: 10**8)
+    with pytest.raises(ccbench.ScenarioError, match=r"output\.pcap: the traces would take about 2\.\d GB, "
+                                                     r"more than the 0\.1 GB free on "):
+        ccbench.run(scenario, out=tmp_path / "o")
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_folder_of_other_files_is_not_written_into(capsys, short, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "summary.json").write_text("my own notes")
+    (home / "thesis.tex").write_text("")
+    line = one_error(capsys, ["run", short, "--out", home])
+    assert line.startswith(f"error: --out: {home} holds files that are not a run's (thesis.tex)")
+    assert (home / "summary.json").read_text() == "my own notes"
+    # A previous run's folder is fine to run into again, and so is an empty one.
+    assert main(["run", str(short), "--out", str(tmp_path / "o")]) == 0
+    assert main(["run", str(short), "--out", str(tmp_path / "o")]) == 0
+    with pytest.raises(ValueError, match="^out: .* holds files that are not a run's"):
+        ccbench.run(short, out=home)

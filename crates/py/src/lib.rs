@@ -374,7 +374,7 @@ fn cost_to_py(py: Python<'_>, sc: &ccbench_sim::Scenario) -> PyResult<PyObject> 
     let c = ccbench_sim::cost::estimate(sc);
     let json = serde_json::json!({
         "packets": c.packets, "events": c.events, "series_rows": c.series_rows,
-        "memory_bytes": c.memory_bytes, "field": c.field,
+        "memory_bytes": c.memory_bytes, "field": c.field, "pcap_bytes": c.pcap_bytes,
         "memory_limit": ccbench_sim::cost::default_memory_limit(),
     });
     json_to_py(py, &json)

@@ -29,6 +29,9 @@ const ROW_BYTES: u64 = 2 * 12 * 8;
 /// Bytes each flow holds whatever it sends (its endpoints, scoreboard, series and summary).
 /// Measured: 2,000 and 100,000 CUBIC flows over one link for 2 s peak at 72 MB and 2.70 GB.
 const FLOW_BYTES: u64 = 27_000;
+/// Bytes a pcap record takes: its 16-byte header and the packet's headers (no payload is
+/// captured): IPv4 20, TCP 20 and at most 40 of options, or UDP's 8.
+const PCAP_RECORD_BYTES: u64 = 16 + 20 + 20 + 40;
 /// Events per packet and hop (its arrival and the end of its transmission) plus the sender's.
 const EVENTS_PER_PACKET_HOP: u64 = 3;
 /// Size of an ACK on the wire (IPv4 + TCP + timestamps), for counting the reverse path's packets.
@@ -43,6 +46,8 @@ pub struct Cost {
     pub memory_bytes: u64,
     /// `duration`, `output.bin`, `flows` (their number) or `flows[i].interval`.
     pub field: String,
+    /// Bytes the pcap traces of `output.pcap` will take on disk.
+    pub pcap_bytes: u64,
 }
 
 /// Largest rate a link ever serves at (its rate, `rate_max`, and any scheduled change), bit/s.
@@ -151,12 +156,16 @@ pub fn estimate(sc: &Scenario) -> Cost {
     if row_bytes > worst.0 {
         worst = (row_bytes, "output.bin".into());
     }
+    // A trace records every packet that arrives at its link.
+    let traced = sc.output.pcap.iter().map(|&l| load[l].arrivals);
+    let pcap_bytes = traced.fold(0u64, |sum, n| sum.saturating_add(n.saturating_mul(PCAP_RECORD_BYTES)));
     Cost {
         packets,
         events: hops.saturating_mul(EVENTS_PER_PACKET_HOP),
         series_rows,
         memory_bytes: memory,
         field: worst.1,
+        pcap_bytes,
     }
 }
 
@@ -268,6 +277,13 @@ mod tests {
         );
         assert_eq!(c.field, "flows");
         assert!(c.memory_bytes >= 100_000 * FLOW_BYTES, "{c:?}");
+    }
+
+    #[test]
+    fn traces_cost_a_record_per_arriving_packet() {
+        assert_eq!(cost(ONE_CUBIC).pcap_bytes, 0);
+        let c = cost(&ONE_CUBIC.replace("[bottleneck]", "[output]\npcap = [\"bottleneck\"]\n[bottleneck]"));
+        assert_eq!(c.pcap_bytes, c.packets * PCAP_RECORD_BYTES);
     }
 
     #[test]
