@@ -72,6 +72,18 @@ def _markdown(rows: List[dict], duration: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _check_duration(duration: str) -> None:
+    """A bad ``--duration`` named as such before any run (the emulator would blame its temporary
+    scenario file, after the simulator's runs)."""
+    from ccbench.api import ScenarioError, validate
+    from ccbench.errors import UsageError
+
+    try:
+        validate({**next(iter(CASES.values())), "duration": duration})
+    except ScenarioError as exc:
+        raise UsageError(f"--duration {duration}: {str(exc).removeprefix('<dict>: ')}") from None
+
+
 def main(out: Path, duration: str = "30s", only: Optional[List[str]] = None) -> int:
     from ccbench.api import ScenarioError, run
     from ccbench.emu import run as emulate
@@ -80,6 +92,7 @@ def main(out: Path, duration: str = "30s", only: Optional[List[str]] = None) -> 
     unknown = sorted(set(only or []) - set(CASES))
     if unknown:
         raise UsageError(f"compare-emu: unknown case(s) {', '.join(unknown)} (known: {', '.join(CASES)})")
+    _check_duration(duration)
     rows: List[dict] = []
     for name, scenario in CASES.items():
         if only and name not in only:

@@ -264,3 +264,11 @@ def test_a_folder_of_other_files_is_not_written_into(capsys, short, tmp_path):
     assert main(["run", str(short), "--out", str(tmp_path / "o")]) == 0
     with pytest.raises(ValueError, match="^out: .* holds files that are not a run's"):
         ccbench.run(short, out=home)
+
+
+@pytest.mark.parametrize("duration, says", [("0s", "duration: must be > 0"),
+                                            ("3s", "warmup: must be less than duration")])
+def test_compare_emu_names_a_bad_duration_before_any_run(capsys, tmp_path, duration, says):
+    line = one_error(capsys, ["compare-emu", "--duration", duration, "--out", tmp_path / "ce"])
+    assert line == f"error: --duration {duration}: {line.split(': ', 2)[2]}" and says in line
+    assert not (tmp_path / "ce").exists()
