@@ -272,3 +272,24 @@ def test_compare_emu_names_a_bad_duration_before_any_run(capsys, tmp_path, durat
     line = one_error(capsys, ["compare-emu", "--duration", duration, "--out", tmp_path / "ce"])
     assert line == f"error: --duration {duration}: {line.split(': ', 2)[2]}" and says in line
     assert not (tmp_path / "ce").exists()
+
+
+@pytest.mark.parametrize("overrides, says", [(5, "not int"), ("a=1", "not one string"),
+                                             ([5], r"got 5 \(int\)")])
+def test_overrides_of_the_wrong_type_are_named(short, overrides, says):
+    with pytest.raises(TypeError, match=f"^overrides .*{says}"):
+        ccbench.run(short, overrides=overrides)
+
+
+def test_the_progress_line_says_where_the_run_is(monkeypatch, capsys):
+    import ccbench.api
+
+    clock = iter([0.0, 1.0, 1.2, 2.0])
+    monkeypatch.setattr(ccbench.api.time, "monotonic", lambda: next(clock))
+    show = ccbench.api._progress_printer(duration_ns=600 * 10**9)
+    show(150 * 10**9)  # at 1.0 s of wall time: a line
+    show(160 * 10**9)  # 0.2 s later: too soon to redraw
+    show(300 * 10**9)  # at 2.0 s
+    lines = capsys.readouterr().err.split("\r")[1:]
+    assert lines == ["  simulated 150.0 of 600.0 s (25%), wall 1.0 s, ETA 3 s ",
+                     "  simulated 300.0 of 600.0 s (50%), wall 2.0 s, ETA 2 s "]
