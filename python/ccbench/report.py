@@ -86,11 +86,13 @@ def _read_json(path: Path, default=None):
 
 
 def _comparison(rows: List[dict]) -> str:
-    out = ['<table><tr><th>what</th><th>paper</th><th>ours</th><th>verdict</th><th>reason</th></tr>']
+    out = ['<table><tr><th>what</th><th>paper</th><th>ours</th><th>tolerance</th><th>verdict</th>'
+           '<th>reason</th></tr>']
     for r in rows:
         k = kind(r.get("verdict", ""))
         out.append(f'<tr><td>{_esc(r.get("what", ""))}</td><td>{_esc(r.get("paper", ""))}</td>'
-                   f'<td>{_esc(r.get("ours", ""))}</td><td class="v-{k.replace(" ", "-")}">'
+                   f'<td>{_esc(r.get("ours", ""))}</td><td>{_esc(r.get("tolerance") or "—")}</td>'
+                   f'<td class="v-{k.replace(" ", "-")}">'
                    f'{_esc(r.get("verdict", ""))}</td><td>{_esc(r.get("reason") or "—")}</td></tr>')
     return "".join(out) + "</table>"
 

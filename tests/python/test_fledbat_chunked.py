@@ -108,7 +108,7 @@ def test_every_experiment_writes_its_outputs(quick):
         for file in ("results.csv", "summary.csv", "comparison.md", f"{name}.png"):
             assert (out / file).stat().st_size > 0, (name, file)
         text = (out / "comparison.md").read_text()
-        assert "| what | paper | ours | verdict | reason |" in text
+        assert "| what | paper | ours | tolerance | verdict | reason |" in text
 
 
 def test_fig3a_latecomer_corrects_its_base_and_shares_fairly(quick):

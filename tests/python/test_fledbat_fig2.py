@@ -2,6 +2,8 @@
 fluid equilibrium. The pass rows are the notes' (``experiments-fledbat.md``, Fig. 2) and the
 issue's done-means; comparison.md carries the same verdicts with their reasons."""
 
+import json
+
 import pytest
 
 from ccbench.experiments import registry, run_experiment, summarize
@@ -90,8 +92,8 @@ def test_linux_initial_window_hands_the_latecomer_an_advantage(quick):
 
 def test_comparison_verdicts(quick):
     out, _, _ = quick
-    rows = [line for line in (out / "comparison.md").read_text().splitlines() if line.startswith("| ")][1:]
-    verdicts = {row.split(" | ")[0].lstrip("| "): row.split(" | ")[3] for row in rows}
+    rows = json.loads((out / "comparison.json").read_text())
+    verdicts = {row["what"]: row["verdict"] for row in rows}
     differs = {what for what, verdict in verdicts.items() if verdict == "differs"}
     # Expected differences, each explained in its row: the printed Θ of Prop. 5.7, L280's loose
     # "Q̄ ≈ Cτ", and the Linux-IW contrast arm. Everything else agrees.

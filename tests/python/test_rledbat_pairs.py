@@ -114,7 +114,7 @@ def test_every_quick_variant_writes_its_figure_and_comparison(quick):
         out, summary = quick[name]
         assert (out / f"{name}.png").stat().st_size > 0
         text = (out / "comparison.md").read_text()
-        assert "| what | paper | ours | verdict | reason |" in text and ("L3" in text or "L4" in text)
+        assert "| what | paper | ours | tolerance | verdict | reason |" in text and ("L3" in text or "L4" in text)
 
 
 def test_fig10_two_simultaneous_rledbat_flows_are_fair(quick):

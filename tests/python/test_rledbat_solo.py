@@ -124,7 +124,7 @@ def test_every_quick_variant_writes_its_outputs(quick):
         out, summary = quick[name]
         assert (out / f"{name}.png").stat().st_size > 0
         text = (out / "comparison.md").read_text()
-        assert text.count("\n| ") >= 3 and "| what | paper | ours | verdict | reason |" in text
+        assert text.count("\n| ") >= 3 and "| what | paper | ours | tolerance | verdict | reason |" in text
         assert len(summary) >= 2 and not summary.isna().all(axis=None)
 
 

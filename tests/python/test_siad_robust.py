@@ -152,7 +152,7 @@ def test_every_quick_variant_writes_its_outputs(quick):
         out, summary = quick[name]
         assert (out / f"{name}.png").stat().st_size > 0
         text = (out / "comparison.md").read_text()
-        assert "| what | paper | ours | verdict | reason |" in text and text.count("\n| ") >= 4
+        assert "| what | paper | ours | tolerance | verdict | reason |" in text and text.count("\n| ") >= 4
         assert len(summary) >= 4
 
 

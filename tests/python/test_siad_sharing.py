@@ -156,5 +156,5 @@ def test_every_quick_run_writes_its_comparison(quick):
     for name in NAMES:
         out, _ = quick[name]
         text = (out / "comparison.md").read_text()
-        assert "| what | paper | ours | verdict | reason |" in text
+        assert "| what | paper | ours | tolerance | verdict | reason |" in text
         assert (out / f"{name}.png").exists()

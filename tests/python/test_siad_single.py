@@ -55,7 +55,7 @@ def test_every_quick_variant_writes_its_outputs(quick):
     for name in NAMES:
         out, summary = quick[name]
         assert (out / f"{name}.png").stat().st_size > 0
-        assert "| what | paper | ours | verdict | reason |" in (out / "comparison.md").read_text()
+        assert "| what | paper | ours | tolerance | verdict | reason |" in (out / "comparison.md").read_text()
         assert len(summary) >= 2
 
 

@@ -154,7 +154,8 @@ def mean_spread(row: Mapping[str, Any], metric: str, fmt: str = ".3f", unit: str
 
 def comparison_markdown(title: str, rows: Sequence[Mapping[str, Any]]) -> str:
     """``comparison.md``: the paper's value or claim beside ours, with a verdict and its reason."""
-    lines = [f"# {title}", "", "| what | paper | ours | verdict | reason |", "|---|---|---|---|---|"]
+    lines = [f"# {title}", "", "| what | paper | ours | tolerance | verdict | reason |", "|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['what']} | {r['paper']} | {r['ours']} | {r['verdict']} | {r.get('reason') or '—'} |")
+        lines.append(f"| {r['what']} | {r['paper']} | {r['ours']} | {r.get('tolerance') or '—'} | {r['verdict']} | "
+                     f"{r.get('reason') or '—'} |")
     return "\n".join(lines) + "\n"

@@ -143,8 +143,10 @@ def write_outputs(exp: Experiment, results, out, quick: bool, info: Optional[dic
     succeeded = "error" not in results or bool((results["error"] == "").any())
     if exp.comparison is not None and not summary.empty and succeeded:
         from ccbench.experiments.base import comparison_markdown
+        from ccbench.experiments.checks import check_rows
 
         rows = exp.comparison(summary)
+        check_rows(exp.name, rows)
         files.write_text(out_dir / "comparison.md", comparison_markdown(exp.description or exp.name, rows))
         files.write_json(out_dir / "comparison.json", [dict(r) for r in rows])
     if exp.figure is not None and not summary.empty and succeeded:

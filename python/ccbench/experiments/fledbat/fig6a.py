@@ -123,7 +123,8 @@ def _latecomer_row(summary) -> dict:
     one, half = (_cell(summary, "homogeneous", "ledbat", pp) for pp in (1.0, 0.5))
     if one is None or half is None:
         return {"what": "homogeneous: F_LEDBAT(P_P = 1) < F_LEDBAT(P_P = 0.5)", "paper": "L373",
-                "ours": "P_P 0.5 or 1 not run (quick variant)", "verdict": "not run", "reason": ""}
+                "ours": "P_P 0.5 or 1 not run (quick variant)", "verdict": "reported",
+                "reason": "not run in the quick variant"}
     ok = one["jain_short"] < half["jain_short"]
     return {"what": "homogeneous: F_LEDBAT(P_P = 1) < F_LEDBAT(P_P = 0.5)",
             "paper": "LEDBAT's fairness falls as P_P grows, most at P_P = 1 (latecomer, L373)",

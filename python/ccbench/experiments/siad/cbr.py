@@ -73,7 +73,8 @@ def _comparison(summary) -> list:
             paper = "standing queue (1 ms TS resolution, L2427–L2431)"
         rows.append({"what": f"SIAD(20) + {cbr} Mbit/s CBR on {rate} Mbit/s, 0.5 BDP", "paper": paper,
                      "ours": f"{_text(cross)}; alone: {_text(alone)}",
-                     "verdict": "not measured" if ok is None else ("agrees" if ok else "differs"), "reason": ""})
+                     "verdict": "reported" if ok is None else ("agrees" if ok else "differs"),
+                     "reason": "not measured" if ok is None else ""})
     return rows
 
 

@@ -169,7 +169,7 @@ def _epoch_rows(summary) -> list:
     base, fast, n30 = (_row(summary, n) for n in ("si-only-10M", "si-only-20M", "si-only-n30"))
     if base is None or fast is None or n30 is None or is_nan(base["loss_distance_s"]):
         return [{"what": "SI_only epoch length at 20 Mbit/s and with Num_RTT 30", "paper": "L2215",
-                 "ours": "loss-event distance not reported", "verdict": "not measured", "reason": ""}]
+                 "ours": "loss-event distance not reported", "verdict": "reported", "reason": "not measured"}]
     rows = []
     for other, want, what in ((fast, 1.0, "at 20 vs 10 Mbit/s"), (n30, 1.5, "with Num_RTT 30 vs 20")):
         ratio = other["loss_distance_s"] / base["loss_distance_s"]
@@ -226,7 +226,8 @@ def _drain_rows(summary) -> list:
                      "paper": paper[key],
                      "ours": "not reported" if is_nan(m) else f"min {m:.3f}, mean {r['queue_fill_mean']:.2f}, util {r['utilization']:.1%}",
                      "verdict": "reported" if standing is None and not is_nan(m) else
-                     ("not measured" if ok is None else ("agrees" if ok else "differs")), "reason": ""})
+                     ("reported" if ok is None else ("agrees" if ok else "differs")),
+                     "reason": "not measured" if ok is None and not (standing is None and not is_nan(m)) else ""})
     r = _row(summary, "fixed-dec-0.5")
     if r is not None:
         ad = _row(summary, "ad-only-0.5")

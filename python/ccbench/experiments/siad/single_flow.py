@@ -103,7 +103,7 @@ def _cell(summary, scheme, rate, buffer, column):
 
 
 def _verdict(ok) -> str:
-    return "not measured" if ok is None else ("agrees" if ok else "differs")
+    return "reported" if ok is None else ("agrees" if ok else "differs")  # None: not measured
 
 
 def _siad_util_rows(summary) -> list:

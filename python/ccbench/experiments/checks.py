@@ -1,0 +1,177 @@
+"""A comparison row as data: what is checked, the paper's value or claim with its source, ours,
+the tolerance, and a verdict that one function computes (:func:`decide`), never a string typed
+by a figure's code.
+
+A :class:`Check`'s claim is what the paper says of one number of ours: that it is about a value
+(``≈``, with the band in which it *agrees* and a wider one in which it is *within tolerance*),
+or that it lies on one side of a bound (``≤``, ``≥``), or in a range. A row with no number of
+ours, or no number from the paper, is ``reported``: shown, never judged. Because the claim and
+our number are both in the row, ``comparison.json`` is enough to decide it again: the tests
+re-decide every row with our number perturbed, so a check that cannot fail is found
+mechanically.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
+
+#: Every verdict a row may carry, in the report's order.
+VERDICTS = ("agrees", "within tolerance", "differs", "reported")
+
+#: The relations a claim may state between our number and the paper's.
+RELATIONS = ("≈", "≤", "≥", "in")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What the paper says of one number of ours.
+
+    ``relation`` is ``≈`` (ours is ``value``: agrees within ``agree``, within tolerance within
+    ``within``), ``≤`` / ``≥`` (ours is at most / at least ``value``, with ``within`` as the
+    slack that still counts as within tolerance), or ``in`` (``value`` is a ``(low, high)``
+    range, ``within`` the slack on either side). Bands are fractions of the paper's value when
+    ``relative`` (the default), else in the number's own unit.
+    """
+
+    relation: str
+    value: Union[float, Tuple[float, float]]
+    agree: float = 0.0
+    within: float = 0.0
+    relative: bool = True
+
+    def __post_init__(self):
+        if self.relation not in RELATIONS:
+            raise ValueError(f"claim: relation {self.relation!r} is not one of {', '.join(RELATIONS)}")
+        if self.relation == "in":
+            low, high = self.value  # type: ignore[misc]
+            if not low <= high:
+                raise ValueError(f"claim: range {self.value!r} is empty")
+        if not 0 <= self.agree <= max(self.within, self.agree) or self.within < 0:
+            raise ValueError(f"claim: bands must be non-negative (agree {self.agree}, within {self.within})")
+
+    def _band(self, band: float, at: float) -> float:
+        return band * abs(at) if self.relative else band
+
+    def decide(self, ours: float) -> str:
+        """The verdict for ``ours`` (see :func:`decide`)."""
+        if self.relation == "≈":
+            target = float(self.value)  # type: ignore[arg-type]
+            off = abs(ours - target)
+            if off <= self._band(self.agree, target):
+                return "agrees"
+            return "within tolerance" if off <= self._band(max(self.within, self.agree), target) else "differs"
+        low, high = {"≤": (-math.inf, self.value), "≥": (self.value, math.inf)}.get(self.relation, self.value)
+        low, high = float(low), float(high)  # type: ignore[arg-type]
+        if low <= ours <= high:
+            return "agrees"
+        edge = low if ours < low else high
+        return "within tolerance" if abs(ours - edge) <= self._band(self.within, edge) else "differs"
+
+    def text(self) -> str:
+        """The claim as the table shows it: ``≈ 8.23 (agrees ±5 %, within ±10 %)``."""
+        unit = "%" if self.relative else ""
+        scale = 100 if self.relative else 1
+
+        def band(b: float) -> str:
+            return f"±{b * scale:g}{' ' + unit if unit else ''}"
+
+        if self.relation == "in":
+            low, high = self.value  # type: ignore[misc]
+            head = f"in [{low:g}, {high:g}]"
+        else:
+            head = f"{self.relation} {float(self.value):g}"  # type: ignore[arg-type]
+        bands = []
+        if self.relation == "≈":
+            bands.append(f"agrees {band(self.agree)}")
+        if self.within > (self.agree if self.relation == "≈" else 0):
+            bands.append(f"within {band(self.within)}")
+        return head + (f" ({', '.join(bands)})" if bands else "")
+
+    def as_dict(self) -> Dict[str, Any]:
+        value = list(self.value) if isinstance(self.value, tuple) else self.value
+        return {"relation": self.relation, "value": value, "agree": self.agree, "within": self.within,
+                "relative": self.relative}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Claim":
+        value = tuple(d["value"]) if isinstance(d["value"], list) else d["value"]
+        return cls(d["relation"], value, d.get("agree", 0.0), d.get("within", 0.0), d.get("relative", True))
+
+
+def decide(claim: Optional[Claim], ours: Optional[float]) -> str:
+    """The one function that gives a verdict: ``reported`` without a claim or a finite number of
+    ours; otherwise what the claim says of it."""
+    if claim is None or ours is None:
+        return "reported"
+    try:
+        ours = float(ours)
+    except (TypeError, ValueError):
+        return "reported"
+    if not math.isfinite(ours):
+        return "reported"
+    return claim.decide(ours)
+
+
+@dataclass
+class Check:
+    """One row of ``comparison.md`` / ``comparison.json``.
+
+    ``paper`` is the paper's value or claim as a reader finds it, ``source`` where (section,
+    figure or table, equation, line of the seed); ``ours`` our number (None: nothing to judge),
+    ``shown`` how ours is written (with spread and unit; default: the number); ``claim`` what the
+    paper's number says of ours (None: reported). ``reason`` says why a row differs or is only
+    reported; a number it quotes must come from this run's data.
+    """
+
+    what: str
+    paper: str
+    source: str
+    ours: Optional[float]
+    claim: Optional[Claim] = None
+    shown: str = ""
+    reason: str = ""
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> str:
+        return decide(self.claim, self.ours)
+
+    def row(self) -> Dict[str, Any]:
+        """The row as the report, the tests and ``comparison.md`` read it."""
+        ours = self.shown or ("—" if self.ours is None else f"{self.ours:.4g}")
+        paper = f"{self.paper} ({self.source})" if self.source else self.paper
+        return {"what": self.what, "paper": paper, "ours": ours,
+                "tolerance": "" if self.claim is None else self.claim.text(), "verdict": self.verdict,
+                "reason": self.reason, "source": self.source, "value": _json_number(self.ours),
+                "claim": None if self.claim is None else self.claim.as_dict(), **self.extra}
+
+
+def _json_number(value: Optional[float]) -> Optional[float]:
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def redecide(row: Mapping[str, Any], ours: Optional[float]) -> str:
+    """A ``comparison.json`` row's verdict with ``ours`` in place of its number (for the tests
+    that perturb our numbers)."""
+    claim = row.get("claim")
+    return decide(None if claim is None else Claim.from_dict(claim), ours)
+
+
+def check_rows(experiment: str, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Every row has the columns of the table and a verdict of :data:`VERDICTS`: a misspelt
+    verdict is an error, not a row the report files under "reported"."""
+    for i, r in enumerate(rows):
+        missing = [c for c in ("what", "paper", "ours", "verdict") if c not in r]
+        if missing:
+            raise ValueError(f"{experiment}: comparison row {i} has no {', '.join(missing)}")
+        if r["verdict"] not in VERDICTS:
+            raise ValueError(f"{experiment}: comparison row {i} ({str(r['what'])[:60]!r}): verdict "
+                             f"{r['verdict']!r} is not one of {', '.join(VERDICTS)}")
+        if r.get("claim") is not None and r["verdict"] != redecide(r, r.get("value")):
+            raise ValueError(f"{experiment}: comparison row {i} ({str(r['what'])[:60]!r}): verdict "
+                             f"{r['verdict']!r} is not what its claim decides")

@@ -1,0 +1,78 @@
+"""The check type and the one function that decides verdicts (issue 25, item 2), computed by hand."""
+
+import json
+import math
+
+import pytest
+
+from ccbench.experiments.checks import VERDICTS, Check, Claim, check_rows, decide, redecide
+
+
+@pytest.mark.parametrize("ours, verdict", [(8.23, "agrees"), (8.64, "agrees"), (8.65, "within tolerance"),
+                                           (9.05, "within tolerance"), (9.06, "differs"), (1.23, "differs"),
+                                           (7.82, "agrees"), (7.41, "within tolerance"), (7.40, "differs")])
+def test_about_a_value_with_relative_bands(ours, verdict):
+    # 8.23 ± 5 % agrees (7.8185 .. 8.6415), ± 10 % within (7.407 .. 9.053).
+    assert decide(Claim("≈", 8.23, agree=0.05, within=0.10), ours) == verdict
+
+
+def test_about_a_value_with_absolute_bands():
+    claim = Claim("≈", 30.83, agree=0.05, within=0.2, relative=False)
+    assert [decide(claim, x) for x in (30.86, 30.95, 31.1)] == ["agrees", "within tolerance", "differs"]
+
+
+@pytest.mark.parametrize("claim, ours, verdict", [
+    (Claim("≤", 10.0), 10.0, "agrees"), (Claim("≤", 10.0), 10.5, "differs"),
+    (Claim("≤", 10.0, within=0.1), 10.5, "within tolerance"), (Claim("≤", 10.0, within=0.1), 11.5, "differs"),
+    (Claim("≥", 0.9), 0.95, "agrees"), (Claim("≥", 0.9), 0.89, "differs"),
+    (Claim("≥", 0.9, within=0.05), 0.86, "within tolerance"),
+    (Claim("in", (3.0, 4.0)), 3.5, "agrees"), (Claim("in", (3.0, 4.0)), 4.1, "differs"),
+    (Claim("in", (3.0, 4.0), within=0.5, relative=False), 4.4, "within tolerance"),
+    (Claim("in", (3.0, 4.0), within=0.5, relative=False), 2.4, "differs"),
+])
+def test_bounds_and_ranges(claim, ours, verdict):
+    assert decide(claim, ours) == verdict
+
+
+@pytest.mark.parametrize("claim, ours", [(None, 1.0), (Claim("≈", 1.0, 0.1), None),
+                                         (Claim("≈", 1.0, 0.1), math.nan), (Claim("≈", 1.0, 0.1), "n/a")])
+def test_nothing_to_judge_is_reported(claim, ours):
+    assert decide(claim, ours) == "reported"
+
+
+def test_bad_claims_are_refused():
+    with pytest.raises(ValueError, match="relation"):
+        Claim("~", 1.0)
+    with pytest.raises(ValueError, match="empty"):
+        Claim("in", (2.0, 1.0))
+    with pytest.raises(ValueError, match="non-negative"):
+        Claim("≈", 1.0, agree=-0.1)
+
+
+def test_a_row_carries_what_decides_it_again():
+    check = Check("abe-fig10: throughput at β 0.8", "8.23 Mbit/s", "Fig. 10, L412", 8.0,
+                  Claim("≈", 8.23, agree=0.05, within=0.10), shown="8.00 ± 0.02 Mbit/s (5 seeds)")
+    row = json.loads(json.dumps(check.row()))
+    assert row["verdict"] == "agrees" and row["paper"] == "8.23 Mbit/s (Fig. 10, L412)"
+    assert row["ours"] == "8.00 ± 0.02 Mbit/s (5 seeds)" and row["value"] == 8.0
+    assert redecide(row, row["value"]) == "agrees"
+    assert redecide(row, row["value"] / 2) == "differs" and redecide(row, row["value"] * 2) == "differs"
+    check_rows("abe-fig10", [row])
+
+
+def test_a_misspelt_or_hand_written_verdict_is_an_error():
+    good = {"what": "x", "paper": "p", "ours": "o", "verdict": "agrees"}
+    check_rows("e", [good] + [dict(good, verdict=v) for v in VERDICTS])
+    with pytest.raises(ValueError, match="verdict 'agree' is not one of"):
+        check_rows("e", [dict(good, verdict="agree")])
+    with pytest.raises(ValueError, match="no verdict"):
+        check_rows("e", [{"what": "x", "paper": "p", "ours": "o"}])
+    typed = Check("x", "p", "s", 2.0, Claim("≈", 1.0, agree=0.1)).row()
+    with pytest.raises(ValueError, match="not what its claim decides"):
+        check_rows("e", [dict(typed, verdict="agrees")])
+
+
+def test_claims_read_as_written():
+    assert Claim("≈", 8.23, agree=0.05, within=0.10).text() == "≈ 8.23 (agrees ±5 %, within ±10 %)"
+    assert Claim("≥", 0.9).text() == "≥ 0.9"
+    assert Claim("in", (3.0, 4.0), within=0.5, relative=False).text() == "in [3, 4] (within ±0.5)"
