@@ -33,6 +33,7 @@ BBRv2 tests (``cca = "bbr2"``) skip when the core has no "bbr2" controller.
 """
 
 import dataclasses
+import json
 
 import pytest
 
@@ -59,9 +60,9 @@ def quick(tmp_path_factory):
 
 
 def _verdicts(out, what_prefix):
-    """The verdicts of comparison.md's rows whose "what" starts with ``what_prefix``."""
-    rows = [line.split(" | ") for line in (out / "comparison.md").read_text().splitlines() if line.startswith("| ")]
-    return [r[3] for r in rows if r[0][2:].startswith(what_prefix)]
+    """The verdicts of comparison.json's rows whose "what" starts with ``what_prefix``."""
+    rows = json.loads((out / "comparison.json").read_text())
+    return [r["verdict"] for r in rows if r["what"].startswith(what_prefix)]
 
 
 # ---------------------------------------------------------------- set-up
