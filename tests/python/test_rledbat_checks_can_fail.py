@@ -1,0 +1,62 @@
+"""Issue 25 item 3, mechanically: every rLEDBAT comparison row that is judged (it has a claim) and
+passes changes verdict when our number is halved or doubled, so no check passes whatever the model
+does; a judged row that differs would pass with some number of ours between half and twice it (a
+row already differing cannot "fail" further; its halving and doubling may both differ).
+
+Each migrated experiment's quick variant runs once (the same quick runs the other rLEDBAT tests
+make, about a second each); the rows are read back from its comparison.json."""
+
+import json
+
+import pytest
+
+from conftest import run_quick
+from ccbench.experiments.checks import redecide
+from ccbench.experiments.rledbat import table1, table2, table3
+
+#: The experiments whose rows are checks (issue 25 item 2); the others join as they migrate.
+MIGRATED = {"rledbat-table1": table1, "rledbat-table2": table2, "rledbat-table3": table3}
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    return run_quick([m.EXPERIMENT for m in MIGRATED.values()], tmp_path_factory)
+
+
+def rows_that_cannot_fail(rows):
+    """The judged rows that pass (agree or within tolerance) and whose verdict neither halving nor
+    doubling our number changes."""
+    return [(r["what"], r["value"], r["verdict"]) for r in rows if r.get("claim") is not None
+            and r["verdict"] != "differs"
+            and redecide(r, r["value"] * 0.5) == r["verdict"] and redecide(r, r["value"] * 2) == r["verdict"]]
+
+
+#: For a row that differs: the factors between ½ and 2 tried to show that some number of ours passes.
+FACTORS = [0.5 + i / 100 for i in range(151)]
+
+
+def rows_that_cannot_pass(rows):
+    """The judged rows that differ and that no number of ours between half and twice it would pass:
+    a row that differs is a check too only if the model could have passed it."""
+    return [(r["what"], r["value"]) for r in rows if r.get("claim") is not None and r["verdict"] == "differs"
+            and all(redecide(r, r["value"] * f) == "differs" for f in FACTORS)]
+
+
+@pytest.mark.parametrize("name", sorted(MIGRATED))
+def test_every_judged_row_can_fail(quick, name):
+    out, _ = quick[name]
+    rows = json.loads((out / "comparison.json").read_text())
+    judged = [r for r in rows if r.get("claim") is not None]
+    assert judged, f"{name}: no row with a claim"
+    assert all(isinstance(r["value"], (int, float)) for r in judged), name
+    assert rows_that_cannot_fail(rows) == [], name
+    assert rows_that_cannot_pass(rows) == [], name
+
+
+@pytest.mark.parametrize("name", sorted(MIGRATED))
+def test_no_hand_typed_verdicts_remain(name):
+    """Rows are built as checks: the module has no verdict helper of its own."""
+    import inspect
+
+    source = inspect.getsource(MIGRATED[name])
+    assert "_verdict(" not in source and "common.verdict(" not in source and '"verdict":' not in source, name
