@@ -12,10 +12,10 @@ import pytest
 
 from conftest import run_quick
 from ccbench.experiments.checks import redecide
-from ccbench.experiments.rledbat import table1, table2, table3
+from ccbench.experiments.rledbat import fig14, table1, table2, table3
 
 #: The experiments whose rows are checks (issue 25 item 2); the others join as they migrate.
-MIGRATED = {"rledbat-table1": table1, "rledbat-table2": table2, "rledbat-table3": table3}
+MIGRATED = {"rledbat-fig14": fig14, "rledbat-table1": table1, "rledbat-table2": table2, "rledbat-table3": table3}
 
 
 @pytest.fixture(scope="module")

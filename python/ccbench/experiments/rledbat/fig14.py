@@ -7,7 +7,10 @@ to losses and LEDBAT++'s NewReno-like AIMD is gentler than CUBIC's (L414); "this
 noted for RTTs larger than 120 ms, because the GAIN parameter of LEDBAT++ decreases" (L422);
 rLEDBAT is more aggressive than LEDBAT++, as it reacts to retransmissions, one RTT after the loss
 (L422). Notes' pass rows (§3 Fig. 14): rLEDBAT share in [0.10, 0.30] at each RTT (BED-num); CUBIC
-above rLEDBAT at every RTT; mean share for RTT ≥ 120 ms ≥ mean for RTT < 120 ms.
+above rLEDBAT at every RTT; mean share for RTT ≥ 120 ms ≥ mean for RTT < 120 ms. As checks (issue
+25): the share in [0.10, 0.30]; CUBIC's share in what the best goodput leaves beside that band;
+the grid mean in the band; L422's two comparisons (the split at 120 ms, rLEDBAT against LEDBAT++)
+give no size, so they are reported with the difference and, for the latter, its standard error.
 
 The notes (§6 item 4) read L422 backwards: "this" in L422 is CUBIC seizing most of the capacity,
 so the seed says rLEDBAT's share is *smaller* above 120 ms, and blames GAIN; the notes, since GAIN
@@ -26,12 +29,17 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment
 from ccbench.experiments.rledbat import pairs
-from ccbench.experiments.rledbat.common import (DURATION_S, MSS, QUICK_DURATION_S, QUICK_SEEDS, RTTS_MS, SEEDS,
-                                                SHALLOW_BUFFER, TARGET_MS, base, verdict)
+from ccbench.experiments.checks import Check, Claim
+from ccbench.experiments.rledbat.common import (DURATION_S, GOODPUT_FRACTION, MSS, QUICK_DURATION_S, QUICK_SEEDS,
+                                                RTTS_MS, SEEDS, SHALLOW_BUFFER, TARGET_MS, base)
 
 QUICK_RTTS_MS = [20, 100, 300]
 #: Notes §3 Fig. 14: rLEDBAT's share of C in [0.10, 0.30] at each RTT; the split of L422 at 120 ms.
 SHARE_BAND, SPLIT_RTT_MS = (0.10, 0.30), 120
+#: "CUBIC the rest" (L414): what the best goodput leaves beside rLEDBAT's band (stricter than the
+#: notes' "CUBIC above rLEDBAT", which no share of CUBIC's could fail under a halving).
+CUBIC_BAND = (round(GOODPUT_FRACTION - SHARE_BAND[1], 3), round(GOODPUT_FRACTION - SHARE_BAND[0], 3))
+SOURCE = "Fig. 14, L414"
 BUFFER_MS = 30
 
 
@@ -66,14 +74,21 @@ def _low_share_reason(row) -> str:
 def _band_rows(summary) -> list:
     rows = []
     for _, row in pairs.arm_rows(summary, pairs.RLEDBAT).iterrows():
-        inside = SHARE_BAND[0] <= row["lbe_share"] <= SHARE_BAND[1]
-        above = row["cubic_share"] > row["lbe_share"]
-        reason = "" if inside else (_low_share_reason(row) if row["lbe_share"] < SHARE_BAND[0]
-                                    else "rLEDBAT keeps more than 30 %")
-        rows.append({"what": f"RTT {row['rtt_ms']:g} ms: rLEDBAT share in [10 %, 30 %] and CUBIC above it",
-                     "paper": "about 20 %, CUBIC the rest (L414)", "ours": pairs.pair_text(row, "rLEDBAT"),
-                     "verdict": verdict(inside and above),
-                     "reason": reason if above else "CUBIC does not get the larger share"})
+        share = Check(f"RTT {row['rtt_ms']:g} ms: rLEDBAT's share of C", "about 20 %", SOURCE,
+                      float(row["lbe_share"]), Claim("in", SHARE_BAND), shown=pairs.share_text(row))
+        if share.verdict != "agrees":
+            share.reason = (_low_share_reason(row) if row["lbe_share"] < SHARE_BAND[0]
+                            else f"rLEDBAT keeps more than 30 % (mean queue {row['queue_ms']:.0f} ms, "
+                                 f"{row['drops']:.0f} drops)")
+        rest = Check(f"RTT {row['rtt_ms']:g} ms: CUBIC takes the rest, best goodput − rLEDBAT's band",
+                     "CUBIC the rest", SOURCE, float(row["cubic_share"]), Claim("in", CUBIC_BAND),
+                     shown=pairs.share_text(row, "cubic"))
+        if rest.verdict != "agrees":
+            total = row["lbe_share"] + row["cubic_share"]
+            rest.reason = (f"the two flows carry {total:.1%} of C (best goodput {GOODPUT_FRACTION:.1%}); "
+                           f"rLEDBAT {row['lbe_share']:.1%}, mean queue {row['queue_ms']:.0f} ms, "
+                           f"{row['drops']:.0f} drops")
+        rows += [share.row(), rest.row()]
     return rows
 
 
@@ -87,24 +102,25 @@ def _split_rows(summary) -> list:
     ours = pairs.arm_rows(summary, pairs.RLEDBAT)
     low, high = split_means(ours)
     text = f"mean share RTT < 120 ms: {low:.1%}; RTT ≥ 120 ms: {high:.1%}"
-    mean = pairs.mean_over(ours, "lbe_share")
-    about = SHARE_BAND[0] <= mean <= SHARE_BAND[1]
-    return [
-        {"what": "mean rLEDBAT share over the RTT grid about 20 % (in [10 %, 30 %])",
-         "paper": "about 20 % of the capacity (L414)", "ours": f"{mean:.1%} of C", "verdict": verdict(about),
-         "reason": "" if about else "see the per-RTT rows"},
-        {"what": "seed: CUBIC's dominance clearer above 120 ms (rLEDBAT's share lower there)",
-         "paper": "more clearly noted for RTTs larger than 120 ms, because GAIN decreases (L422)", "ours": text,
-         "verdict": verdict(high < low),
-         "reason": ("the decline is there, but GAIN cannot be its cause: by eq. (2) GAIN is 1 at every RTT "
-                    "≥ 120 ms; there the 30 ms buffer is at most a quarter of the BDP, where a halving AIMD "
-                    "loses most (L362, Fig. 9)") if high < low else "rLEDBAT's share is not lower above 120 ms"},
-        {"what": "notes §3: mean share RTT ≥ 120 ms ≥ mean share RTT < 120 ms",
-         "paper": "notes §6 item 4 reverse L422 to match GAIN's direction", "ours": text,
-         "verdict": verdict(high >= low),
-         "reason": "" if high >= low else ("the seed (L422) says the opposite of the notes' reading and our runs "
-                                           "agree with the seed; the seed wins")},
-    ]
+    mean = Check("mean rLEDBAT share over the RTT grid", "about 20 % of the capacity", SOURCE,
+                 pairs.mean_over(ours, "lbe_share"), Claim("in", SHARE_BAND))
+    mean.shown = f"{mean.ours:.1%} of C over {len(ours)} RTTs"
+    if mean.verdict != "agrees":
+        mean.reason = "see the per-RTT rows"
+    lower = high < low
+    seed = Check("seed: CUBIC's dominance clearer above 120 ms (rLEDBAT's share lower there)",
+                 "more clearly noted for RTTs larger than 120 ms, because GAIN decreases", "Sec. 6.4.2, L422", None,
+                 shown=text)
+    seed.reason = ("the paper gives no size for the difference, so it is reported: "
+                   + (f"ours is lower above 120 ms by {low - high:.1%} of C, but GAIN cannot be the cause: by "
+                      "eq. (2) GAIN is 1 at every RTT ≥ 120 ms; there the 30 ms buffer is at most a quarter of "
+                      "the BDP, where a halving AIMD loses most (L362, Fig. 9)" if lower else
+                      f"ours is not lower above 120 ms ({high - low:+.1%} of C)"))
+    notes = Check("notes §3: mean share RTT ≥ 120 ms ≥ mean share RTT < 120 ms",
+                  "notes §6 item 4 reverse L422 to match GAIN's direction", "notes, not the paper", None, shown=text,
+                  reason="the notes' reading, not a claim of the paper (the seed, L422, says the opposite); "
+                         + ("our runs side with the seed" if lower else "our runs side with the notes"))
+    return [mean.row(), seed.row(), notes.row()]
 
 
 def _not_more_aggressive_reason(ours) -> str:
@@ -126,20 +142,25 @@ def grid_mean_difference_error(ours, theirs) -> float:
 
 def _ledbatpp_rows(summary) -> list:
     ours, theirs = pairs.arm_rows(summary, pairs.RLEDBAT), pairs.arm_rows(summary, pairs.LEDBATPP)
-    rows = [{"what": f"LEDBAT++ (sender side) beside CUBIC, RTT {row['rtt_ms']:g} ms",
-             "paper": "LEDBAT++ with CUBIC in [6] (L422)", "ours": pairs.pair_text(row, "LEDBAT++"),
-             "verdict": "reported", "reason": ""} for _, row in theirs.iterrows()]
+    rows = [Check(f"LEDBAT++ (sender side) beside CUBIC, RTT {row['rtt_ms']:g} ms", "LEDBAT++ with CUBIC in [6]",
+                  "L422", None, shown=pairs.pair_text(row, "LEDBAT++"),
+                  reason="the comparison arm; the paper plots no LEDBAT++ here").row()
+            for _, row in theirs.iterrows()]
     mine, other = pairs.mean_over(ours, "lbe_share"), pairs.mean_over(theirs, "lbe_share")
     error = grid_mean_difference_error(ours, theirs)
-    ok = mine - other > 2 * error
+    seeds = int(ours["seeds"].min()) if len(ours) else 0
     per_rtt = "; ".join(f"{a['rtt_ms']:g} ms: {a['lbe_share'] - b['lbe_share']:+.1%}"
                         for (_, a), (_, b) in zip(ours.iterrows(), theirs.iterrows()))
-    rows.append({"what": "rLEDBAT more aggressive than sender-side LEDBAT++ (grid-mean share higher by more "
-                         "than twice its standard error over seeds)",
-                 "paper": "rLEDBAT more aggressive than LEDBAT++: it reacts to retransmissions (L422)",
-                 "ours": (f"rLEDBAT {mine:.1%}, LEDBAT++ {other:.1%}, difference {mine - other:+.1%} ± {error:.1%} "
-                          f"(rLEDBAT − LEDBAT++ per RTT: {per_rtt})"),
-                 "verdict": verdict(ok), "reason": "" if ok else _not_more_aggressive_reason(ours)})
+    higher = mine - other > 2 * error and seeds > 1
+    reason = ("the paper gives no size for the difference, so it is reported; "
+              + (f"with {seeds} seed{'s' if seeds != 1 else ''} there is no standard error to weigh it"
+                 if seeds < 2 else
+                 f"higher by {(mine - other) / error:.1f} standard errors" if error > 0 and higher else
+                 f"not higher by twice its standard error: " + _not_more_aggressive_reason(ours)))
+    rows.append(Check("rLEDBAT more aggressive than sender-side LEDBAT++ (grid-mean share)",
+                      "rLEDBAT more aggressive than LEDBAT++: it reacts to retransmissions", "L422", None,
+                      shown=(f"rLEDBAT {mine:.1%}, LEDBAT++ {other:.1%}, difference {mine - other:+.1%} ± {error:.1%} "
+                             f"(rLEDBAT − LEDBAT++ per RTT: {per_rtt})"), reason=reason).row())
     return rows
 
 
