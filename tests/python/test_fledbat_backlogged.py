@@ -9,6 +9,7 @@ needs τ < R); Fig. 3(b)'s P(Q = 0) ≥ 5 % (the queue flushes when the latecome
 in the 100-packet (120 ms) buffer.
 """
 
+import json
 import math
 
 import pandas as pd
@@ -16,8 +17,9 @@ import pytest
 
 import ccbench
 from ccbench.experiments import run_experiment, summarize
-from ccbench.experiments.fledbat import fig1b, fig3b, yield_newreno
+from ccbench.experiments.fledbat import common, fig1b, fig3b, yield_newreno
 from ccbench.models import jain_index
+from test_fledbat_checks_can_fail import assert_checks_can_fail
 
 
 def _summary(exp, out):
@@ -64,9 +66,9 @@ def test_fig3b_flows_get_a_per_flow_jitter_within_one_ms():
 
 def test_queue_equilibrium_matches_the_notes_worked_examples():
     """Eq. (10), notes §3.3 table: N = 2, C = 833.33 packets/s, τ = 25 ms, R = 50 ms, α = 1."""
-    assert fig3b.queue_equilibrium_packets(5.0) == pytest.approx(21.03, abs=0.01)
-    assert fig3b.queue_equilibrium_packets(0.1) == pytest.approx(30.83, abs=0.01)
-    assert fig3b.queue_equilibrium_packets(0.1, n=5) == pytest.approx(45.83, abs=0.01)
+    assert common.queue_equilibrium_packets(5.0) == pytest.approx(21.03, abs=0.01)
+    assert common.queue_equilibrium_packets(0.1) == pytest.approx(30.83, abs=0.01)
+    assert common.queue_equilibrium_packets(0.1, n=5) == pytest.approx(45.83, abs=0.01)
 
 
 def test_jain_index_worked_examples():
@@ -87,10 +89,10 @@ def test_fig3b_core_measures_the_last_half(quick):
 
 def test_fledbat_rate_beside_tcp_is_the_per_rtt_balance():
     # ζ = 0.1, q = 75 ms: W = 25/(0.1·50) = 5 packets per 125 ms = 0.48 Mbps.
-    assert yield_newreno.fledbat_rate_beside_tcp_mbps(0.1, 75.0) == pytest.approx(0.48)
+    assert common.fledbat_rate_beside_tcp_mbps(0.1, 75.0) == pytest.approx(0.48)
     # A large ζ would give less than MIN_CWND: the floor of 2 packets holds.
-    assert yield_newreno.fledbat_rate_beside_tcp_mbps(5.0, 75.0) == pytest.approx(2 * 0.012 / 0.125)
-    assert math.isnan(yield_newreno.fledbat_rate_beside_tcp_mbps(0.1, 20.0))
+    assert common.fledbat_rate_beside_tcp_mbps(5.0, 75.0) == pytest.approx(2 * 0.012 / 0.125)
+    assert math.isnan(common.fledbat_rate_beside_tcp_mbps(0.1, 20.0))
 
 
 # ---------------------------------------------------------------- Fig. 1(b)
@@ -105,8 +107,13 @@ def test_fig1b_writes_figure_tables_and_comparison(fig1b_quick):
     _, out = fig1b_quick
     for name in ("fledbat-fig1b.png", "results.csv", "summary.csv", "comparison.md"):
         assert (out / name).stat().st_size > 0, name
-    text = (out / "comparison.md").read_text()
-    assert "| agrees |" in text and "L60" in text
+    assert_checks_can_fail(out, "fledbat-fig1b")
+    rows = json.loads((out / "comparison.json").read_text())
+    assert all("L60" in r["source"] or "L72" in r["source"] for r in rows if r["what"].startswith("ledbat-"))
+    # The paper only warns about a small ζ (L296), and the RFC 6817 arm is a contrast: reported.
+    for r in rows:
+        if "zeta0.1" in r["what"] or r["what"].startswith("ledbat-rfc6817"):
+            assert r["verdict"] == "reported" and r["claim"] is None and r["reason"], r["what"]
 
 
 def test_fig1b_ledbat_latecomer_starves_the_first_flow(fig1b_quick):
@@ -150,6 +157,11 @@ def test_fig3b_zeta5_is_fair_and_below_the_model_queue(fig3b_quick):
     assert row["eta_last_half"] >= 0.8
     assert row["drops"] == 0
     assert (out / "fledbat-fig3b.png").stat().st_size > 0
+    assert_checks_can_fail(out, "fledbat-fig3b")
+    # L296 names no ζ that is too small: the contrast arms are reported, not judged.
+    rows = json.loads((out / "comparison.json").read_text())
+    contrast = [r for r in rows if r["what"].startswith("contrast")]
+    assert len(contrast) == 3 and all(r["verdict"] == "reported" and r["reason"] for r in contrast)
 
 
 def test_fig3b_zeta5_flushes_the_queue_only_when_the_latecomer_joins(fig3b_quick):
@@ -192,4 +204,5 @@ def test_low_priority_flow_yields_to_newreno(yield_quick, buffer, arm):
 def test_yield_writes_its_figure(yield_quick):
     _, out = yield_quick
     assert (out / "fledbat-yield-newreno.png").stat().st_size > 0
+    assert_checks_can_fail(out, "fledbat-yield-newreno")
     assert pd.read_csv(out / "summary.csv")["lbe_mbps"].notna().all()

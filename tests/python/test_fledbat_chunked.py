@@ -15,8 +15,9 @@ import pytest
 
 import ccbench
 from conftest import run_quick
+from test_fledbat_checks_can_fail import assert_checks_can_fail
 from ccbench.experiments import registry
-from ccbench.experiments.fledbat import fig3a, fig4a, fig4b, fig5a, fig5b
+from ccbench.experiments.fledbat import common, fig3a, fig4a, fig4b, fig5a, fig5b
 
 NAMES = ["fledbat-fig3a", "fledbat-fig4a", "fledbat-fig4b", "fledbat-fig5a", "fledbat-fig5b"]
 
@@ -90,14 +91,14 @@ def test_fig5b_flows_arrive_every_10_s_and_run_200_s_after_the_last():
 
 
 def test_log_crossing_and_loop_rtt_equilibrium():
-    assert fig3a.log_crossing([0.1, 1.0, 10.0], [0.2, 0.4, 0.6], 0.5) == pytest.approx(math.sqrt(10))
-    assert math.isnan(fig3a.log_crossing([0.1, 1.0], [0.1, 0.2], 0.5))
+    assert common.log_crossing([0.1, 1.0, 10.0], [0.2, 0.4, 0.6], 0.5) == pytest.approx(math.sqrt(10))
+    assert math.isnan(common.log_crossing([0.1, 1.0], [0.1, 0.2], 0.5))
     # (Q − Cτ)(R + Q/C) = Nατ/ζ, C = 833.33 packets/s: ζ = 0.01 → 61.3 packets (eq. 10 alone: 120.8).
     capacity = 1e7 / 8 / 1500
     for zeta in (0.01, 0.1, 5.0):
-        q = fig3a.queue_at_loop_rtt_packets(zeta)
+        q = common.queue_at_loop_rtt_packets(zeta)
         assert (q - capacity * 0.025) * (0.05 + q / capacity) == pytest.approx(2 * 0.025 / zeta, rel=1e-9)
-    assert fig3a.queue_at_loop_rtt_packets(0.01) == pytest.approx(61.3, abs=0.05)
+    assert common.queue_at_loop_rtt_packets(0.01) == pytest.approx(61.3, abs=0.05)
 
 
 # ---------------------------------------------------------------- quick runs
@@ -114,6 +115,7 @@ def test_every_experiment_writes_its_outputs(quick):
 def test_fig3a_latecomer_corrects_its_base_and_shares_fairly(quick):
     """Notes' pass rows: base error ≤ 2 ms within 30 s (every seed); F(last 50 %) ≥ 0.9."""
     row = quick["fledbat-fig3a"][1].iloc[0]
+    assert_checks_can_fail(quick["fledbat-fig3a"][0], "fledbat-fig3a")
     assert row["late_base_fixed_s_max"] <= fig3a.BASE_WITHIN_S
     assert row["jain_last_half"] >= fig3a.JAIN_MIN
     assert row["q_star_packets"] == pytest.approx(120.83, abs=0.01) and row["q_reference_packets"] == 100

@@ -29,25 +29,21 @@ Computed here from the series, not read from the core: every window of this figu
 the run does (the latecomer leaves at 50 s and flow 1's recovery is checked in [55, 60] s), while
 the core's summary covers one window, [warmup, end]. So rates are wire rates (headers included,
 as the paper's η, L306) from the 100 ms ``flows`` series, averaged over (a, b], and Jain's index
-over them is ``ccbench.models.jain_index``; the queueing delay is the bottleneck's mean backlog
-over the window divided by C. The helpers here are shared by the other backlogged and chunked
-experiments (``fig2``, ``fig3a``–``fig5b``, ``yield_newreno``); those whose window ends at the
-run's end set ``warmup`` to its start and read the core's ``jain_long``, ``efficiency`` and
-per-flow ``throughput_mbps`` (:func:`measured_window`, :func:`core_rates_mbps`).
+over them is ``ccbench.models.jain_index`` (the core's ``jain_long`` covers only [warmup, end]);
+the queueing delay is the bottleneck's mean backlog over the window divided by C (helpers in
+``fledbat/common.py``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, Tuple
 
 from ccbench.experiments.base import Experiment, mean_spread
+from ccbench.experiments.checks import Check, Claim
+from ccbench.experiments.fledbat.common import (BASE_RTT_S, CAPACITY_MBPS, PACKET_BYTES, PAPER_FLOW, bottleneck,
+                                                flow_rate_mbps, inside, queue_delay_ms)
 
-CAPACITY_MBPS = 10.0
-#: L263: P = 1500 B packets (1460 B payload + 40 B headers); ACKs not delayed.
-PAPER_FLOW = {"mss": 1460, "header_bytes": 40, "delayed_ack": False}
-PACKET_BYTES = 1500
-BASE_RTT_S = 0.050
 LATE_START_S, LATE_STOP_S, DURATION_S = 10.0, 50.0, 60.0
 #: Notes' pass windows: flow 1 starved in [30, 50] s, back in [55, 60] s; flow 1 at its target
 #: just before the latecomer arrives, [8, 10] s.
@@ -60,6 +56,8 @@ STARVED_SHARE_MAX, RECOVERED_SHARE_MIN = 0.10, 0.80
 DOUBLE_TARGET_TOLERANCE = 0.30
 JAIN_MIN = 0.9
 
+#: The arm of the paper's testbed (libutp's ramp); the RFC 6817 one is a contrast.
+PAPER_LEDBAT_ARM = "ledbat-libutp"
 #: arm → (cca, its cc parameters, target τ in ms).
 ARMS: Dict[str, Tuple[str, dict, float]] = {
     "ledbat-libutp": ("ledbat", {"target": "100ms", "gain": 2.0}, 100.0),
@@ -69,42 +67,6 @@ ARMS: Dict[str, Tuple[str, dict, float]] = {
     "fledbat-tau100-zeta5": ("fledbat", {"target": "100ms", "zeta": 5.0, "alpha": 1.0}, 100.0),
     "fledbat-tau100-zeta0.1": ("fledbat", {"target": "100ms", "zeta": 0.1, "alpha": 1.0}, 100.0),
 }
-
-
-# ------------------------------------------------------------------ helpers (shared)
-
-def measured_window(result) -> Tuple[float, float]:
-    """The core's measurement window [warmup, duration] of ``result``, seconds."""
-    scenario = result.summary["scenario"]
-    return float(scenario["warmup_s"]), float(scenario["duration_s"])
-
-
-def core_rates_mbps(result, names: Sequence[str]) -> List[float]:
-    """Each flow's wire rate (headers included, L306) as the core measures it: over the part of
-    [warmup, duration] the flow was active."""
-    return [float(result.flow(name)["throughput_mbps"]) for name in names]
-
-
-def _inside(frame, start: float, end: float):
-    # Bins are stamped with their end: (start, end] holds exactly the bins inside the window.
-    return frame[(frame["t_s"] > start) & (frame["t_s"] <= end)]
-
-
-def flow_rate_mbps(result, flow: str, start: float, end: float) -> float:
-    """Mean wire rate (headers included) of ``flow`` over (start, end]."""
-    flows = result.flows
-    return float(_inside(flows[flows["flow"] == flow], start, end)["throughput_mbps"].mean())
-
-
-def bottleneck(result, start: float, end: float):
-    """The bottleneck's ``links`` rows over (start, end]."""
-    links = result.links
-    return _inside(links[links["link"] == "bottleneck"], start, end)
-
-
-def queue_delay_ms(result, start: float, end: float, capacity_mbps: float = CAPACITY_MBPS) -> float:
-    """Mean queueing delay over (start, end]: the mean backlog drained at C."""
-    return float(bottleneck(result, start, end)["queue_bytes"].mean()) * 8 / (capacity_mbps * 1e3)
 
 
 # ------------------------------------------------------------------ the experiment
@@ -140,18 +102,13 @@ def _compare(summary):
     return summary
 
 
-def _verdict(ok: bool) -> str:
-    return "agrees" if ok else "differs"
+#: Where a reader finds Fig. 1(b)'s claims: Sec. 3, the testbed run of libutp.
+FIG = "Fig. 1(b), Sec. 3"
 
 
 def _ledbat_rows(row) -> list:
     arm, tau = row["arm"], row["target_ms"]
     gain = ARMS[arm][1]["gain"]
-    starved = row["first_starved_share"] <= STARVED_SHARE_MAX
-    recovered = row["first_recovered_share"] >= RECOVERED_SHARE_MIN
-    doubled = abs(row["queue_over_2tau"] - 1) <= DOUBLE_TARGET_TOLERANCE
-    settled = abs(row["queue_settled_ms"] / tau - 1) <= DOUBLE_TARGET_TOLERANCE
-    unfair = row["jain_shared_late"] < JAIN_MIN
     # Flow 1 knows the true base: per RTT it loses GAIN·(q − τ)/τ packets (RFC 6817 §2.4.2).
     decrease = gain * (row["queue_starved_ms"] - tau) / tau
     slow_ramp = (f"GAIN = {gain:g} grows the window {gain:g} packet per RTT, so at 10 s flow 1 holds "
@@ -159,31 +116,45 @@ def _ledbat_rows(row) -> list:
     slow_fall = (f"{slow_ramp}: the latecomer's base error, hence its lead, is that much smaller, "
                  f"and flow 1's additive decrease ({decrease:.2f} packet per RTT at "
                  f"{row['queue_starved_ms']:.0f} ms) has not starved it by 50 s")
-    return [
-        {"what": f"{arm}: flow 1 at its target just before the latecomer, queue in [8, 10] s ≈ τ (±30 %)",
-         "paper": "flow 1 grows until the target and settles (L60)",
-         "ours": mean_spread(row, "queue_settled_ms", ".0f", "ms", f"τ = {tau:g} ms"),
-         "verdict": _verdict(settled), "reason": "" if settled else slow_ramp},
-        {"what": f"{arm}: flow 1's rate during [30, 50] s ≤ 10 % of C",
-         "paper": "flow 1 starved until 50 s (L60)",
-         "ours": mean_spread(row, "first_starved_mbps", ".2f", "Mbps",
-                             f"{row['first_starved_share']:.1%} of C"),
-         "verdict": _verdict(starved), "reason": "" if starved else slow_fall},
-        {"what": f"{arm}: flow 1's rate during [55, 60] s ≥ 80 % of C",
-         "paper": "flow 1 saturates the link right after 50 s (L60)",
-         "ours": mean_spread(row, "first_recovered_mbps", ".2f", "Mbps",
-                             f"{row['first_recovered_share']:.1%} of C"),
-         "verdict": _verdict(recovered), "reason": "" if recovered else "flow 1 regrows too slowly"},
-        {"what": f"{arm}: mean queueing delay during [30, 50] s ≈ 2τ (±30 %)",
-         "paper": f"the latecomer aims at about 2τ = {2 * tau:g} ms (L72)",
-         "ours": mean_spread(row, "queue_starved_ms", ".0f", "ms", f"{row['queue_over_2tau']:.2f} × 2τ"),
-         "verdict": _verdict(doubled),
-         "reason": "" if doubled else ("the latecomer's base error is flow 1's queue when it "
-                                       f"arrived ({row['queue_settled_ms']:.0f} ms), not τ")},
-        {"what": f"{arm}: Jain's index over [20, 50] s < 0.9 (latecomer advantage)",
-         "paper": "unfair: the latecomer takes the link (L60, L72)", "ours": _jain_text(row),
-         "verdict": _verdict(unfair), "reason": "" if unfair else slow_fall},
-    ]
+    settled = Check(f"{arm}: flow 1's queueing delay in [8, 10] s, just before the latecomer, ≈ τ",
+                    f"flow 1 grows until the target τ = {tau:g} ms is hit and settles", f"{FIG}, L72",
+                    row["queue_settled_ms"], Claim("≈", tau, agree=DOUBLE_TARGET_TOLERANCE),
+                    shown=mean_spread(row, "queue_settled_ms", ".0f", "ms"))
+    # Flow 1 starved ⇔ at most 10 % of C is flow 1's ⇔ at least 90 % of C is not: stated on the
+    # share flow 1 does not get, a number a halved or doubled reading can move across the bound.
+    starved = Check(f"{arm}: share of C flow 1 does not get during [30, 50] s (starved: flow 1 ≤ 10 % of C)",
+                    "flow 1 starved until the latecomer leaves at 50 s", f"{FIG}, L60",
+                    1 - row["first_starved_share"], Claim("≥", 1 - STARVED_SHARE_MAX),
+                    shown=(f"{1 - row['first_starved_share']:.1%} (flow 1 "
+                           f"{mean_spread(row, 'first_starved_mbps', '.2f', 'Mbps')})"))
+    recovered = Check(f"{arm}: flow 1's rate during [55, 60] s ≥ 80 % of C",
+                      "flow 1 saturates the link right after 50 s", f"{FIG}, L60",
+                      row["first_recovered_mbps"], Claim("≥", RECOVERED_SHARE_MIN * CAPACITY_MBPS),
+                      shown=mean_spread(row, "first_recovered_mbps", ".2f", "Mbps",
+                                        f"{row['first_recovered_share']:.1%} of C"))
+    doubled = Check(f"{arm}: mean queueing delay during [30, 50] s ≈ 2τ",
+                    f"the latecomer aims at about 2τ = {2 * tau:g} ms", f"{FIG}, L72",
+                    row["queue_starved_ms"], Claim("≈", 2 * tau, agree=DOUBLE_TARGET_TOLERANCE),
+                    shown=mean_spread(row, "queue_starved_ms", ".0f", "ms", f"{row['queue_over_2tau']:.2f} × 2τ"))
+    unfair = Check(f"{arm}: Jain's index over [20, 50] s < 0.9 (latecomer advantage)",
+                   "unfair: the latecomer takes the link", f"{FIG}, L60, L72",
+                   row["jain_shared_late"], Claim("≤", JAIN_MIN), shown=_jain_text(row))
+    checks = (settled, starved, recovered, doubled, unfair)
+    settled.reason = "" if settled.verdict == "agrees" else slow_ramp
+    starved.reason = "" if starved.verdict == "agrees" else slow_fall
+    recovered.reason = "" if recovered.verdict == "agrees" else (
+        f"flow 1 regrows too slowly: {row['first_recovered_mbps']:.2f} Mbps in [55, 60] s")
+    doubled.reason = "" if doubled.verdict == "agrees" else (
+        f"the latecomer's base error is flow 1's queue when it arrived ({row['queue_settled_ms']:.0f} ms), "
+        f"not τ = {tau:g} ms")
+    unfair.reason = "" if unfair.verdict == "agrees" else slow_fall
+    if arm != PAPER_LEDBAT_ARM:
+        # A contrast arm, not the paper's testbed (libutp): shown beside it, not judged.
+        for check in checks:
+            check.reason = (f"reported: contrast arm (RFC 6817's GAIN = {gain:g}), not the paper's libutp "
+                            "testbed; " + (check.reason or "as in the testbed arm"))
+            check.claim = None
+    return [c.row() for c in checks]
 
 
 def _jain_text(row) -> str:
@@ -194,18 +165,19 @@ def _jain_text(row) -> str:
 def _fledbat_rows(row) -> list:
     arm, tau = row["arm"], row["target_ms"]
     zeta = ARMS[arm][1]["zeta"]
-    fair = row["jain_shared_late"] >= JAIN_MIN
     what = f"{arm}: Jain's index over [20, 50] s (the shared period after the latecomer's first 10 s)"
     if zeta >= 1:
-        return [{"what": what + " ≥ 0.9",
-                 "paper": "a large ζ (5, L278) flushes the queue and restores fairness (L296–L298)",
-                 "ours": _jain_text(row), "verdict": _verdict(fair),
-                 "reason": "" if fair else _no_flush_reason(tau)}]
-    return [{"what": what + " (no bound: the paper only warns)",
-             "paper": "a too small ζ can leave the latecomer ahead with backlogged flows (L296)",
-             "ours": _jain_text(row), "verdict": "agrees" if not fair else "differs",
-             "reason": ("the decrease ζ·(q̂ − τ)/τ per ACK is too weak to drain the queue below "
-                        "the latecomer's wrong base" if not fair else f"ζ = {zeta:g} is enough here")}]
+        check = Check(what + " ≥ 0.9", "a large ζ (5, Fig. 3(b)) flushes the queue and restores fairness",
+                      "Sec. 7.2, L296–L298", row["jain_shared_late"], Claim("≥", JAIN_MIN), shown=_jain_text(row))
+        check.reason = "" if check.verdict == "agrees" else _no_flush_reason(tau)
+        return [check.row()]
+    # L296 only warns that a too small ζ *may* leave the latecomer ahead: no number to judge.
+    late_share = 1 - row["first_starved_share"]
+    lead = "the latecomer leads" if row["jain_shared_late"] < JAIN_MIN else "the two share fairly"
+    return [Check(what, "a too small ζ can leave the latecomer ahead with backlogged flows (a warning, "
+                        "no bound)", "Sec. 7.2, L296", row["jain_shared_late"], None, shown=_jain_text(row),
+                  reason=(f"reported: the paper gives no number for ζ = {zeta:g}; here {lead} (F "
+                          f"{row['jain_shared_late']:.3f}, {late_share:.1%} of C not flow 1's in [30, 50] s)")).row()]
 
 
 def _no_flush_reason(tau_ms: float) -> str:
@@ -227,10 +199,10 @@ def _comparison(summary) -> list:
     for _, row in summary.iterrows():
         rows += _ledbat_rows(row) if row["cca"] == "ledbat" else _fledbat_rows(row)
     drops = int(summary["drops_max"].max()) if "drops_max" in summary else int(summary["drops"].max())
-    rows.append({"what": "packets dropped at the 375 kB (300 ms) buffer, any arm",
-                 "paper": "buffer not given (notes §4 item 13)", "ours": str(drops),
-                 "verdict": "agrees" if drops == 0 else "differs",
-                 "reason": "" if drops == 0 else "the delay signal alone should act"})
+    rows.append(Check("packets dropped at the 375 kB (300 ms) buffer, any arm", "buffer not given",
+                      "Sec. 3 (notes §4 item 13)", float(drops), None, shown=str(drops),
+                      reason=(f"reported: the buffer is our choice, sized so that only the delay signal acts; "
+                              f"{drops} drops in the worst run")).row())
     return rows
 
 
@@ -250,7 +222,7 @@ def _figure(summary, out_dir: Path) -> Path:
         flows = result.flows
         for i, (name, (start, stop)) in enumerate((("first", (0, DURATION_S)), ("late", SHARED))):
             # Only while the flow runs: before its start and after its stop cwnd is a constant.
-            df = _inside(flows[flows["flow"] == name], start, stop)
+            df = inside(flows[flows["flow"] == name], start, stop)
             axes[0][col].plot(df["t_s"], df["cwnd_bytes"] / PAPER_FLOW["mss"], color=f"C{i}", lw=1,
                               label=f"flow {i + 1}")
         links = bottleneck(result, 0, DURATION_S)

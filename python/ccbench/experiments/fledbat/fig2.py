@@ -33,9 +33,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
-from ccbench.experiments.fledbat.fig1b import (CAPACITY_MBPS, PACKET_BYTES, PAPER_FLOW, bottleneck,
-                                               core_rates_mbps, measured_window)
-from ccbench.experiments.fledbat.fig3b import JITTERED
+from ccbench.experiments.checks import Check, Claim
+from ccbench.experiments.fledbat.common import (CAPACITY_MBPS, CAPACITY_PPS, JITTERED, PACKET_BYTES, PAPER_FLOW,
+                                                bottleneck, core_rates_mbps, least_sojourn_ms, measured_window)
 
 TARGET_S, ZETA, ALPHA, BASE_RTT_S, FLOWS = 0.025, 0.1, 1.0, 0.050, 2
 LATE_START_S, BUFFER_PACKETS = 2.0, 100
@@ -44,7 +44,6 @@ NAMES = ("first", "late")
 PAPER_IW, LINUX_IW = 2, 10
 #: The notes' measurement window starts here (t ≥ 20 s).
 WINDOW_START_S = 20.0
-CAPACITY_PPS = CAPACITY_MBPS * 1e6 / 8 / PACKET_BYTES
 #: Notes' pass rows. Fluid (NUM): X_i within 0.1 pkt/s, Q within 0.05 pkt of eq. (10), F ≥ 0.99
 #: by 6 s. Packet (SIM): shares 50 ± 5 % of C, F ≥ 0.98, η ≥ 0.95, mean queue in [18, 35] pkts.
 FLUID_X_TOL, FLUID_Q_TOL, FLUID_FAIR_BY_S, FLUID_JAIN = 0.1, 0.05, 6.0, 0.99
@@ -98,14 +97,6 @@ def _mean_srtt_ms(result, start: float, end: float) -> float:
     return float(inside["srtt_ms"].mean())
 
 
-def _least_sojourn_ms(result, flow: str) -> float:
-    """The smallest queueing delay any packet of ``flow`` met: a floor under its base-delay
-    error, since its base delay is the least delay it ever measured (one base history outlasts
-    the run)."""
-    sojourn = result.sojourn
-    return float(sojourn[sojourn["flow"] == flow]["sojourn_ms"].min())
-
-
 def _metric(result, point: dict) -> dict:
     start, end = measured_window(result)
     rates = core_rates_mbps(result, NAMES)
@@ -115,7 +106,7 @@ def _metric(result, point: dict) -> dict:
             "jain": link["jain_long"], "eta": link["efficiency"],
             "mean_queue_packets": float(links["queue_packets"].mean()),
             "rtt_ms": _mean_srtt_ms(result, start, end), "drops": link["drops"],
-            "late_least_sojourn_ms": _least_sojourn_ms(result, NAMES[1])}
+            "late_least_sojourn_ms": least_sojourn_ms(result, NAMES[1])}
 
 
 def _compare(summary):
@@ -127,8 +118,7 @@ def _compare(summary):
     return summary
 
 
-def _verdict(ok: bool) -> str:
-    return "agrees" if ok else "differs"
+FIG = "Fig. 2, Sec. 6"
 
 
 def _fluid_rows(row) -> list:
@@ -136,95 +126,90 @@ def _fluid_rows(row) -> list:
 
     star_q = row["q_star_base_rtt"]
     star_x = CAPACITY_PPS / FLOWS
-    x_ok = all(abs(row[k] - star_x) <= FLUID_X_TOL for k in ("fluid_x1", "fluid_x2"))
-    q_ok = abs(row["fluid_q"] - star_q) <= FLUID_Q_TOL
-    fair_ok = row["fluid_fair_s"] <= FLUID_FAIR_BY_S
     rates = [fledbat_rates(CAPACITY_PPS, TARGET_S, BASE_RTT_S, FLOWS, ALPHA, ZETA, printed=p)
              for p in (True, False)]
-    decay_ok = abs(row["fluid_decay"] / rates[0].theta - 1) <= 0.01
-    return [
-        {"what": "fluid: each rate at 60 s (eq. 10: C/N)", "paper": f"{star_x:.2f} ± {FLUID_X_TOL:g} pkt/s",
-         "ours": f"{row['fluid_x1']:.3f}, {row['fluid_x2']:.3f} pkt/s", "verdict": _verdict(x_ok),
-         "reason": "" if x_ok else "the solution has not settled"},
-        {"what": "fluid: queue at 60 s (eq. 10: Cτ + Nατ/(ζR))", "paper": f"{star_q:.2f} ± {FLUID_Q_TOL:g} packets",
-         "ours": f"{row['fluid_q']:.3f} packets", "verdict": _verdict(q_ok),
-         "reason": "" if q_ok else "the solution has not settled"},
-        {"what": "fluid: Jain's F ≥ 0.99 by 6 s (notes' Euler run: first at 4.39 s)",
-         "paper": "fair after a transient (L280)", "ours": f"first at {row['fluid_fair_s']:.3f} s",
-         "verdict": _verdict(fair_ok), "reason": "" if fair_ok else "converges later than 6 s"},
-        {"what": "fluid: decay rate of |Q − Q*| (fit over 8–30 s) against Prop. 5.7's Θ",
-         "paper": f"Θ = {rates[0].theta:.3f} /s as printed (ζ* = {rates[0].zeta_star:.3f})",
-         "ours": f"{row['fluid_decay']:.4f} /s; corrected Θ = {rates[1].theta:.4f} /s "
-                 f"(ζ* = {rates[1].zeta_star:.2e}), oscillating at {rates[1].omega:.2f} rad/s",
-         "verdict": _verdict(decay_ok),
-         "reason": "" if decay_ok else ("the printed Θ is off by the factor N in the Jacobian's diagonal "
-                                        "(proof (11) uses −Nα/(CR²)) and has '+' for '−'; the seed's "
-                                        "own derivation gives the corrected Θ, which the ODE follows "
-                                        "(notes §3.3, §5.5)")},
-    ]
+    checks = [Check(f"fluid: flow {i}'s rate at 60 s (eq. 10: C/N)", f"X* = C/N = {star_x:.2f} pkt/s",
+                    "eq. (10), Prop. 5.1, L173–L176", row[f"fluid_x{i}"],
+                    Claim("≈", star_x, agree=FLUID_X_TOL, relative=False), shown=f"{row[f'fluid_x{i}']:.3f} pkt/s")
+              for i in (1, 2)]
+    checks.append(Check("fluid: queue at 60 s (eq. 10: Cτ + Nατ/(ζR))", f"Q* = {star_q:.2f} packets",
+                        "eq. (10), Prop. 5.1, L173–L176", row["fluid_q"],
+                        Claim("≈", star_q, agree=FLUID_Q_TOL, relative=False), shown=f"{row['fluid_q']:.3f} packets"))
+    checks.append(Check("fluid: first time Jain's F ≥ 0.99 after the second start (bound: the notes' 6 s)",
+                        "fair after a transient", "Fig. 2 (right), Sec. 6, L280", row["fluid_fair_s"],
+                        Claim("≤", FLUID_FAIR_BY_S), shown=f"{row['fluid_fair_s']:.3f} s"))
+    decay = Check("fluid: decay rate of |Q − Q*| (fit over 8–30 s) against Prop. 5.7's Θ",
+                  f"Θ = {rates[0].theta:.3f} /s as printed (ζ* = {rates[0].zeta_star:.3f})", "Prop. 5.7, L243",
+                  row["fluid_decay"], Claim("≈", rates[0].theta, agree=0.01),
+                  shown=(f"{row['fluid_decay']:.4f} /s; corrected Θ = {rates[1].theta:.4f} /s "
+                         f"(ζ* = {rates[1].zeta_star:.2e}), oscillating at {rates[1].omega:.2f} rad/s"))
+    for check in checks:
+        check.reason = "" if check.verdict == "agrees" else "the solution has not settled"
+    decay.reason = "" if decay.verdict == "agrees" else (
+        f"the ODE decays at {row['fluid_decay']:.4f} /s, the corrected Θ = {rates[1].theta:.4f} /s: the printed "
+        "Θ is off by the factor N in the Jacobian's diagonal (proof (11) uses −Nα/(CR²)) and has '+' for '−'; "
+        "the seed's own derivation gives the corrected Θ (notes §3.3, §5.5)")
+    return [c.row() for c in checks + [decay]]
 
 
 def _queue_claim_row(row) -> dict:
     """L280's "Q̄ ≈ Cτ", read with the done-means' 25 %."""
     c_tau = CAPACITY_PPS * TARGET_S
     ours = row["mean_queue_packets"]
-    ok = abs(ours / c_tau - 1) <= Q_STAR_TOL
-    return {"what": "packet: mean queue ≈ Cτ (L280), within 25 %", "paper": f"Q̄ ≈ Cτ = {c_tau:.2f} packets",
-            "ours": f"{mean_spread(row, 'mean_queue_packets', '.2f', 'packets')} ({ours / c_tau - 1:+.0%}); "
-                    f"fluid {row['fluid_q']:.2f}",
-            "verdict": _verdict(ok),
-            "reason": "" if ok else (
-                f"the paper's own model puts the queue at Q* = Cτ + Nατ/(ζR) = {row['q_star_base_rtt']:.2f}, "
-                "not Cτ (eq. 10, notes §5.8); the packet queue lies between the two because the "
-                "real RTT holds the queue, which shrinks the offset (see the Q* rows)")}
+    check = Check("packet: mean queue ≈ Cτ", f"Q̄ ≈ Cτ = {c_tau:.2f} packets", f"{FIG}, L280", ours,
+                  Claim("≈", c_tau, agree=Q_STAR_TOL),
+                  shown=f"{mean_spread(row, 'mean_queue_packets', '.2f', 'packets')}; fluid {row['fluid_q']:.2f}")
+    if check.verdict != "agrees":
+        check.reason = (f"the paper's own model puts the queue at Q* = Cτ + Nατ/(ζR) = {row['q_star_base_rtt']:.2f}, "
+                        f"not Cτ (eq. 10, notes §5.8); ours, {ours:.2f}, lies between the two because the real RTT "
+                        f"({row['rtt_ms']:.1f} ms) holds the queue, which shrinks the offset (see the Q* rows)")
+    return check.row()
 
 
-def _share_text(row) -> str:
-    parts = []
-    for name in NAMES:
-        parts.append(f"{name} {mean_spread(row, f'share_{name}', '.3f')} "
-                     f"[{row[f'share_{name}_min']:.3f}, {row[f'share_{name}_max']:.3f}]")
-    return "; ".join(parts)
+def _share_text(row, name: str) -> str:
+    return (f"{mean_spread(row, f'share_{name}', '.3f')} "
+            f"[{row[f'share_{name}_min']:.3f}, {row[f'share_{name}_max']:.3f}] over seeds")
 
 
 def _packet_rows(row) -> list:
-    shares = [row[f"share_{name}"] for name in NAMES]
     worst = max(abs(row[f"share_{n}_{s}"] - 0.5) for n in NAMES for s in ("min", "max"))
-    share_ok = all(abs(s - 0.5) <= SHARE_TOL for s in shares)
-    rate_ok = all(abs(s * FLOWS - 1) <= RATE_TOL for s in shares)
-    lo, hi = QUEUE_RANGE
-    queue = row["mean_queue_packets"]
-    seeds_note = (f"the worst seed is {worst:.1%} off half, the first flow behind; " + _latecomer_note(row))
-    return [
-        {"what": "packet, t ≥ 20 s: each flow's rate 50 ± 5 % of C (seed means; [min, max] over seeds)",
-         "paper": "X̄_i ≈ C/2 (L280)", "ours": _share_text(row), "verdict": _verdict(share_ok),
-         "reason": "" if worst <= SHARE_TOL else seeds_note},
-        {"what": "packet, t ≥ 20 s: Jain's F ≥ 0.98", "paper": "fair (L280)",
-         "ours": mean_spread(row, "jain", ".4f") + f" (min {row['jain_min']:.4f})",
-         "verdict": _verdict(row["jain"] >= JAIN_MIN), "reason": "" if row["jain"] >= JAIN_MIN else seeds_note},
-        {"what": "packet, t ≥ 20 s: η ≥ 0.95", "paper": "efficient (Obs. 5.9)",
-         "ours": mean_spread(row, "eta", ".4f"), "verdict": _verdict(row["eta"] >= ETA_MIN),
-         "reason": "" if row["eta"] >= ETA_MIN else "the link idles"},
-        {"what": "packet, t ≥ 20 s: mean queue in [18, 35] packets",
-         "paper": "good agreement with the model (L273)",
-         "ours": mean_spread(row, "mean_queue_packets", ".2f", "packets"),
-         "verdict": _verdict(lo <= queue <= hi), "reason": "" if lo <= queue <= hi else "outside the notes' band"},
-        {"what": "done-means: each rate within 10 % of C/N", "paper": f"C/N = {CAPACITY_MBPS / FLOWS:g} Mbps",
-         "ours": " / ".join(f"{s * CAPACITY_MBPS:.3f} Mbps ({s * FLOWS - 1:+.1%})" for s in shares),
-         "verdict": _verdict(rate_ok), "reason": "" if rate_ok else seeds_note},
+    seeds_note = (f"the worst seed is {worst:.1%} off half; " + _latecomer_note(row))
+    checks = []
+    for name in NAMES:
+        checks.append(Check(f"packet, t ≥ 20 s: {name} flow's share of C (seed mean; bound: the notes' 50 ± 5 %)",
+                            "X̄_i ≈ C/2", f"{FIG}, L280", row[f"share_{name}"],
+                            Claim("≈", 0.5, agree=SHARE_TOL, relative=False), shown=_share_text(row, name)))
+    checks.append(Check("packet, t ≥ 20 s: Jain's F (bound: the notes' ≥ 0.98)", "fair", f"{FIG}, L280",
+                        row["jain"], Claim("≥", JAIN_MIN),
+                        shown=mean_spread(row, "jain", ".4f") + f" (min {row['jain_min']:.4f})"))
+    checks.append(Check("packet, t ≥ 20 s: η (bound: the notes' ≥ 0.95)", "efficient", "Obs. 5.9, L255",
+                        row["eta"], Claim("≥", ETA_MIN), shown=mean_spread(row, "eta", ".4f")))
+    checks.append(Check("packet, t ≥ 20 s: mean queue (bound: the notes' [18, 35] packets)",
+                        "good agreement with the model", f"{FIG}, L273", row["mean_queue_packets"],
+                        Claim("in", QUEUE_RANGE), shown=mean_spread(row, "mean_queue_packets", ".2f", "packets")))
+    for name in NAMES:
+        rate = row[f"share_{name}"] * CAPACITY_MBPS
+        checks.append(Check(f"done-means: {name} flow's rate within 10 % of C/N", f"C/N = {CAPACITY_MBPS / FLOWS:g} Mbps",
+                            f"eq. (10), {FIG}, L280", rate, Claim("≈", CAPACITY_MBPS / FLOWS, agree=RATE_TOL),
+                            shown=f"{rate:.3f} Mbps"))
+    for check in checks:
+        if check.verdict != "agrees":
+            check.reason = "the link idles" if check.what.startswith("packet, t ≥ 20 s: η") else seeds_note
+    return [c.row() for c in checks] + [
         _q_star_row(row, "q_star_base_rtt", f"R = base RTT {BASE_RTT_S * 1e3:g} ms, as eq. (10) is written"),
-        _q_star_row(row, "q_star_measured_rtt", f"R = measured mean RTT {row['rtt_ms']:.1f} ms, at equilibrium"),
+        _q_star_row(row, "q_star_measured_rtt", "R = measured mean RTT, at equilibrium"),
         _queue_claim_row(row),
     ]
 
 
 def _q_star_row(row, column: str, how: str) -> dict:
     star, queue = row[column], row["mean_queue_packets"]
-    error = queue / star - 1
-    ok = abs(error) <= Q_STAR_TOL
-    return {"what": f"done-means: mean queue within 25 % of Q* ({how})", "paper": f"Q* = {star:.2f} packets",
-            "ours": f"{queue:.2f} packets ({error:+.1%})", "verdict": _verdict(ok),
-            "reason": "" if ok else "the queue is off the fluid equilibrium by more than 25 %"}
+    check = Check(f"done-means: mean queue within 25 % of Q* ({how})", f"Q* = {star:.2f} packets"
+                  + (f" at R = {row['rtt_ms']:.1f} ms" if column == "q_star_measured_rtt" else ""),
+                  "eq. (10)", queue, Claim("≈", star, agree=Q_STAR_TOL), shown=f"{queue:.2f} packets")
+    if check.verdict != "agrees":
+        check.reason = f"the queue is {queue / star - 1:+.0%} off the fluid equilibrium"
+    return check.row()
 
 
 def _latecomer_note(row) -> str:
@@ -239,14 +224,15 @@ def _latecomer_note(row) -> str:
 
 
 def _contrast_row(row) -> dict:
+    """Not the paper's set-up (ns-2's IW 2): shown beside it, not judged against it."""
+    shares = "; ".join(f"{name} {_share_text(row, name)}" for name in NAMES)
     fair = row["jain"] >= JAIN_MIN and all(abs(row[f"share_{n}"] - 0.5) <= SHARE_TOL for n in NAMES)
-    return {"what": f"contrast, Linux IW {LINUX_IW}: fair after a transient (shares 50 ± 5 %, F ≥ 0.98)?",
-            "paper": "fair (L280), with ns-2's initial window",
-            "ours": f"{_share_text(row)}; F {mean_spread(row, 'jain', '.4f')}",
-            "verdict": _verdict(fair),
-            "reason": "" if fair else (
-                f"with IW {LINUX_IW} flow 1's window passes the BDP (41.7 packets) before 2 s, so the "
-                "latecomer starts on a small standing queue; " + _latecomer_note(row))}
+    why = ("fair as with IW 2" if fair else
+           f"with IW {LINUX_IW} flow 1's window passes the BDP before 2 s, so the latecomer starts on a small "
+           "standing queue; " + _latecomer_note(row))
+    return Check(f"contrast, Linux IW {LINUX_IW}: Jain's F over t ≥ 20 s", "fair, with ns-2's initial window",
+                 f"{FIG}, L280", row["jain"], None, shown=f"F {mean_spread(row, 'jain', '.4f')}; shares {shares}",
+                 reason=f"reported: not the paper's set-up (ns-2's IW {PAPER_IW}); {why}").row()
 
 
 def _comparison(summary) -> list:

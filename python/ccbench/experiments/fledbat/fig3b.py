@@ -26,21 +26,21 @@ packet's 1.2 ms transmission, rounded to whole packets), also over the latecomer
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
-from ccbench.experiments.fledbat.fig1b import (CAPACITY_MBPS, PACKET_BYTES, PAPER_FLOW, bottleneck,
-                                               core_rates_mbps, measured_window)
+from ccbench.experiments.checks import Check, Claim
+from ccbench.experiments.fledbat.common import (ALPHA, BASE_RTT_S, BUFFER_PACKETS, CAPACITY_MBPS, JITTERED,
+                                                PAPER_FLOW, TARGET_S, bottleneck, core_rates_mbps, empty_share,
+                                                last_half, measured_window, queue_equilibrium_packets)
 
 ZETAS = [5.0, 0.1, 0.01, 0.001]
 PAPER_ZETA = 5.0
-TARGET_S, ALPHA, BASE_RTT_S, FLOWS = 0.025, 1.0, 0.050, 2
-BUFFER_PACKETS = 100
+FLOWS = 2
 LATE_START_S = 10.0
 #: Run lengths (full, quick); the measurement window, ``warmup`` on, is the last half.
 DURATION_S, QUICK_DURATION_S = 300.0, 120.0
-#: L271: jitter uniform in [0, 1] ms on top of the 50 ms RTT.
-JITTER_MS = 1.0
 #: The window over which the latecomer's first queue flush is looked for.
 JOIN_S = 10.0
 #: Notes' pass rows for ζ = 5.
@@ -50,31 +50,10 @@ SAMPLE_BIN_S = 0.001
 BARELY_IDLE = 0.995
 
 
-def queue_equilibrium_packets(zeta: float, n: int = FLOWS, alpha: float = ALPHA, tau_s: float = TARGET_S,
-                              rtt_s: float = BASE_RTT_S, capacity_mbps: float = CAPACITY_MBPS) -> float:
-    """Eq. (10) (Prop. 5.1, L173–L176): Q* = Cτ + Nατ/(ζR), in packets (C in packets/s)."""
-    capacity_pps = capacity_mbps * 1e6 / 8 / PACKET_BYTES
-    return capacity_pps * tau_s + n * alpha * tau_s / (zeta * rtt_s)
-
-
-#: L271: the 50 ms RTT plus a jitter uniform in [0, 1] ms, one draw per flow, drawn by the core
-#: from the run's seed.
-JITTERED = {"rtt_jitter": f"{JITTER_MS:g}ms"}
 
 
 def _apply(point: dict) -> dict:
     return {"flows.cc.zeta": point["zeta"]}
-
-
-def last_half(duration_s: float) -> dict:
-    """``duration`` and ``warmup`` of a run measured over the last half of it."""
-    return {"duration": f"{duration_s:g}s", "warmup": f"{duration_s / 2:g}s"}
-
-
-def empty_share(result, start: float, end: float) -> float:
-    """Share of the 1 ms backlog samples in (start, end] that round to 0 packets."""
-    queue = bottleneck(result, start, end)["queue_packets"]
-    return float((queue.round() == 0).mean())
 
 
 def _metric(result, point: dict) -> dict:
@@ -103,41 +82,38 @@ def _compare(summary):
     return summary
 
 
-def _verdict(ok: bool) -> str:
-    return "agrees" if ok else "differs"
+FIG = "Fig. 3(b), Sec. 7.2"
 
 
 def _paper_rows(row) -> list:
     q_star = row["q_star_packets"]
-    fair = row["jain_last_half"] >= JAIN_MIN
-    empty = row["p_empty_shared"] >= P_EMPTY_MIN
-    below = row["mean_queue_packets"] <= q_star
-    lo, hi = ETA_RANGE
-    efficient = lo <= row["eta_last_half"] < hi
     no_flush = (f"the queue empties when the latecomer joins ({row['p_empty_join']:.1%} of "
                 f"[10, 20] s) and the latecomer learns its base then, but afterwards our per-ACK "
                 f"decrease (eq. 5 reconstructed, notes §3.2) answers q̂ > τ within a fraction of an RTT, "
                 f"so the queue hovers near {row['mean_queue_packets']:.0f} packets without the wide "
                 "window swings of the paper's ns-2 module (L298)")
-    return [
-        {"what": "ζ = 5: Jain's index over the last half ≥ 0.9 (mean over the seeds)",
-         "paper": "fair: a large ζ flushes the queue (L296–L298)",
-         "ours": (mean_spread(row, "jain_last_half") + f"; {_seeds_text(row, 'fair_last_half')} "
-                  f"≥ 0.9, lowest {row['jain_last_half_min']:.3f}"),
-         "verdict": _verdict(fair), "reason": _unfair_seeds_reason(row)},
-        {"what": "ζ = 5: P(Q = 0) over [10 s, end] ≥ 5 % (1 ms samples)",
-         "paper": "more mass at Q = 0 in the PDF (L298)",
-         "ours": mean_spread(row, "p_empty_shared", ".2%") + f"; in [10, 20] s {row['p_empty_join']:.1%}",
-         "verdict": _verdict(empty), "reason": "" if empty else no_flush},
-        {"what": "ζ = 5: mean queue over the last half ≤ Q* = Cτ + Nατ/(ζR)",
-         "paper": f"the model somewhat overestimates the queue (L298); Q* = {q_star:.2f} packets",
-         "ours": mean_spread(row, "mean_queue_packets", ".2f", "packets"), "verdict": _verdict(below),
-         "reason": "" if below else "the queue sits above the model's"},
-        {"what": "ζ = 5: 0.8 ≤ η < 1.0 over the last half",
-         "paper": "less efficient: the link sometimes idles (L298–L300)",
-         "ours": mean_spread(row, "eta_last_half", ".4f", note=f"idle {1 - row['eta_last_half']:.2%}"),
-         "verdict": _verdict(efficient), "reason": _efficiency_reason(row, efficient, no_flush)},
-    ]
+    fair = Check("ζ = 5: Jain's index over the last half (mean over the seeds; bound: the notes' ≥ 0.9)",
+                 "fair: a large ζ flushes the queue", f"{FIG}, L296–L298", row["jain_last_half"],
+                 Claim("≥", JAIN_MIN),
+                 shown=(mean_spread(row, "jain_last_half") + f"; {_seeds_text(row, 'fair_last_half')} "
+                        f"≥ 0.9, lowest {row['jain_last_half_min']:.3f}"),
+                 reason=_unfair_seeds_reason(row))
+    empty = Check("ζ = 5: P(Q = 0) over [10 s, end], 1 ms samples (bound: the notes' ≥ 5 %)",
+                  "more mass at Q = 0 in the PDF", f"{FIG}, L298", row["p_empty_shared"], Claim("≥", P_EMPTY_MIN),
+                  shown=mean_spread(row, "p_empty_shared", ".2%") + f"; in [10, 20] s {row['p_empty_join']:.1%}")
+    empty.reason = "" if empty.verdict == "agrees" else no_flush
+    below = Check("ζ = 5: mean queue over the last half ≤ Q* = Cτ + Nατ/(ζR)",
+                  f"the model somewhat overestimates the queue; Q* = {q_star:.2f} packets", f"{FIG}, L298, eq. (10)",
+                  row["mean_queue_packets"], Claim("≤", q_star),
+                  shown=mean_spread(row, "mean_queue_packets", ".2f", "packets"))
+    below.reason = "" if below.verdict == "agrees" else "the queue sits above the model's"
+    # 0.8 ≤ η < 1.0: the upper end is open (a link that never idles is not "less efficient").
+    efficient = Check("ζ = 5: 0.8 ≤ η < 1.0 over the last half (bound: the notes')",
+                      "less efficient: the link sometimes idles", f"{FIG}, L298–L300", row["eta_last_half"],
+                      Claim("in", (ETA_RANGE[0], math.nextafter(ETA_RANGE[1], 0.0))),
+                      shown=mean_spread(row, "eta_last_half", ".4f", note=f"idle {1 - row['eta_last_half']:.2%}"))
+    efficient.reason = _efficiency_reason(row, efficient.verdict == "agrees", no_flush)
+    return [c.row() for c in (fair, empty, below, efficient)]
 
 
 def _seeds_text(row, share_metric: str) -> str:
@@ -166,27 +142,28 @@ def _efficiency_reason(row, efficient: bool, no_flush: str) -> str:
 
 
 def _contrast_row(row) -> dict:
+    """L296 only warns that a too small ζ *may* leave the latecomer ahead: no ζ, no number."""
     zeta, q_star = row["zeta"], row["q_star_packets"]
     dominates = row["jain_last_half"] < JAIN_MIN and row["late_share_last_half"] > 0.5
     # Seeds differ where losses, not the delay signal, set the shares: say when some seeds do.
     some = not dominates and row.get("jain_last_half_min", 1.0) < JAIN_MIN
-    overflow = q_star > BUFFER_PACKETS
     if dominates:
-        reason = (f"the first-comer's decrease (ζ = {zeta:g}) is too weak to drain the queue "
-                  "below the latecomer's base error, as L296 explains")
-    elif overflow:
-        reason = (f"Q* = {q_star:.0f} packets exceeds the {BUFFER_PACKETS}-packet buffer: the queue "
-                  f"overflows ({row['drops']:.0f} drops after 10 s) and the loss halving, "
-                  "multiplicative for both flows, equalises them")
+        why = (f"the first-comer's decrease (ζ = {zeta:g}) is too weak to drain the queue "
+               "below the latecomer's base error, as L296 explains")
+    elif q_star > BUFFER_PACKETS:
+        why = (f"Q* = {q_star:.0f} packets exceeds the {BUFFER_PACKETS}-packet buffer: the queue "
+               f"overflows ({row['drops']:.0f} drops after 10 s) and the loss halving, "
+               "multiplicative for both flows, equalises them")
     else:
-        reason = "the first-comer's decrease still flushes the queue"
-    return {"what": f"contrast ζ = {zeta:g}: does the latecomer dominate (F < 0.9 over the last half)?",
-            "paper": "yes when ζ is too small (L296; notes: expected for ζ = 0.001)",
-            "ours": (f"{'yes' if dominates else 'in some seeds' if some else 'no'}: "
-                     f"F {mean_spread(row, 'jain_last_half')} (min {row.get('jain_last_half_min', float('nan')):.3f}), "
-                     f"latecomer's share {row['late_share_last_half']:.1%}, "
-                     f"mean queue {row['mean_queue_packets']:.1f} packets (Q* {q_star:.1f})"),
-            "verdict": "agrees" if dominates else "differs", "reason": reason}
+        why = "the first-comer's decrease still flushes the queue"
+    answer = "the latecomer dominates" if dominates else "in some seeds" if some else "no latecomer advantage"
+    return Check(f"contrast ζ = {zeta:g}: Jain's index over the last half (does the latecomer dominate?)",
+                 "yes when ζ is too small (a warning: the paper names no ζ)", f"{FIG}, L296",
+                 row["jain_last_half"], None,
+                 shown=(f"F {mean_spread(row, 'jain_last_half')} (min {row.get('jain_last_half_min', float('nan')):.3f}), "
+                        f"latecomer's share {row['late_share_last_half']:.1%}, "
+                        f"mean queue {row['mean_queue_packets']:.1f} packets (Q* {q_star:.1f})"),
+                 reason=f"reported: {answer}; {why}").row()
 
 
 def _comparison(summary) -> list:

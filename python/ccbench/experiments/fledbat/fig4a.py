@@ -25,9 +25,10 @@ import random
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
-from ccbench.experiments.fledbat.fig1b import CAPACITY_MBPS, core_rates_mbps, measured_window, queue_delay_ms
-from ccbench.experiments.fledbat.fig3a import chunked_flow, reference_base, start_text, verdict
-from ccbench.experiments.fledbat.yield_newreno import fledbat_rate_beside_tcp_mbps
+from ccbench.experiments.fledbat.common import CAPACITY_MBPS, core_rates_mbps, measured_window, queue_delay_ms
+from ccbench.experiments.fledbat.common import chunked_flow, reference_base, start_text
+from ccbench.experiments.fledbat.fig3a import verdict
+from ccbench.experiments.fledbat.common import fledbat_rate_beside_tcp_mbps
 
 ZETAS = [1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 5.0, 10.0]
 QUICK_ZETAS = [1e-4, 1e-3, 0.1, 5.0]

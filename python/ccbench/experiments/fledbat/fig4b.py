@@ -26,11 +26,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
-from ccbench.experiments.fledbat.fig1b import (CAPACITY_MBPS, PACKET_BYTES, core_rates_mbps, measured_window,
+from ccbench.experiments.fledbat.common import (CAPACITY_MBPS, PACKET_BYTES, core_rates_mbps, measured_window,
                                                queue_delay_ms)
-from ccbench.experiments.fledbat.fig3a import (BASE_RTT_S, TARGET_S, chunked_flow, log_crossing,
-                                               reference_base, verdict)
-from ccbench.experiments.fledbat.fig4a import ZETAS, measured_from_last_start, start_s
+from ccbench.experiments.fledbat.common import BASE_RTT_S, TARGET_S, chunked_flow, log_crossing, reference_base
+from ccbench.experiments.fledbat.fig3a import verdict
+from ccbench.experiments.fledbat.common import ZETA_GRID as ZETAS, measured_from_last_start, start_s
 
 QUICK_ZETAS = [1e-3, 0.01, 0.1, 1.0, 5.0]
 NAMES = ("fledbat", "ledbat")

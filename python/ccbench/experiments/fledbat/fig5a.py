@@ -23,9 +23,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
-from ccbench.experiments.fledbat.fig1b import core_rates_mbps, measured_window
-from ccbench.experiments.fledbat.fig3a import TARGET_S, chunked_flow, reference_base, verdict
-from ccbench.experiments.fledbat.fig4a import ZETAS
+from ccbench.experiments.fledbat.common import core_rates_mbps, measured_window
+from ccbench.experiments.fledbat.common import TARGET_S, chunked_flow, reference_base
+from ccbench.experiments.fledbat.fig3a import verdict
+from ccbench.experiments.fledbat.common import ZETA_GRID as ZETAS
 
 NAMES = ("first", "late")
 LATE_START_S = 10.0

@@ -21,9 +21,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
-from ccbench.experiments.fledbat.fig1b import core_rates_mbps
-from ccbench.experiments.fledbat.fig3a import BUFFER_PACKETS, chunked_flow, reference_base, verdict
-from ccbench.experiments.fledbat.fig3b import queue_equilibrium_packets
+from ccbench.experiments.fledbat.common import core_rates_mbps
+from ccbench.experiments.fledbat.common import BUFFER_PACKETS, chunked_flow, reference_base
+from ccbench.experiments.fledbat.fig3a import verdict
+from ccbench.experiments.fledbat.common import queue_equilibrium_packets
 
 ZETAS = [0.01, 0.1, 0.2, 0.5]
 FLOW_COUNTS = list(range(2, 11))

@@ -31,7 +31,8 @@ import math
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
-from ccbench.experiments.fledbat.fig6a import CC, CCAS, LABEL, START_SPREAD_S, WARMUP_S
+from ccbench.experiments.fledbat.common import SWARM_CC as CC, SWARM_CCAS as CCAS, SWARM_LABEL as LABEL
+from ccbench.experiments.fledbat.common import SWARM_START_SPREAD_S as START_SPREAD_S, SWARM_WARMUP_S as WARMUP_S
 from ccbench.topology import ACCESS, swarm
 
 CHUNKS_KB = [250, 512, 1024, 2048, 4096]

@@ -30,16 +30,14 @@ from pathlib import Path
 from typing import Dict, Tuple
 
 from ccbench.experiments.base import Experiment, mean_spread
-from ccbench.experiments.fledbat.fig1b import (BASE_RTT_S, CAPACITY_MBPS, PACKET_BYTES, PAPER_FLOW,
-                                               bottleneck, flow_rate_mbps, queue_delay_ms)
-from ccbench.experiments.fledbat.fig3b import JITTERED
+from ccbench.experiments.checks import Check, Claim
+from ccbench.experiments.fledbat.common import (BASE_RTT_S, CAPACITY_MBPS, JITTERED, PAPER_FLOW, bottleneck,
+                                                fledbat_rate_beside_tcp_mbps, flow_rate_mbps, queue_delay_ms)
 
 TCP_START_S, TCP_STOP_S, DURATION_S = 20.0, 60.0, 80.0
 WITH_TCP, AFTER_TCP = (TCP_START_S, TCP_STOP_S), (70.0, DURATION_S)
 LBE_SHARE_MAX, RECOVERED_SHARE_MIN = 0.20, 0.80
 BUFFERS = {"100p": 120.0, "375KB": 300.0}  # buffer → its drain time at 10 Mbps (ms)
-#: fLEDBAT's and LEDBAT's default MIN_CWND (packets).
-MIN_CWND = 2
 
 #: arm → (cca, cc parameters, τ in ms).
 ARMS: Dict[str, Tuple[str, dict, float]] = {
@@ -50,16 +48,6 @@ ARMS: Dict[str, Tuple[str, dict, float]] = {
     "fledbat-zeta0.1": ("fledbat", {"target": "25ms", "alpha": 1.0, "zeta": 0.1}, 25.0),
     "fledbat-zeta5": ("fledbat", {"target": "25ms", "alpha": 1.0, "zeta": 5.0}, 25.0),
 }
-
-
-def fledbat_rate_beside_tcp_mbps(zeta: float, queue_ms: float, alpha: float = 1.0, tau_ms: float = 25.0,
-                                 rtt_ms: float = BASE_RTT_S * 1e3) -> float:
-    """Eq. (6) per RTT at a mean queueing delay q > τ: W = ατ/(ζ(q − τ)) packets (≥ MIN_CWND),
-    sent once per R + q. NaN when q ≤ τ (then the AI alone acts and nothing holds W)."""
-    if queue_ms <= tau_ms:
-        return float("nan")
-    window = max(MIN_CWND, alpha * tau_ms / (zeta * (queue_ms - tau_ms)))
-    return window * PACKET_BYTES * 8 / ((rtt_ms + queue_ms) * 1e3)
 
 
 def _apply(point: dict) -> dict:
@@ -107,23 +95,26 @@ def _comparison(summary) -> list:
     rows = []
     for _, row in summary.iterrows():
         where = f"{row['arm']}, buffer {row['buffer']}"
-        yields = row["lbe_share"] < LBE_SHARE_MAX
         model = "" if row["model_lbe_mbps"] != row["model_lbe_mbps"] else (
             f"eq. (6) balance {row['model_lbe_mbps']:.2f} Mbps")
-        rows.append({
-            "what": f"{where}: low-priority rate while NewReno runs ([20, 60] s) < 20 % of C",
-            "paper": "yields to TCP (L118; fLEDBAT's share → 0 for ζ ≥ 10⁻³, L322–L324)",
-            "ours": mean_spread(row, "lbe_mbps", ".2f", "Mbps",
-                                ", ".join(filter(None, [f"{row['lbe_share']:.1%} of C",
-                                                        f"mean queue {row['queue_ms']:.0f} ms", model]))),
-            "verdict": "agrees" if yields else "differs", "reason": "" if yields else _reason(row)})
-        back = row["lbe_after_mbps"] >= RECOVERED_SHARE_MIN * CAPACITY_MBPS
-        rows.append({
-            "what": f"{where}: takes the link back once NewReno leaves ([70, 80] s) ≥ 80 % of C",
-            "paper": "fills the capacity TCP leaves (L322)",
-            "ours": mean_spread(row, "lbe_after_mbps", ".2f", "Mbps"),
-            "verdict": "agrees" if back else "differs",
-            "reason": "" if back else "the low-priority window regrows too slowly"})
+        # Below 20 % of C ⇔ the share of C left to NewReno and the queue is at least 80 %: stated
+        # on the share left, so that a halved reading of it fails.
+        left = 1 - row["lbe_share"]
+        yields = Check(f"{where}: share of C the low-priority flow leaves while NewReno runs ([20, 60] s) "
+                       "(it takes < 20 % of C)",
+                       "yields to TCP; fLEDBAT's share → 0 for ζ ≥ 10⁻³", "Sec. 5, L118; Fig. 4(a), Sec. 8.2, L322–L324",
+                       left, Claim("≥", 1 - LBE_SHARE_MAX),
+                       shown=f"{left:.1%} (it takes " + mean_spread(
+                           row, "lbe_mbps", ".2f", "Mbps", ", ".join(filter(None, [
+                               f"{row['lbe_share']:.1%} of C", f"mean queue {row['queue_ms']:.0f} ms", model]))) + ")")
+        yields.reason = "" if yields.verdict == "agrees" else _reason(row)
+        back = Check(f"{where}: low-priority rate once NewReno leaves ([70, 80] s) ≥ 80 % of C",
+                     "fills the capacity TCP leaves", "Fig. 4(a), Sec. 8.2, L322", row["lbe_after_mbps"],
+                     Claim("≥", RECOVERED_SHARE_MIN * CAPACITY_MBPS),
+                     shown=mean_spread(row, "lbe_after_mbps", ".2f", "Mbps"))
+        back.reason = "" if back.verdict == "agrees" else (
+            f"the low-priority window regrows too slowly: {row['lbe_after_mbps']:.2f} Mbps in [70, 80] s")
+        rows += [yields.row(), back.row()]
     return rows
 
 

@@ -1,0 +1,195 @@
+"""What several fLEDBAT experiments share: the paper's reference set-up (L261–L273), the
+chunk-by-chunk flows of Sec. 7.1, the start-time draws of Sec. 8, the model numbers (eq. 6,
+eq. 10) and the readers of a run's series and summary.
+
+No figure imports another figure's helpers: they live here. Jain's index and η come from the
+core's summary (``jain_long``, ``jain_short``, ``efficiency``) wherever the core's window,
+[warmup, end], is the one measured; :func:`flow_rate_mbps` and :func:`queue_delay_ms` read the
+series for windows that end before the run does.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import List, Optional, Sequence, Tuple
+
+# ------------------------------------------------------------------ the reference set-up
+
+CAPACITY_MBPS = 10.0
+#: L263: P = 1500 B packets (1460 B payload + 40 B headers); ACKs not delayed.
+PAPER_FLOW = {"mss": 1460, "header_bytes": 40, "delayed_ack": False}
+PACKET_BYTES = 1500
+CAPACITY_PPS = CAPACITY_MBPS * 1e6 / 8 / PACKET_BYTES
+#: L271: RTT 50 ms (a one-way base delay of 25 ms); the paper's simulations' τ (L273) and α (L316).
+BASE_RTT_S, TARGET_S, ALPHA = 0.050, 0.025, 1.0
+BUFFER_PACKETS = 100
+#: L271: jitter uniform in [0, 1] ms on top of the 50 ms RTT, one draw per flow, drawn by the
+#: core from the run's seed.
+JITTER_MS = 1.0
+JITTERED = {"rtt_jitter": f"{JITTER_MS:g}ms"}
+#: ns-2's initial window (``Agent/TCP windowInit_ 2``), the paper's simulator.
+PAPER_IW = 2
+#: Section 7.1 (L290): 250 kB chunks, no pipelining, window kept (P_P = 1); L271: U[0, 1] ms jitter.
+CHUNKED = {**PAPER_FLOW, "initial_window": PAPER_IW, "chunk_size": "250KB", "persistence": 1.0,
+           "rtt_jitter": f"{JITTER_MS:g}ms"}
+#: Sec. 8's ζ grid (the notes' Fig. 4–5 sweep).
+ZETA_GRID = [1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 5.0, 10.0]
+#: fLEDBAT's and LEDBAT's default MIN_CWND (packets).
+MIN_CWND = 2
+
+# ------------------------------------------------------------------ the P2P set-ups (Sec. 9)
+
+#: L362 (ζ), L316 (α), L273 (τ); LEDBAT restarts at 1 segment like fLEDBAT (L354).
+SWARM_CC = {"fledbat": {"target": "25ms", "alpha": 1.0, "zeta": 0.1},
+            "ledbat": {"target": "25ms", "gain": 1.0, "init_cwnd": 1}}
+SWARM_CCAS = ["fledbat", "ledbat"]
+SWARM_LABEL = {"fledbat": "fLEDBAT (ζ 0.1, τ 25 ms)", "ledbat": "LEDBAT (τ 25 ms)"}
+#: Uplink flows start uniform in [0, 5] s; the first 10 s are left out of the measurement.
+SWARM_START_SPREAD_S, SWARM_WARMUP_S = 5.0, 10.0
+
+
+# ------------------------------------------------------------------ the model
+
+def queue_equilibrium_packets(zeta: float, n: int = 2, alpha: float = ALPHA, tau_s: float = TARGET_S,
+                              rtt_s: float = BASE_RTT_S, capacity_mbps: float = CAPACITY_MBPS) -> float:
+    """Eq. (10) (Prop. 5.1, L173–L176): Q* = Cτ + Nατ/(ζR), in packets (C in packets/s)."""
+    capacity_pps = capacity_mbps * 1e6 / 8 / PACKET_BYTES
+    return capacity_pps * tau_s + n * alpha * tau_s / (zeta * rtt_s)
+
+
+def queue_at_loop_rtt_packets(zeta: float, n: int = 2) -> float:
+    """Eq. (10) with R read as the loop's RTT at equilibrium, R + Q/C (the fluid model takes
+    R_t ≈ R, L137; a packet loop's RTT holds the queue): the root of
+    (Q − Cτ)(R + Q/C) = Nατ/ζ, in packets."""
+    k = n * ALPHA * TARGET_S / zeta
+    b = BASE_RTT_S - TARGET_S
+    c = CAPACITY_PPS
+    return c * (-b + math.sqrt(b * b + 4 * (c * TARGET_S * BASE_RTT_S + k) / c)) / 2
+
+
+def fledbat_rate_beside_tcp_mbps(zeta: float, queue_ms: float, alpha: float = 1.0, tau_ms: float = 25.0,
+                                 rtt_ms: float = BASE_RTT_S * 1e3) -> float:
+    """Eq. (6) per RTT at a mean queueing delay q > τ: W = ατ/(ζ(q − τ)) packets (≥ MIN_CWND),
+    sent once per R + q. NaN when q ≤ τ (then the AI alone acts and nothing holds W)."""
+    if queue_ms <= tau_ms:
+        return float("nan")
+    window = max(MIN_CWND, alpha * tau_ms / (zeta * (queue_ms - tau_ms)))
+    return window * PACKET_BYTES * 8 / ((rtt_ms + queue_ms) * 1e3)
+
+
+def log_crossing(xs: Sequence[float], ys: Sequence[float], level: float) -> float:
+    """The first x where ``ys`` reaches ``level`` going up the (ascending) ``xs``, interpolated
+    on log x; NaN when it never does (or already does at the first x)."""
+    for (x0, y0), (x1, y1) in zip(zip(xs, ys), zip(xs[1:], ys[1:])):
+        if (y0 - level) * (y1 - level) <= 0 and y0 != y1:
+            frac = (level - y0) / (y1 - y0)
+            return math.exp(math.log(x0) + frac * (math.log(x1) - math.log(x0)))
+    return float("nan")
+
+
+# ------------------------------------------------------------------ scenarios
+
+def start_text(start_s: float) -> str:
+    """A start time (or the warm-up at it) as the scenario writes it, to the microsecond."""
+    return f"{start_s:.6f}s"
+
+
+def chunked_flow(name: str, cca: str, start_s: float = 0.0, zeta: Optional[float] = None) -> dict:
+    """One chunk-by-chunk flow of the reference set-up: fLEDBAT (τ 25 ms, α 1, ``zeta``), LEDBAT
+    (τ 25 ms: all flows share the target, footnote 10, L275; GAIN 1) or NewReno with SACK (L271)."""
+    flow = {"name": name, "cca": cca, "start": start_text(start_s), **CHUNKED}
+    target = f"{TARGET_S * 1e3:g}ms"
+    if cca == "fledbat":
+        flow["cc"] = {"target": target, "alpha": ALPHA, "zeta": float(zeta)}
+    elif cca == "ledbat":
+        flow["cc"] = {"target": target, "gain": 1.0}
+    elif cca == "newreno":
+        flow["sack"] = True
+    return flow
+
+
+def reference_base(flows: List[dict], duration_s: float, bin_ms: float = 100.0,
+                   sojourn: bool = False, warmup_s: float = 0.0) -> dict:
+    """The reference scenario (L261–L271) around ``flows``, measured over [``warmup_s``, end]."""
+    return {
+        "duration": f"{duration_s:g}s",
+        "warmup": f"{warmup_s:g}s",
+        "seed": 1,
+        "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": f"{BASE_RTT_S * 1e3:g}ms",
+                       "buffer": f"{BUFFER_PACKETS}p"},
+        "flows": flows,
+        "output": {"bin": f"{bin_ms:g}ms", "sojourn_samples": sojourn},
+    }
+
+
+def last_half(duration_s: float) -> dict:
+    """``duration`` and ``warmup`` of a run measured over the last half of it."""
+    return {"duration": f"{duration_s:g}s", "warmup": f"{duration_s / 2:g}s"}
+
+
+def start_s(seed: int, flow: str, spread_s: float = 1.0) -> float:
+    """A start time uniform in [0, spread_s], one draw per flow and seed (the same for every ζ)."""
+    return random.Random(f"fledbat-start-{seed}-{flow}").uniform(0.0, spread_s)
+
+
+def measured_from_last_start(flows: list, seed: int, spread_s: float) -> dict:
+    """``flows`` (each started at its :func:`start_s` draw) measured from the last start on."""
+    last = max(start_s(seed, flow["name"], spread_s) for flow in flows)
+    return {"flows": flows, "warmup": start_text(last)}
+
+
+# ------------------------------------------------------------------ reading a run
+
+def measured_window(result) -> Tuple[float, float]:
+    """The core's measurement window [warmup, duration] of ``result``, seconds."""
+    scenario = result.summary["scenario"]
+    return float(scenario["warmup_s"]), float(scenario["duration_s"])
+
+
+def core_rates_mbps(result, names: Sequence[str]) -> List[float]:
+    """Each flow's wire rate (headers included, L306) as the core measures it: over the part of
+    [warmup, duration] the flow was active."""
+    return [float(result.flow(name)["throughput_mbps"]) for name in names]
+
+
+def inside(frame, start: float, end: float):
+    """The rows of a series inside (start, end]: bins are stamped with their end."""
+    return frame[(frame["t_s"] > start) & (frame["t_s"] <= end)]
+
+
+def flow_rate_mbps(result, flow: str, start: float, end: float) -> float:
+    """Mean wire rate (headers included) of ``flow`` over (start, end]."""
+    flows = result.flows
+    return float(inside(flows[flows["flow"] == flow], start, end)["throughput_mbps"].mean())
+
+
+def bottleneck(result, start: float, end: float):
+    """The bottleneck's ``links`` rows over (start, end]."""
+    links = result.links
+    return inside(links[links["link"] == "bottleneck"], start, end)
+
+
+def queue_delay_ms(result, start: float, end: float, capacity_mbps: float = CAPACITY_MBPS) -> float:
+    """Mean queueing delay over (start, end]: the mean backlog drained at C."""
+    return float(bottleneck(result, start, end)["queue_bytes"].mean()) * 8 / (capacity_mbps * 1e3)
+
+
+def empty_share(result, start: float, end: float) -> float:
+    """Share of the backlog samples in (start, end] that round to 0 packets."""
+    queue = bottleneck(result, start, end)["queue_packets"]
+    return float((queue.round() == 0).mean())
+
+
+def least_sojourn_ms(result, flow: str, start: float = -math.inf, end: float = math.inf) -> float:
+    """The smallest queueing delay any packet of ``flow`` met in (start, end] (per-packet
+    sojourn samples): a floor under its base-delay error."""
+    sojourn = result.sojourn
+    mine = sojourn[(sojourn["flow"] == flow) & (sojourn["t_s"] > start) & (sojourn["t_s"] <= end)]
+    return float(mine["sojourn_ms"].min())
+
+
+def seeds_of(row) -> int:
+    """How many seeds a summary row averages."""
+    n = row.get("seeds", 1)
+    return 1 if n is None or n != n else int(n)
