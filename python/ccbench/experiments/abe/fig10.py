@@ -18,67 +18,71 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ccbench.experiments.abe import fig8, fig9
+from ccbench.experiments.abe.common import (CUBIC_FLOW, add_increments, apply_point, cdf_figure, delay_metric,
+                                            increment_checks, monotone_checks, select, single_flow_base)
 from ccbench.experiments.base import Experiment
+from ccbench.experiments.checks import Check
 
 BETA_ECN = [0.5, 0.7, 0.85, 0.95]
-REFERENCE_BETA = fig9.REFERENCE_BETA
+#: CUBIC's default beta_ecn, the reference of Fig. 9's gains and L242's increments (L228).
+REFERENCE_BETA = 0.7
 #: L242, RTT 100 ms: (extra median, extra 90th percentile) in ms over beta_ecn 0.7.
 PAPER_EXTRA_100MS = {
     ("pie", 0.85): (6, 3), ("pie", 0.95): (12, 5),
     ("codel", 0.85): (1, 1), ("codel", 0.95): (3, 2),
 }
+SOURCE = "Fig. 10, Sec. IV-B, L242"
 
 
 def _compare(summary):
-    return fig8.add_increments(summary, REFERENCE_BETA)
+    return add_increments(summary, REFERENCE_BETA)
 
 
-def _pie_above_codel_rows(summary, rtt_ms: int = 100) -> list:
-    """Notes §3 Fig. 10: PIE's increments exceed CoDel's, per beta_ecn and statistic."""
-    rows = []
+def _pie_above_codel_checks(summary, rtt_ms: int = 100) -> list:
+    """PIE's increments exceed CoDel's (L242's numbers): reported, a comparison of two of our
+    numbers that the increment rows above already check one by one against the paper's."""
+    checks = []
     for beta_ecn in sorted({b for _, b in PAPER_EXTRA_100MS}):
-        pie, codel = fig8.select(summary, "pie", rtt_ms, beta_ecn), fig8.select(summary, "codel", rtt_ms, beta_ecn)
+        pie, codel = select(summary, "pie", rtt_ms, beta_ecn), select(summary, "codel", rtt_ms, beta_ecn)
         if pie is None or codel is None:
             continue
-        for stat in ("median", "p90"):
+        for i, stat in enumerate(("median", "p90")):
             p, c = float(pie[f"extra_{stat}_ms"]), float(codel[f"extra_{stat}_ms"])
-            ok = p > c
-            rows.append({
-                "what": f"RTT {rtt_ms} ms, beta_ecn {beta_ecn:g}: PIE adds more to the {stat} than CoDel",
-                "paper": "yes (L242)", "ours": f"PIE {p:+.1f} ms, CoDel {c:+.1f} ms",
-                "verdict": "agrees" if ok else "differs", "reason": "" if ok else "PIE's increment is not larger",
-            })
-    return rows
+            paper_p, paper_c = PAPER_EXTRA_100MS[("pie", beta_ecn)][i], PAPER_EXTRA_100MS[("codel", beta_ecn)][i]
+            checks.append(Check(
+                f"RTT {rtt_ms} ms, beta_ecn {beta_ecn:g}: PIE adds more to the {stat} than CoDel",
+                f"PIE +{paper_p} ms, CoDel +{paper_c} ms", SOURCE, None,
+                shown=f"PIE {p:+.1f} ms, CoDel {c:+.1f} ms",
+                reason=("an order of two of our numbers, each checked against the paper's above: PIE's is "
+                        + ("larger" if p > c else "not larger") + f" by {abs(p - c):.1f} ms")))
+    return checks
 
 
 def _comparison(summary) -> list:
     summary = _compare(summary) if "extra_median_ms" not in summary else summary
-    rows = fig8.increment_rows(summary, PAPER_EXTRA_100MS, REFERENCE_BETA, "L242")
-    rows += _pie_above_codel_rows(summary)
-    rows += fig8.monotone_rows(summary, "pie", [b for b in BETA_ECN if b >= REFERENCE_BETA], "L238, L242")
-    return rows
+    checks = increment_checks(summary, PAPER_EXTRA_100MS, REFERENCE_BETA, SOURCE)
+    checks += _pie_above_codel_checks(summary)
+    checks += monotone_checks(summary, "pie", [b for b in BETA_ECN if b >= REFERENCE_BETA], "Fig. 10, L238, L242",
+                              numbers="L242's increments above")
+    return [check.row() for check in checks]
 
 
 def _figure(summary, out_dir: Path) -> Path:
-    return fig8.cdf_figure(summary, out_dir / "abe-fig10.png",
-                           "ABE Fig. 10: queueing delay, one CUBIC flow with ECN, 10 Mbps", [100])
+    return cdf_figure(summary, out_dir / "abe-fig10.png",
+                      "ABE Fig. 10: queueing delay, one CUBIC flow with ECN, 10 Mbps", [100])
 
-
-_BASE = dict(fig9.EXPERIMENT.base)
-_BASE["output"] = {"sojourn_samples": True}
 
 EXPERIMENT = Experiment(
     name="abe-fig10",
     description="ABE Fig. 10: queueing-delay CDF of one CUBIC flow with ECN through CoDel and PIE "
                 "(10 Mbps, RTT 100 ms) per beta_ecn; increments over beta_ecn 0.7",
-    base=_BASE,
+    base=single_flow_base(CUBIC_FLOW, sojourn_samples=True),
     grid={"aqm": ["codel", "pie"], "rtt_ms": [100], "beta_ecn": BETA_ECN},
     seeds=(1, 2, 3, 4, 5),
     quick_seeds=(1, 2),
     quick_overrides={"duration": "150s"},
-    apply=fig8.apply_point,
-    metric=fig8.delay_metric,
+    apply=apply_point,
+    metric=delay_metric,
     compare=_compare,
     figure=_figure,
     comparison=_comparison,

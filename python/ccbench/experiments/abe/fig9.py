@@ -24,19 +24,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ccbench.experiments.abe.fig7 import TARGET_MS, _apply as fig7_apply, _metric as throughput_metric
+from ccbench.experiments.abe import common
+from ccbench.experiments.abe.common import (CUBIC_FLOW, add_gains, apply_point, gain_figure, select,
+                                            single_flow_base, throughput_metric)
 from ccbench.experiments.base import Experiment, mean_spread
-from ccbench.models import aimd_utilization
+from ccbench.experiments.checks import Check, Claim
 
 BETA_ECN = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]
 RTTS_MS = [100, 200, 400]
 #: CUBIC's default beta_ecn (= its beta): the reference of every gain (L228).
 REFERENCE_BETA = 0.7
-#: L240: PIE gains (%) over 0.7; the RTT is [MISSING], taken as the largest (notes §3 Fig. 9).
+#: L240: PIE gains (%) over 0.7; the paper gives no RTT for them (reported).
 PAPER_PIE_GAIN = {0.85: 14, 0.95: 19}
-#: L240: CoDel at large RTT, long-term gain (%) over 0.7 of the smaller beta_ecn (report only).
+#: L240: CoDel "on a path with large RTT", long-term gain (%) over 0.7 of the smaller beta_ecn.
 PAPER_CODEL_LARGE_RTT_GAIN = {0.5: 5, 0.6: 10}
-#: L240: with CoDel at large RTT these lose throughput against 0.7 (report only).
+#: L240: with CoDel at large RTT these lose throughput against 0.7 (no number: reported).
 PAPER_CODEL_LARGE_RTT_LOSERS = (0.75, 0.8)
 #: L219 (Fig. 7): NewReno's gains at 400 ms for beta_ecn 0.95 over 0.5, which CUBIC's are
 #: said to be "less profound" than (L236–L238).
@@ -47,166 +49,134 @@ TOLERANCE_POINTS = 5.0
 
 def model_gain(aqm: str, rtt_ms: float, beta_ecn: float) -> float:
     """Eq. (6) with b = the AQM's target delay: utilization gain (%) over beta_ecn 0.7."""
-    b_over_bdp = TARGET_MS[aqm] / rtt_ms
-    return 100 * (float(aimd_utilization(beta_ecn, b_over_bdp))
-                  / float(aimd_utilization(REFERENCE_BETA, b_over_bdp)) - 1)
+    return common.model_gain(aqm, rtt_ms, beta_ecn, REFERENCE_BETA)
 
 
 def _compare(summary):
-    summary = summary.copy()
-    base = summary[summary["beta_ecn"] == REFERENCE_BETA].set_index(["aqm", "rtt_ms"])["throughput_mbps"]
-    reference = [base.get((a, r)) for a, r in zip(summary["aqm"], summary["rtt_ms"])]
-    summary["gain_pct"] = 100 * (summary["throughput_mbps"] / reference - 1)
-    summary["model_gain_pct"] = [model_gain(a, r, b) for a, r, b in
-                                 zip(summary["aqm"], summary["rtt_ms"], summary["beta_ecn"])]
-    return summary
-
-
-def _row(summary, aqm: str, rtt: int, beta_ecn: float):
-    rows = summary[(summary["aqm"] == aqm) & (summary["rtt_ms"] == rtt) & (summary["beta_ecn"] == beta_ecn)]
-    return None if rows.empty else rows.iloc[0]
+    return add_gains(summary, REFERENCE_BETA)
 
 
 def _ours(row) -> str:
     return f"{row['gain_pct']:+.1f}% ({mean_spread(row, 'throughput_mbps', '.2f', 'Mbps')})"
 
 
-def _pie_gain_rows(summary, rtt: int) -> list:
-    rows = []
+def _by_rtt(summary, aqm: str, beta_ecn: float) -> str:
+    df = summary[(summary["aqm"] == aqm) & (summary["beta_ecn"] == beta_ecn)].sort_values("rtt_ms")
+    return ", ".join(f"{g:+.1f}% at {r} ms" for r, g in zip(df["rtt_ms"], df["gain_pct"]))
+
+
+def _pie_gain_checks(summary, rtt: int) -> list:
+    """L240's PIE gains: the paper gives no RTT for them, so no RTT of ours can be held to them."""
+    checks = []
     for beta_ecn, paper in PAPER_PIE_GAIN.items():
-        row = _row(summary, "pie", rtt, beta_ecn)
+        row = select(summary, "pie", rtt, beta_ecn)
         if row is None:
             continue
-        ok = abs(row["gain_pct"] - paper) <= TOLERANCE_POINTS
-        rows.append({
-            "what": f"pie, RTT {rtt} ms (largest), beta_ecn {beta_ecn:g}: bytes departed over 0.7",
-            "paper": f"+{paper}% (L240, RTT not given)", "ours": _ours(row),
-            "verdict": "agrees" if ok else "differs",
-            "reason": "" if ok else (f"more than {TOLERANCE_POINTS:g} points off; eq. (6) with b = 20 ms "
-                                     f"predicts {row['model_gain_pct']:+.1f}%"),
-        })
-    return rows
+        checks.append(Check(
+            f"pie, beta_ecn {beta_ecn:g}: bytes departed over 0.7", f"+{paper}% (RTT not given)",
+            "Fig. 9(b), Sec. IV-B, L240", float(row["gain_pct"]), None, shown=_ours(row) + f" at RTT {rtt} ms",
+            reason=f"the paper gives no RTT for this gain, so it is not checked: ours {_by_rtt(summary, 'pie', beta_ecn)}; "
+                   f"eq. (6) with b = 20 ms predicts {model_gain('pie', rtt, beta_ecn):+.1f}% at {rtt} ms"))
+    return checks
 
 
-def _pie_monotone_rows(summary) -> list:
-    rows = []
+def _shape_checks(summary) -> list:
+    """Shapes without a number of the paper: reported (they pass any collapse of our numbers)."""
+    checks = []
     for rtt, df in summary[summary["aqm"] == "pie"].groupby("rtt_ms", sort=True):
-        gains = df.sort_values("beta_ecn")["gain_pct"].tolist()
-        ok = all(b >= a for a, b in zip(gains, gains[1:]))
-        rows.append({
-            "what": f"pie, RTT {rtt} ms: gain grows with beta_ecn", "paper": "yes (L240, as NewReno)",
-            "ours": " / ".join(f"{g:+.1f}%" for g in gains),
-            "verdict": "agrees" if ok else "differs", "reason": "" if ok else "not monotone in beta_ecn",
-        })
-    return rows
-
-
-def _codel_small_rtt_rows(summary, largest: int) -> list:
-    rows = []
+        df = df.sort_values("beta_ecn")
+        gains, betas = df["gain_pct"].tolist(), df["beta_ecn"].tolist()
+        falls = [f"{a:g}→{b:g} by {x - y:.1f} points" for a, b, x, y in zip(betas, betas[1:], gains, gains[1:]) if y < x]
+        checks.append(Check(
+            f"pie, RTT {rtt} ms: gain grows with beta_ecn", "grows, as NewReno's", "Fig. 9(b), L240", None,
+            shown=" / ".join(f"{g:+.1f}%" for g in gains),
+            reason="a shape, no number of the paper at this RTT: "
+                   + ("ours grows at every step" if not falls else "ours falls " + ", ".join(falls))))
+    largest = int(summary["rtt_ms"].max())
     for rtt, df in summary[(summary["aqm"] == "codel") & (summary["rtt_ms"] < largest)].groupby("rtt_ms", sort=True):
         df = df[df["beta_ecn"] > REFERENCE_BETA].sort_values("beta_ecn")
-        ok = bool((df["gain_pct"] > 0).all())
-        rows.append({
-            "what": f"codel, RTT {rtt} ms: gain > 0 for every beta_ecn > 0.7",
-            "paper": "yes (L240)", "ours": " / ".join(f"{b:g}: {g:+.1f}%" for b, g in zip(df["beta_ecn"], df["gain_pct"])),
-            "verdict": "agrees" if ok else "differs", "reason": "" if ok else "a gain at or below zero",
-        })
-    return rows
+        low = df.loc[df["gain_pct"].idxmin()]
+        checks.append(Check(
+            f"codel, RTT {rtt} ms: gain for every beta_ecn > 0.7", "always a gain", "Fig. 9(a), L240", None,
+            shown=" / ".join(f"{b:g}: {g:+.1f}%" for b, g in zip(df["beta_ecn"], df["gain_pct"])),
+            reason=f"a sign, no number of the paper: our smallest is {low['gain_pct']:+.1f}% at beta_ecn {low['beta_ecn']:g}"))
+    return checks
 
 
-def _codel_large_rtt_rows(summary, rtt: int) -> list:
-    """Report only (notes §3 Fig. 9): the paper's surprising CoDel result at the largest RTT."""
-    rows = []
+def _codel_large_rtt_checks(summary, rtt: int) -> list:
+    """L240's "surprising" CoDel result at large RTT, against the paper's numbers (taken at our
+    largest RTT); the losers have no number and are reported."""
+    checks = []
     for beta_ecn, paper in PAPER_CODEL_LARGE_RTT_GAIN.items():
-        row = _row(summary, "codel", rtt, beta_ecn)
+        row = select(summary, "codel", rtt, beta_ecn)
         if row is None:
             continue
-        ok = row["gain_pct"] > 0
-        rows.append({
-            "what": f"codel, RTT {rtt} ms, beta_ecn {beta_ecn:g} beats 0.7 (report only)",
-            "paper": f"+{paper}% (L240)", "ours": _ours(row), "verdict": "agrees" if ok else "differs",
-            "reason": "" if ok else (f"eq. (6) with b = 5 ms predicts {row['model_gain_pct']:+.1f}% as we find; "
-                                     "the authors call their result surprising (L240, notes §6 item 9)"),
-        })
+        check = Check(f"codel, RTT {rtt} ms (large), beta_ecn {beta_ecn:g}: bytes departed over 0.7",
+                      f"+{paper}% (\"surprisingly\")", "Fig. 9(a), Sec. IV-B, L240", float(row["gain_pct"]),
+                      Claim("≈", paper, agree=TOLERANCE_POINTS, relative=False), shown=_ours(row))
+        if check.verdict != "agrees":
+            model = model_gain("codel", rtt, beta_ecn)
+            check.reason = (f"{row['gain_pct'] - paper:+.1f} points off; eq. (6) with b = 5 ms, the paper's own "
+                            f"model, predicts {model:+.1f}% ({'as we find' if (model < 0) == (row['gain_pct'] < 0) else 'not what we find'}); "
+                            "the authors call their result surprising (L240)")
+        checks.append(check)
     for beta_ecn in PAPER_CODEL_LARGE_RTT_LOSERS:
-        row = _row(summary, "codel", rtt, beta_ecn)
+        row = select(summary, "codel", rtt, beta_ecn)
         if row is None:
             continue
-        ok = row["gain_pct"] < 0
-        rows.append({
-            "what": f"codel, RTT {rtt} ms, beta_ecn {beta_ecn:g} loses against 0.7 (report only)",
-            "paper": "lower long-term throughput (L240)", "ours": _ours(row),
-            "verdict": "agrees" if ok else "differs",
-            "reason": "" if ok else f"eq. (6) with b = 5 ms predicts {row['model_gain_pct']:+.1f}%",
-        })
-    return rows
+        checks.append(Check(
+            f"codel, RTT {rtt} ms (large), beta_ecn {beta_ecn:g}: bytes departed over 0.7", "lower long-term throughput",
+            "Fig. 9(a), L240", float(row["gain_pct"]), None, shown=_ours(row),
+            reason=f"a sign, no number of the paper: ours {'loses' if row['gain_pct'] < 0 else 'gains'}; "
+                   f"eq. (6) with b = 5 ms predicts {model_gain('codel', rtt, beta_ecn):+.1f}%"))
+    return checks
 
 
-def _smaller_than_newreno_rows(summary, rtt: int) -> list:
-    rows = []
+def _smaller_than_newreno_checks(summary, rtt: int) -> list:
+    """L236–L238: CUBIC's gains are "less profound" than NewReno's; NewReno's own number at
+    400 ms (Fig. 7, L219) bounds ours."""
+    checks = []
+    if rtt != 400:
+        return checks
     for aqm, newreno in NEWRENO_GAIN_095_400MS.items():
-        row = _row(summary, aqm, rtt, 0.95)
-        if row is None or rtt != 400:
+        row = select(summary, aqm, rtt, 0.95)
+        if row is None:
             continue
-        ok = row["gain_pct"] < newreno
-        rows.append({
-            "what": f"{aqm}, RTT 400 ms: CUBIC's gain at 0.95 is below NewReno's (Fig. 7, +{newreno}% over 0.5)",
-            "paper": "less profound gain (L236–L238)", "ours": _ours(row),
-            "verdict": "agrees" if ok else "differs", "reason": "" if ok else "not smaller",
-        })
-    return rows
+        check = Check(f"{aqm}, RTT 400 ms, beta_ecn 0.95: CUBIC's gain below NewReno's",
+                      f"less profound gain than NewReno's +{newreno}% (Fig. 7, L219)", "Fig. 9, L236–L238",
+                      float(row["gain_pct"]), Claim("≤", newreno), shown=_ours(row))
+        if check.verdict != "agrees":
+            check.reason = f"{row['gain_pct'] - newreno:+.1f} points above NewReno's gain"
+        checks.append(check)
+    return checks
 
 
 def _comparison(summary) -> list:
     summary = _compare(summary) if "gain_pct" not in summary else summary
     largest = int(summary["rtt_ms"].max())
-    return (_pie_gain_rows(summary, largest) + _pie_monotone_rows(summary)
-            + _codel_small_rtt_rows(summary, largest) + _codel_large_rtt_rows(summary, largest)
-            + _smaller_than_newreno_rows(summary, largest))
+    checks = (_pie_gain_checks(summary, largest) + _shape_checks(summary)
+              + _codel_large_rtt_checks(summary, largest) + _smaller_than_newreno_checks(summary, largest))
+    return [check.row() for check in checks]
 
 
 def _figure(summary, out_dir: Path) -> Path:
-    from ccbench.plot import pyplot, save
-
-    plt = pyplot()
-    aqms = sorted(set(summary["aqm"]))
     largest = int(summary["rtt_ms"].max())
     paper = {"pie": PAPER_PIE_GAIN, "codel": PAPER_CODEL_LARGE_RTT_GAIN}
-    fig, axes = plt.subplots(1, len(aqms), figsize=(5 * len(aqms), 4), sharey=True, squeeze=False)
-    for ax, aqm in zip(axes[0], aqms):
-        for i, (rtt, df) in enumerate(summary[summary["aqm"] == aqm].groupby("rtt_ms", sort=True)):
-            df = df.sort_values("beta_ecn")
-            ax.errorbar(df["beta_ecn"], df["gain_pct"], yerr=100 * df["throughput_mbps_std"] / df["throughput_mbps"],
-                        fmt="o-", color=f"C{i}", capsize=2, label=f"RTT {rtt} ms")
-        ax.plot(list(paper[aqm]), list(paper[aqm].values()), "k*", ms=9, label=f"paper (L240), RTT {largest} ms")
-        ax.axhline(0, color="k", lw=0.8)
-        ax.set_title(f"{aqm.upper()}: one CUBIC flow with ECN, 10 Mbps")
-        ax.set_xlabel("beta_ecn")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize="small")
-    axes[0][0].set_ylabel("bytes departed, gain over beta_ecn 0.7 (%)")
-    return save(fig, out_dir / "abe-fig9.png")
+    return gain_figure(summary, out_dir / "abe-fig9.png", paper, f"paper (L240), RTT {largest} ms",
+                       "{aqm}: one CUBIC flow with ECN, 10 Mbps", REFERENCE_BETA)
 
 
 EXPERIMENT = Experiment(
     name="abe-fig9",
     description="ABE Fig. 9: bytes departed by one CUBIC flow with ECN through CoDel and PIE "
                 "(10 Mbps, RTT 100/200/400 ms), as a gain over beta_ecn 0.7",
-    base={
-        "duration": "300s",
-        "warmup": "20s",
-        "seed": 1,
-        "bottleneck": {"rate": "10Mbps", "rtt": "100ms", "buffer": "1000p", "aqm": "codel", "ecn": True},
-        "flows": [{"cca": "cubic", "ecn": True, "cc": {"beta_ecn": REFERENCE_BETA, "hystart": True},
-                   "sack": True, "delayed_ack": False, "initial_window": 10}],
-        "output": {"sojourn_samples": False},
-    },
+    base=single_flow_base(CUBIC_FLOW, sojourn_samples=False),
     grid={"aqm": ["codel", "pie"], "rtt_ms": RTTS_MS, "beta_ecn": BETA_ECN},
     quick_grid={"aqm": ["codel", "pie"], "rtt_ms": [100, 400], "beta_ecn": [0.5, 0.6, 0.7, 0.85, 0.95]},
     seeds=(1, 2, 3, 4, 5),
     quick_seeds=(1, 2),
     quick_overrides={"duration": "150s"},
-    apply=fig7_apply,
+    apply=apply_point,
     metric=throughput_metric,
     compare=_compare,
     figure=_figure,
