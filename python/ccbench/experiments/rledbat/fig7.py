@@ -13,7 +13,8 @@ two as different implementations, which is how we check them.
 
 We measure the core's goodput over the whole run including start-up (L315) over C (``solo``).
 Pass (notes §3, Fig. 7): rate/C in [0.83, 0.97] for RTT ≤ 150 ms (the grid's RTTs below 200 ms);
-U(300 ms) at least 3 points below the mean over RTT ≤ 150 ms; soft: U(300 ms) ≥ 0.65. LEDBAT++
+U(300 ms) at least 3 points below the mean over RTT ≤ 150 ms and (the notes' soft row) ≥ 0.65, as
+one range, so a collapse fails it too (issue 25). LEDBAT++
 arm: in [0.83, 0.97] for RTT < 300 ms (L123). rLEDBAT "similar to" LEDBAT++ (L348): |ΔU| ≤ 0.07
 at each RTT (the lower edge of the notes' ±7–10 point band for testbed shares, §3.0).
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment
+from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import common, solo
 
 QUICK_RTTS_MS = [20, 100, 300]
@@ -31,63 +33,57 @@ GOOD_BELOW_MS, LONG_RTT_MS, DROP_MIN, SOFT_MIN = 200, 300, 0.03, 0.65
 LEDBATPP_GOOD_BELOW_MS, SIMILAR = 300, 0.07
 
 
-def in_band_row(rows, below_ms: float, what: str, paper: str, reason: str) -> dict:
-    """rate/C in the band at every RTT below ``below_ms``."""
-    part = rows[rows.index < below_ms]["utilisation"]
-    ok = len(part) > 0 and bool(((part >= BAND[0]) & (part <= BAND[1])).all())
-    return {"what": what, "paper": paper, "ours": solo.cells(part), "verdict": common.verdict(ok),
-            "reason": "" if ok else reason}
-
-
-def long_rtt_rows(rows) -> list:
-    """The drop above 200 ms: U(300) vs the mean over RTT ≤ 150 ms, and the soft floor."""
-    if LONG_RTT_MS not in rows.index:
+def long_rtt_row(r, p) -> list:
+    """U(300 ms): below the mean over RTT < 200 ms by at least 3 points (L348), and not under the
+    soft floor 0.65 (LEDBAT++ ≈ 0.8 at 400 ms, L123): one range, so a collapse fails it too."""
+    if LONG_RTT_MS not in r.index:
         return []
-    short = float(rows[rows.index < GOOD_BELOW_MS]["utilisation"].mean())
-    long = float(rows.loc[LONG_RTT_MS, "utilisation"])
-    dropped, soft = long <= short - DROP_MIN, long >= SOFT_MIN
-    return [
-        {"what": "U(300 ms) ≥ 3 points below the mean over RTT < 200 ms", "paper": "utilisation decreases "
-         "for larger base RTTs (L348)", "ours": f"{long:.3f} vs {short:.3f}", "verdict": common.verdict(dropped),
-         "reason": "" if dropped else "no drop at 300 ms"},
-        {"what": "soft: U(300 ms) ≥ 0.65", "paper": "shape only; LEDBAT++ ≈ 0.8 at 400 ms (L123)",
-         "ours": f"{long:.3f}", "verdict": common.verdict(soft),
-         "reason": "" if soft else SLOW_RESTART_REASON},
-    ]
+    short = float(r[r.index < GOOD_BELOW_MS]["utilisation"].mean())
+    long = float(r.loc[LONG_RTT_MS, "utilisation"])
+    check = Check("U(300 ms): ≥ 3 points below the mean over RTT < 200 ms, and ≥ 0.65",
+                  "utilisation decreases for larger base RTTs (L348); LEDBAT++ ≈ 0.8 at 400 ms (L123)",
+                  "Fig. 7", long, Claim("in", (SOFT_MIN, round(short - DROP_MIN, 3))),
+                  shown=f"{long:.3f} (mean over RTT < 200 ms {short:.3f})")
+    if check.verdict != "agrees":
+        if long > short - DROP_MIN:
+            check.reason = "no drop at 300 ms"
+        else:
+            ledbatpp = float(p.loc[LONG_RTT_MS, "utilisation"]) if LONG_RTT_MS in p.index else float("nan")
+            check.reason = (f"sender LEDBAT++ also falls, to {ledbatpp:.3f} at 300 ms: the paper's own mechanism "
+                            "(L358), traced in rledbat-fig8: each ramp after a slowdown passes T near the old window "
+                            "and a decrease follows, and the additive increase of about a packet per RTT cannot "
+                            "refill a 300 ms BDP between slowdowns; rLEDBAT starts lower still (the last rows)")
+    return [check.row()]
 
 
-#: Why the long-RTT utilisation is low: the mechanism read from the 300 ms traces (rledbat-fig8).
-SLOW_RESTART_REASON = (
-    "the 300 ms traces (rledbat-fig8) show the paper's mechanism (L358): each ramp after a slowdown doubles "
-    "the window per RTT, its bursts push the queue past T near the old window and a decrease follows, and "
-    "between slowdowns (≈ 28 s) the additive increase of 1 packet per RTT adds back only ≈ 90 packets, so "
-    "the window settles near 410 packets, 80 % of the BDP (515); rLEDBAT also starts far lower (the rLEDBAT − LEDBAT++ row)")
-
-def similar_row(r, p) -> dict:
-    common_rtts = [x for x in r.index if x in p.index]
-    diff = {x: float(r.loc[x, "utilisation"] - p.loc[x, "utilisation"]) for x in common_rtts}
-    ok = bool(diff) and all(abs(d) <= SIMILAR for d in diff.values())
-    worst = max(diff, key=lambda x: abs(diff[x])) if diff else None
-    return {"what": "rLEDBAT − LEDBAT++ within ±0.07 at each RTT", "paper": "similar to LEDBAT++ (L348)",
-            "ours": solo.cells(diff, "+.3f"), "verdict": common.verdict(ok),
-            "reason": "" if ok else (f"largest at {worst:g} ms: the start-up. rlwnd starts at its maximum "
-                                     "(L254), so CUBIC's own slow start overshoots and rLEDBAT's decreases cut "
-                                     "the window far below the BDP (104 packets at 300 ms, rledbat-fig8); it "
-                                     "climbs back at 1 packet per RTT for ≈ 100 s, while LEDBAT++'s own slow "
-                                     "start stops near the plateau; both settle at the same window later")}
+def similar_rows(r, p) -> list:
+    """rLEDBAT about LEDBAT++'s utilisation (±0.07) at each RTT both arms ran."""
+    out = []
+    for x in [x for x in r.index if x in p.index]:
+        theirs = float(p.loc[x, "utilisation"])
+        check = Check(f"rLEDBAT about LEDBAT++ (±0.07) at {x:g} ms", f"similar to LEDBAT++ (ours {theirs:.3f})",
+                      "Fig. 7, L348", float(r.loc[x, "utilisation"]),
+                      Claim("≈", round(theirs, 4), agree=SIMILAR, relative=False),
+                      shown=f"{r.loc[x, 'utilisation']:.3f} ({r.loc[x, 'utilisation'] - theirs:+.3f})")
+        if check.verdict != "agrees":
+            check.reason = (f"rLEDBAT is {theirs - r.loc[x, 'utilisation']:.3f} below at {x:g} ms: the start-up. rlwnd "
+                            "starts at its maximum (L254), so CUBIC's own slow start overshoots and rLEDBAT's decreases "
+                            "cut the window far below the BDP (rledbat-fig8's start-up row); it climbs back at about "
+                            "1 packet per RTT, while LEDBAT++'s own slow start stops near the plateau")
+        out.append(check.row())
+    return out
 
 
 def _comparison(summary) -> list:
     r, p = solo.by_arm(summary, solo.RLEDBAT), solo.by_arm(summary, solo.LEDBATPP)
-    rows = [in_band_row(r, GOOD_BELOW_MS, "rLEDBAT: rate/C in [0.83, 0.97] for RTT < 200 ms",
-                        "90 % below 200 ms (L348)", "outside the band at a short RTT")]
-    rows += long_rtt_rows(r)
-    rows.append(in_band_row(p, LEDBATPP_GOOD_BELOW_MS, "LEDBAT++ (sender): rate/C in [0.83, 0.97] for RTT < 300 ms",
-                            "90 % below 300 ms (L123, from [6])", SLOW_RESTART_REASON + "; the same holds "
-                            "for the sender's LEDBAT++ machine"))
-    rows.append(similar_row(r, p))
-    rows.append({"what": "rate/C of best goodput, rLEDBAT", "paper": "(denominator unstated, notes §2)",
-                 "ours": solo.cells(r["of_best"]), "verdict": "reported", "reason": ""})
+    rows = solo.band_checks(r, "rLEDBAT: rate/C", "90 % below 200 ms", "Fig. 7, L348", BAND, GOOD_BELOW_MS,
+                            reason="outside the band at a short RTT")
+    rows += long_rtt_row(r, p)
+    rows += solo.band_checks(p, "LEDBAT++ (sender): rate/C", "90 % below 300 ms (from [6])", "L123", BAND,
+                             LEDBATPP_GOOD_BELOW_MS, reason="outside the band below 300 ms")
+    rows += similar_rows(r, p)
+    rows.append(Check("rate/C of best goodput, rLEDBAT", "denominator unstated", "notes §2", None,
+                      shown=solo.cells(r["of_best"]), reason="the paper's denominator is unstated").row())
     return rows
 
 

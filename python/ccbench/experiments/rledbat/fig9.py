@@ -12,7 +12,9 @@ reacts to the loss itself.
 
 We measure the core's goodput over the whole run over C (``solo``). Pass (notes §3, Fig. 9):
 utilisation non-increasing in RTT (3 points of noise allowed between neighbours); below the AIMD
-sawtooth bound of the notes (β = 0.5, b = 30 ms; slowdowns and slow start come on top) plus 0.03;
+sawtooth bound of the notes (β = 0.5, b = 30 ms; slowdowns and slow start come on top) plus 0.03,
+and (issue 25) at least 0.83 of it, the slowdowns' cost in the delay-based figures, since L362
+explains the fall by the AIMD; the shape itself is reported (no values in the text);
 rLEDBAT ≥ LEDBAT++ − 0.02 at each RTT. To find the mechanism behind the last one we also read the
 series: for every loss episode (bins with retransmissions, merged when less than 1 s apart) the
 largest flight in the 2 RTTs before its first retransmission (against BDP + buffer, where a smooth
@@ -22,9 +24,11 @@ CUBIC's own ×0.7 also applies to the rLEDBAT arm's sender).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment
+from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import common, solo
 
 QUICK_RTTS_MS = [20, 100, 300]
@@ -33,6 +37,10 @@ QUICK_RTTS_MS = [20, 100, 300]
 AIMD_BOUND = {10: 1.0, 20: 1.0, 30: 1.0, 40: 0.991, 60: 0.958, 80: 0.929, 100: 0.906, 120: 0.887,
               150: 0.867, 200: 0.843, 250: 0.827, 300: 0.816, 400: 0.801}
 NOISE, BOUND_SLACK, BEHIND_LEDBATPP = 0.03, 0.03, 0.02
+#: The least U / bound the AIMD explanation (L362) leaves room for: the 0.83 of C that the
+#: delay-based figures allow for the periodic slowdowns (L346, Fig. 6's band), so that a collapse
+#: far under the bound fails (the notes' "U ≤ bound + 0.03" passed at U / bound 0.22).
+SLOWDOWN_FLOOR = 0.83
 EPISODE_GAP_S, BEFORE_RTTS, AFTER_RTTS = 1.0, 2, 5
 
 
@@ -88,62 +96,75 @@ def _compare(summary):
 def _monotone_row(r) -> dict:
     u = r["utilisation"]
     rises = [(a, b) for a, b in zip(u.index, u.index[1:]) if u[b] > u[a] + NOISE]
-    ok = len(u) >= 2 and not rises
-    return {"what": "rLEDBAT: utilisation non-increasing in RTT (±0.03)", "paper": "utilisation decreases as the "
-            "base RTT increases (L362)", "ours": solo.cells(r["utilisation"]), "verdict": common.verdict(ok),
-            "reason": "" if ok else "rises between " + ", ".join(f"{a:g}→{b:g} ms" for a, b in rises)}
+    return Check("rLEDBAT: utilisation non-increasing in RTT (±0.03)", "utilisation decreases as the base RTT "
+                 "increases", "Fig. 9, L362", None, shown=solo.cells(u),
+                 reason=("the paper gives no values, so the shape is reported and the level checked against the AIMD "
+                         "bound (next rows): " + ("rises between " + ", ".join(f"{a:g}→{b:g} ms" for a, b in rises)
+                                                   if rises else f"it falls at each of the {len(u)} RTTs"))).row()
 
 
-def _bound_row(r) -> dict:
-    over = {x: u for x, u in r["utilisation"].items() if u > r.loc[x, "aimd_bound"] + BOUND_SLACK}
-    far = {x: float(r.loc[x, "utilisation"] / r.loc[x, "aimd_bound"]) for x in r.index}
-    return {"what": "rLEDBAT ≤ AIMD bound + 0.03 at every RTT", "paper": "AIMD with β = 0.5 needs buffer ≥ BDP "
-            "(L362); bound from the notes", "ours": "U / bound: " + solo.cells(far, ".2f"),
-            "verdict": common.verdict(not over),
-            "reason": "" if not over else "above the bound at " + ", ".join(f"{x:g} ms" for x in over)}
+def _bound_rows(r) -> list:
+    """U / the AIMD bound at each RTT: at most the bound (+0.03), and at least the 0.83 the delay-based
+    figures allow for the periodic slowdowns (L346), since L362 explains the fall by the AIMD alone."""
+    out = []
+    for x, row in r.iterrows():
+        bound = float(row["aimd_bound"])
+        ratio = float(row["utilisation"]) / bound
+        check = Check(f"rLEDBAT: U / AIMD bound at {x:g} ms", "AIMD with β = 0.5 needs buffer ≥ BDP [17]; bound "
+                      f"{bound:.3f} from the notes", "Fig. 9, L362", ratio,
+                      Claim("in", (SLOWDOWN_FLOOR, round((bound + BOUND_SLACK) / bound, 3))),
+                      shown=f"{ratio:.2f} (U {row['utilisation']:.3f})")
+        if check.verdict != "agrees":
+            check.reason = (f"above the bound by {row['utilisation'] - bound:+.3f}" if ratio > 1 else gap_reason(row, x))
+        out.append(check.row())
+    return out
+
+
+def gap_reason(row, rtt_ms: float) -> str:
+    """Why U falls short of the AIMD bound at ``rtt_ms``, from this run's loss episodes."""
+    window = row["loss_window_pkts"]
+    where = (f"the flight before a loss is {window:.0f} packets, {window / full_window_pkts(rtt_ms):.0%} of BDP + buffer "
+             f"({full_window_pkts(rtt_ms):.0f})" if window == window else "no loss after the start-up")
+    gain = min(16, math.ceil(2 * common.TARGET_MS / rtt_ms))
+    return (f"{where}, and 5 RTTs after a loss the flight is {row['post_loss_ratio']:.2f} of it; the bound is a smooth "
+            f"AIMD gaining 1 packet per RTT and losing at BDP + buffer, while LEDBAT++ gains GAIN = 1/{gain} here "
+            "(eq. 2) and its slowdown ramps double the window per RTT, putting half of it on the 30 ms queue at once")
 
 
 def _gap_row(r) -> dict:
     windows = {x: (f"{r.loc[x, 'loss_window_pkts']:.0f}" if r.loc[x, "loss_window_pkts"] == r.loc[x, "loss_window_pkts"]
                    else "no loss after the start") + f"/{full_window_pkts(x):.0f}" for x in r.index}
-    return {"what": "rLEDBAT: how far under the bound, and why", "paper": "(the figure's values are not in the "
-            "text)", "ours": "flight before a loss / BDP + buffer (packets): "
-            + "; ".join(f"{x:g} ms: {w}" for x, w in windows.items()),
-            "verdict": "reported", "reason": GAP_REASON}
+    return Check("rLEDBAT: flight before a loss against BDP + buffer", "the figure's values are not in the text",
+                 "Fig. 9", None, shown="flight before a loss / BDP + buffer (packets): "
+                 + "; ".join(f"{x:g} ms: {w}" for x, w in windows.items()),
+                 reason="where a smooth AIMD would lose; the losses before it explain the rows under the bound").row()
 
 
-#: Read from the traces (the flight before each loss episode, the slowdowns of rledbat-fig8).
-GAP_REASON = ("the bound is a smooth AIMD gaining 1 packet per RTT. LEDBAT++ gains GAIN = 1/⌈120 ms/RTT⌉ "
-              "(eq. 2), half a packet or less below 120 ms, so it refills a halved window more slowly; at "
-              "long RTTs the losses come well before BDP + buffer, in the ramps after the slowdowns, which "
-              "double the window per RTT and so put half of it on the 30 ms queue at once; and rLEDBAT "
-              "halves more than once per loss episode (next row)")
-
-
-def _ledbatpp_row(r, p) -> dict:
-    rtts = [x for x in r.index if x in p.index]
-    diff = {x: float(r.loc[x, "utilisation"] - p.loc[x, "utilisation"]) for x in rtts}
-    behind = [x for x in rtts if diff[x] < -BEHIND_LEDBATPP]
-    ratios = (f"flight 5 RTTs after a loss episode / before (median over a run's episodes, mean over seeds): rLEDBAT "
-              + solo.cells(r.loc[behind, "post_loss_ratio"], ".2f") + "; LEDBAT++ "
-              + solo.cells(p.loc[behind, "post_loss_ratio"], ".2f")) if behind else ""
-    return {"what": "rLEDBAT ≥ LEDBAT++ − 0.02 at every RTT", "paper": "rLEDBAT slightly outperforms LEDBAT++ "
-            "(L362)", "ours": "rLEDBAT − LEDBAT++: " + solo.cells(diff, "+.3f"),
-            "verdict": common.verdict(not behind),
-            "reason": "" if not behind else (
-                "rLEDBAT cuts deeper per loss episode, not less (flight after / before below). The receiver "
-                "halves rlwnd once per overflow (loss_episode = \"window\"; Fig. 2's literal once-per-RTT rule, "
-                "\"rtt\", changes utilisation by at most 0.03), but the CUBIC sender's own reduction applies "
-                "on top (SWND = min(cwnd, rlwnd), eq. 5) and the two windows regrow separately, each at its "
-                "own pace; each 300 s run also starts from CUBIC's slow-start overshoot. " + ratios)}
+def _ledbatpp_rows(r, p) -> list:
+    out = []
+    for x in [x for x in r.index if x in p.index]:
+        theirs = float(p.loc[x, "utilisation"])
+        check = Check(f"rLEDBAT ≥ LEDBAT++ − 0.02 at {x:g} ms", f"rLEDBAT slightly outperforms LEDBAT++ (ours "
+                      f"{theirs:.3f})", "Fig. 9, L362", float(r.loc[x, "utilisation"]),
+                      Claim("≥", round(theirs - BEHIND_LEDBATPP, 4), relative=False),
+                      shown=f"{r.loc[x, 'utilisation']:.3f} ({r.loc[x, 'utilisation'] - theirs:+.3f})")
+        if check.verdict != "agrees":
+            check.reason = (
+                "rLEDBAT cuts deeper per loss episode, not less: 5 RTTs after a loss episode its flight is "
+                f"{r.loc[x, 'post_loss_ratio']:.2f} of the flight before (median over the run's episodes, mean over "
+                f"seeds), LEDBAT++'s {p.loc[x, 'post_loss_ratio']:.2f}. The receiver halves rlwnd once per overflow, "
+                "but the CUBIC sender's own reduction applies on top (SWND = min(cwnd, rlwnd), eq. 5) and the two "
+                "windows regrow separately; each run also starts from CUBIC's slow-start overshoot")
+        out.append(check.row())
+    return out
 
 
 def _comparison(summary) -> list:
     summary = _compare(summary) if "aimd_bound" not in summary else summary
     r, p = solo.by_arm(summary, solo.RLEDBAT), solo.by_arm(summary, solo.LEDBATPP)
-    return [_monotone_row(r), _bound_row(r), _gap_row(r), _ledbatpp_row(r, p),
-            {"what": "sender LEDBAT++ utilisation", "paper": "falls with RTT ([6], L362)",
-             "ours": solo.cells(p["utilisation"]), "verdict": "reported", "reason": ""}]
+    return ([_monotone_row(r)] + _bound_rows(r) + [_gap_row(r)] + _ledbatpp_rows(r, p)
+            + [Check("sender LEDBAT++ utilisation", "falls with RTT ([6])", "L362", None, shown=solo.cells(p["utilisation"]),
+                     reason="the comparison arm; the paper quotes [6], no values").row()])
 
 
 def _figure(summary, out_dir: Path) -> Path:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+from ccbench.experiments.base import mean_spread
+from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import common
 
 RLEDBAT, ENHANCED, LEDBATPP = "rledbat", "rledbat-enhanced", "ledbat++"
@@ -67,6 +69,20 @@ def by_arm(summary, arm: str, x: str = "rtt_ms"):
 def cells(values: Mapping, fmt: str = ".3f", unit: str = "ms") -> str:
     """``"20 ms: 0.914; 100 ms: 0.877"`` from ``{x: value}``."""
     return "; ".join(f"{x:g} {unit}: {v:{fmt}}" for x, v in values.items())
+
+
+def band_checks(rows, what: str, paper: str, source: str, band, below_ms: float = float("inf"),
+                column: str = "utilisation", reason: str = "") -> list:
+    """One check per RTT below ``below_ms``: ``column`` in ``band``; ``reason`` (formatted with the
+    row's columns and ``rtt_ms``) for a row out of it."""
+    out = []
+    for x, r in rows[rows.index < below_ms].iterrows():
+        check = Check(f"{what} at {x:g} ms", paper, source, float(r[column]), Claim("in", tuple(band)),
+                      shown=mean_spread(r, column))
+        if check.verdict != "agrees" and reason:
+            check.reason = reason.format(rtt_ms=x, **r)
+        out.append(check.row())
+    return out
 
 
 def arms_figure(summary, out_path, arms: Sequence[str], title: str, bands=None, extra=None,
