@@ -13,6 +13,7 @@ Whatever of this the core does not reproduce is in each experiment's comparison.
 reason; the tests do not relax the thesis's claims to pass.
 """
 
+import json
 import math
 
 import pytest
@@ -20,7 +21,7 @@ import pytest
 import ccbench
 from conftest import run_quick
 from ccbench.experiments import registry
-from ccbench.experiments.siad import inter_protocol, table4_2, table4_3, table4_4, table4_5, ten_flows, two_flows
+from ccbench.experiments.siad import common, inter_protocol, table4_2, table4_3, table4_4, table4_5, ten_flows, two_flows
 
 NAMES = ["siad-two-flows", "siad-table4-2", "siad-table4-3", "siad-table4-4", "siad-table4-5",
          "siad-ten-flows", "siad-inter-protocol"]
@@ -87,11 +88,16 @@ def test_inter_protocol_switches_delayed_acks_for_table_c6_only():
         assert sc["flows"][0]["cc"]["num_rtt"] == 30
 
 
-def test_within_and_stat_helpers():
-    assert two_flows.within(1.2, 1.0) and not two_flows.within(1.3, 1.0)
-    assert not two_flows.within(float("nan"), 1.0)
-    assert math.isnan(two_flows.stat(None, "mean")) and two_flows.stat({"mean": 2.0}, "mean") == 2.0
-    assert ten_flows.jain([1, 1, 1]) == pytest.approx(1.0)
+def test_cell_checks_and_stat_helpers():
+    """A thesis cell is held to ±25 % (REL_TOLERANCE): 1.2 against 1.0 passes, 1.3 and NaN do not."""
+    assert common.near("x", "1.0", "s", 1.2, 1.0).verdict == "within tolerance"
+    assert common.near("x", "1.0", "s", 1.3, 1.0).verdict == "differs"
+    assert common.near("x", "1.0", "s", float("nan"), 1.0).verdict == "reported"
+    assert math.isnan(common.stat(None, "mean")) and common.stat({"mean": 2.0}, "mean") == 2.0
+    # Table C.2's Jain indices as the module carries them: Jain of the thesis's printed rates.
+    for key, rates in ten_flows.TABLE_C2.items():
+        assert sum(rates) ** 2 / (len(rates) * sum(x * x for x in rates)) == pytest.approx(
+            ten_flows.TABLE_C2_JAIN[key], abs=5e-5)
 
 
 # ---------------------------------------------------------------- quick runs
@@ -104,7 +110,8 @@ def test_two_flows_siad_fills_the_link_and_drains_the_queue(quick):
     assert (siad["utilization"] >= two_flows.UTIL_SIAD_MIN).all(), siad["utilization"].tolist()
     assert (siad["queue_fill_min"] <= 0.02).all(), siad["queue_fill_min"].tolist()
     r = _point(s, scheme="SIAD(20)", rate_mbps=10, buffer_bdp=0.5)
-    assert two_flows.within(r["loss_distance_s"], two_flows.TABLE_4_1[10][0][0]), r["loss_distance_s"]
+    paper = two_flows.TABLE_4_1[10][0][0]
+    assert abs(r["loss_distance_s"] - paper) <= common.REL_TOLERANCE * paper, r["loss_distance_s"]
 
 
 def test_smaller_num_rtt_gets_the_larger_share(quick):
@@ -155,6 +162,14 @@ def test_inter_protocol_claims(quick):
 def test_every_quick_run_writes_its_comparison(quick):
     for name in NAMES:
         out, _ = quick[name]
-        text = (out / "comparison.md").read_text()
-        assert "| what | paper | ours | tolerance | verdict | reason |" in text
+        rows = json.loads((out / "comparison.json").read_text())
+        assert rows and all({"what", "paper", "ours", "verdict", "reason"} <= set(r) for r in rows), name
         assert (out / f"{name}.png").exists()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_judged_row_can_fail(quick, name):
+    """Issue 25 item 3: halving or doubling our number changes every passing row's verdict."""
+    from test_siad_checks_can_fail import assert_rows_can_fail
+
+    assert_rows_can_fail(name, quick[name][0])

@@ -16,7 +16,10 @@ ACK that ends a timeout into a burst of the whole window (1 → 338 segments, 25
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+import math
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+
+from ccbench.experiments.checks import Check, Claim
 
 RTT = "100ms"
 DURATION_S = 600.0
@@ -77,3 +80,93 @@ def dumbbell(rate: str, buffer_bdp: float, flows: List[Mapping[str, Any]],
                        **bottleneck},
         "flows": [dict(f) for f in flows],
     }
+
+
+# ------------------------------------------------------------------ comparison helpers (every SIAD figure)
+
+NAN = float("nan")
+
+#: Relative tolerance on the thesis's single-run numbers (rates, ratios, loss distances). The
+#: thesis ran each configuration once (L2131); its own diagonal sharing ratios spread 0.93–1.11
+#: (L2540) and its rate "±" values are 5–25 % of the rate, so one run of ours and one of theirs
+#: can differ by about a quarter for reasons of chance alone.
+REL_TOLERANCE = 0.25
+
+
+def stat(value: Optional[Mapping[str, Any]], key: str) -> float:
+    """``value[key]`` of a core ``{"mean": .., "std": ..}`` summary entry, NaN when the core
+    reports ``None`` (fewer than two loss events, no cwnd swing)."""
+    if not value:
+        return NAN
+    number_ = value.get(key)
+    return NAN if number_ is None else float(number_)
+
+
+def number(value: Any) -> float:
+    """A summary number, NaN for ``None`` (e.g. ``sharing_ratio`` with one flow)."""
+    return NAN if value is None else float(value)
+
+
+def fmt(value: float, spec: str = ".3g") -> str:
+    return "—" if not math.isfinite(value) else f"{value:{spec}}"
+
+
+def link_metrics(result, link: str = "bottleneck") -> Dict[str, float]:
+    """The §4.3.1/§4.4.1 link statistics of one run (L2132–L2146)."""
+    s = result.link(link)
+    distance = s.get("loss_event_distance_s")
+    return {
+        "utilization": number(s.get("utilization")),
+        "queue_fill_mean": number(s.get("queue_fill_mean")),
+        "queue_fill_min": number(s.get("queue_fill_min")),
+        "loss_rate": number(s.get("loss_rate")),
+        "loss_distance_s": stat(distance, "mean"),
+        "loss_distance_std_s": stat(distance, "std"),
+    }
+
+
+def flow_metrics(result, name: str, prefix: str) -> Dict[str, float]:
+    """A flow's rate (± per-bin std) and its own loss-event distance, columns ``<prefix>_…``."""
+    s = result.flow(name)
+    distance = s.get("loss_event_distance_s")
+    return {
+        f"{prefix}_mbps": number(s.get("goodput_mbps")),
+        f"{prefix}_std_mbps": number(s.get("throughput_std_mbps")),
+        f"{prefix}_loss_distance_s": stat(distance, "mean"),
+        f"{prefix}_loss_distance_std_s": stat(distance, "std"),
+    }
+
+
+def check(what: str, paper: str, source: str, ours: Optional[float], claim: Optional[Claim],
+          shown: str = "", why: Union[str, Callable[[], str], None] = None, reported: str = "") -> Check:
+    """A :class:`Check` whose reason is computed only when it is needed: ``why`` (a string or a
+    function of nothing, evaluated on this run's numbers) when the verdict is "differs",
+    ``reported`` (or "no number of ours in this run") when there is nothing to judge."""
+    c = Check(what, paper, source, ours, claim, shown=shown)
+    if c.verdict == "differs" and why is not None:
+        c.reason = why() if callable(why) else why
+    elif c.verdict == "reported":
+        c.reason = reported or ("no number of ours in this run" if claim is not None else "")
+    return c
+
+
+def near(what: str, paper: str, source: str, ours: Optional[float], value: float,
+         within: float = REL_TOLERANCE, shown: str = "", why=None, agree: float = 0.0,
+         relative: bool = True) -> Check:
+    """Ours about the thesis's ``value``: within tolerance inside ± ``within`` (relative unless
+    ``relative`` is false), as every single-run table cell of the thesis is held."""
+    return check(what, paper, source, ours, Claim("≈", value, agree=agree, within=within, relative=relative),
+                 shown=shown, why=why)
+
+
+def every(what: str, paper: str, source: str, passed: int, total: int, unit: str = "cells",
+          why=None) -> Check:
+    """A claim about every one of ``total`` cases ("every cell", "every scheme"): ours is how many
+    hold it, the claim that all do (one that fails halves the count's verdict)."""
+    return check(what, paper, source, float(passed), Claim("≥", float(total)),
+                 shown=f"{passed}/{total} {unit}", why=why)
+
+
+def rows(checks) -> List[Dict[str, Any]]:
+    """``comparison.json``'s rows of a list of checks."""
+    return [c.row() for c in checks]

@@ -13,7 +13,7 @@ The rates of Tables C.5 and C.6 are the notes' reconstruction of garbled OCR (ro
 link rate, notes §4.6, §7 item 9); C.7 is clean. Table C.6 and the prose disagree on which flow
 got 5.06 at Num_RTT 40 (notes §7 item 6); the table's order (SIAD 5.06) is used.
 
-Compared per cell: the rate ratio SIAD / other within ±25 % (``REL_TOLERANCE``); and the claims:
+Compared per cell: the rate ratio SIAD / other within ±25 % (``common.REL_TOLERANCE``); and the claims:
 with delayed ACKs SIAD always gets more than NewReno (L2593); without them Num_RTT 40 shares
 about equally with NewReno (L2595) and Num_RTT 30 with Cubic (L2603) at 10 Mbit/s, 1 BDP ("about
 equally": SIAD's share of the sum within 0.4–0.6); SIAD's share falls as Num_RTT grows.
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.siad.common import dumbbell, flow
-from ccbench.experiments.siad.two_flows import number, verdict, within
+from ccbench.experiments.checks import Claim
+from ccbench.experiments.siad.common import check, dumbbell, every, flow, near, number, rows
 
 #: Opponent → (scheme, delayed ACKs on both flows, table).
 OPPONENTS: Dict[str, Tuple[str, bool, str]] = {
@@ -89,20 +89,18 @@ def _key(r) -> Tuple[int, float, int]:
 
 
 def _rows(summary) -> List[dict]:
-    rows = []
+    checks = []
     for r in summary.itertuples():
         table = TABLES[r.opponent]
         if _key(r) not in table:
             continue
         siad, other = table[_key(r)]
-        ok = within(r.siad_mbps / r.other_mbps, siad / other)
-        rows.append({
-            "what": f"SIAD({r.num_rtt}) vs {r.opponent}, {r.rate_mbps} Mbit/s, {r.buffer_bdp:g} BDP [Mbit/s]",
-            "paper": f"{siad} / {other} ({OPPONENTS[r.opponent][2]})",
-            "ours": f"{r.siad_mbps:.2f} / {r.other_mbps:.2f}", "verdict": verdict(ok),
-            "reason": "" if ok else _reason(r, siad / other),
-        })
-    return rows + _claims(summary)
+        checks.append(near(
+            f"SIAD({r.num_rtt}) vs {r.opponent}, {r.rate_mbps} Mbit/s, {r.buffer_bdp:g} BDP: rate SIAD / {r.opponent.split()[0]}",
+            f"{siad} / {other} = {siad / other:.2f}", OPPONENTS[r.opponent][2], r.siad_mbps / r.other_mbps,
+            round(siad / other, 3), shown=f"{r.siad_mbps:.2f} / {r.other_mbps:.2f} = {r.siad_mbps / r.other_mbps:.2f}",
+            why=lambda r=r, ratio=siad / other: _reason(r, ratio)))
+    return rows(checks + _claims(summary))
 
 
 def _reason(r, paper_ratio: float) -> str:
@@ -121,39 +119,41 @@ def _reason(r, paper_ratio: float) -> str:
             "events (losses less synchronised than in the thesis), so it grows for longer")
 
 
-def _claims(summary) -> List[dict]:
-    rows = []
+def _claims(summary) -> list:
+    checks = []
     nr = summary[summary["opponent"] == "NewReno"]
     if not nr.empty:
-        ok = bool((nr["siad_mbps"] > nr["other_mbps"]).all())
-        rows.append({"what": "with delayed ACKs SIAD always gets more than NewReno",
-                     "paper": "every cell (L2593, Table C.5)",
-                     "ours": f"{int((nr['siad_mbps'] > nr['other_mbps']).sum())}/{len(nr)} cells",
-                     "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else "our NewReno with delayed ACKs grows faster than ½ pkt/RTT"})
+        ahead = nr["siad_mbps"] > nr["other_mbps"]
+        checks.append(every(
+            "with delayed ACKs SIAD gets more than NewReno", "every cell", "Sec. 4.4.3, L2593, Table C.5",
+            int(ahead.sum()), len(nr),
+            why=lambda: "NewReno ahead at " + ", ".join(
+                f"Num_RTT {r.num_rtt}, {r.rate_mbps} Mbit/s, {r.buffer_bdp:g} BDP ({r.other_mbps:.2f} vs {r.siad_mbps:.2f})"
+                for r in nr[~ahead].itertuples())))
     for opponent, n, line in (("NewReno no-dack", 40, "L2595"), ("Cubic", 30, "L2603")):
         sel = summary[(summary["opponent"] == opponent) & (summary["rate_mbps"] == 10)
                       & (summary["buffer_bdp"] == 1.0) & (summary["num_rtt"] == n)]
         if sel.empty:
             continue
         share = float(sel.iloc[0]["siad_share"])
-        ok = EQUAL_SHARE[0] <= share <= EQUAL_SHARE[1]
-        rows.append({"what": f"SIAD({n}) vs {opponent}, 10 Mbit/s, 1 BDP: about equal sharing",
-                     "paper": f"SIAD share ≈ 0.5 ({line})", "ours": f"{share:.3f}",
-                     "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else f"SIAD's share outside {EQUAL_SHARE[0]}–{EQUAL_SHARE[1]}"})
-    falling, total = 0, 0
-    for _, group in summary.groupby(["opponent", "rate_mbps", "buffer_bdp"]):
+        checks.append(check(
+            f"SIAD({n}) vs {opponent}, 10 Mbit/s, 1 BDP: SIAD's share of the two rates", "about equal sharing, ≈ 0.5",
+            f"Sec. 4.4.3, {line}", share, Claim("≈", 0.5, agree=EQUAL_SHARE[1] - 0.5, relative=False),
+            shown=f"{share:.3f}", why=f"SIAD's share outside {EQUAL_SHARE[0]}–{EQUAL_SHARE[1]}"))
+    falling, total, flat = 0, 0, []
+    for key, group in summary.groupby(["opponent", "rate_mbps", "buffer_bdp"]):
         shares = group.sort_values("num_rtt")["siad_share"].tolist()
         if len(shares) > 1:
             total += 1
             falling += shares[-1] < shares[0]
+            if not shares[-1] < shares[0]:
+                flat.append(f"{key[0]} {key[1]} Mbit/s {key[2]:g} BDP")
     if total:
-        rows.append({"what": "SIAD's share smaller at the largest Num_RTT than at the smallest",
-                     "paper": "every setting (Tables C.5–C.7)", "ours": f"{falling}/{total} settings",
-                     "verdict": "agrees" if falling == total else "differs",
-                     "reason": "" if falling == total else "Num_RTT has less effect once SIAD sits at its 1 pkt/RTT floor"})
-    return rows
+        checks.append(every(
+            "SIAD's share smaller at the largest Num_RTT than at the smallest", "every setting",
+            "Tables C.5–C.7", falling, total, unit="settings",
+            why=lambda: "not falling at " + ", ".join(flat)))
+    return checks
 
 
 def _figure(summary, out_dir: Path) -> Path:

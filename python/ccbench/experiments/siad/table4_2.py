@@ -7,7 +7,7 @@ core's ``sharing_ratio``: goodput of the first flow over the second's. Rows of t
 1's Num_RTT, columns flow 2's — the orientation the notes derive from L2515 (20/30 → 13.07/6.86 =
 1.91 is the cell (20, 30)).
 
-Compared per cell with ±25 % (``REL_TOLERANCE``, two_flows.py), and the table's claims (L2540):
+Compared per cell with ±25 % (``REL_TOLERANCE``, common.py), and the table's claims (L2540):
 ratio > 1 above the diagonal and < 1 below it, about 1 on it, growing to the upper right.
 :func:`sharing_experiment` also builds Table 4.3 (table4_3.py).
 """
@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.siad.common import dumbbell, flow
-from ccbench.experiments.siad.two_flows import (
-    REL_TOLERANCE, fmt, link_metrics, number, verdict, within)
+from ccbench.experiments.checks import Claim
+from ccbench.experiments.siad.common import (
+    REL_TOLERANCE, check, dumbbell, every, flow, fmt, link_metrics, near, number, rows)
 
 NUM_RTTS = (10, 20, 30, 40, 50)
 
@@ -95,18 +95,19 @@ def _cell_reason(a: int, b: int, ours: float, paper: float, row=None) -> str:
             f"other flow's events{hit}, so it grows less between decreases")
 
 
-def _cell_rows(summary, table, label: str, lines: str) -> List[dict]:
-    rows = []
+def _cell_rows(summary, table, label: str, lines: str) -> list:
+    checks = []
     for a, b, paper in pairs(table):
         sel = summary[(summary["num_rtt_1"] == a) & (summary["num_rtt_2"] == b)]
         if sel.empty:
             continue
         ours = float(sel.iloc[0]["sharing_ratio"])
-        ok = within(ours, paper)
-        reason = "" if ok else _cell_reason(a, b, ours, paper, sel.iloc[0]) + _paper_outlier(table, a, b)
-        rows.append({"what": f"{label} ratio, Num_RTT {a}/{b}", "paper": f"{paper} ({lines})",
-                     "ours": fmt(ours, ".2f"), "verdict": verdict(ok), "reason": reason})
-    return rows
+        checks.append(near(
+            f"{label} ratio, Num_RTT {a}/{b}", f"{paper}", f"{label}, {lines}", ours, paper,
+            shown=fmt(ours, ".2f"),
+            why=lambda a=a, b=b, ours=ours, paper=paper, r=sel.iloc[0]:
+                _cell_reason(a, b, ours, paper, r) + _paper_outlier(table, a, b)))
+    return checks
 
 
 def _paper_outlier(table, a: int, b: int) -> str:
@@ -125,7 +126,7 @@ def _paper_outlier(table, a: int, b: int) -> str:
             if broken else "")
 
 
-def _sign_rows(summary, label: str, table) -> List[dict]:
+def _sign_rows(summary, label: str, table) -> list:
     """L2540: below 1 in the lower left, above 1 in the upper right, about 1 on the diagonal,
     and (mostly) growing to the upper right; the thesis's own count of monotone steps is given
     beside ours."""
@@ -136,28 +137,38 @@ def _sign_rows(summary, label: str, table) -> List[dict]:
     diag_ok = [k for k, v in diagonal if DIAGONAL[0] <= v <= DIAGONAL[1]]
     steps_ours, steps_paper, total = _monotone_steps(ours, table)
     wrong = [f"{k[0]}/{k[1]} ({v:.2f})" for k, v in off if k not in right]
-    rows = [
-        {"what": f"{label}: smaller Num_RTT gets the larger share (off-diagonal cells)",
-         "paper": "every cell (L2540)", "ours": f"{len(right)}/{len(off)} cells",
-         "verdict": "agrees" if not wrong else "differs",
-         "reason": "" if not wrong else
-         f"on the wrong side of 1: {', '.join(wrong)}; where both Num_RTT are large both flows "
-         "grow at the 1 pkt/RTT floor, so the setting no longer separates them (L2540) and one "
-         "run's chance decides"},
-    ]
+    checks = []
+    if off:
+        checks.append(every(
+            f"{label}: smaller Num_RTT gets the larger share (off-diagonal cells)", "every cell",
+            "Sec. 4.4.2, L2540", len(right), len(off),
+            why=lambda: f"on the wrong side of 1: {', '.join(wrong)}; where both Num_RTT are large both "
+                        "flows grow at the 1 pkt/RTT floor, so the setting no longer separates them "
+                        "(L2540) and one run's chance decides"))
     if diagonal:
-        rows.append({"what": f"{label}: diagonal about 1 (within {DIAGONAL[0]:.2f}–{DIAGONAL[1]:.2f})",
-                     "paper": "0.93–1.11 (L2540)", "ours": ", ".join(f"{v:.2f}" for _, v in diagonal),
-                     "verdict": "agrees" if len(diag_ok) == len(diagonal) else "differs",
-                     "reason": "" if len(diag_ok) == len(diagonal) else
-                     "one run; equal flows drift apart for minutes (L2540)"})
+        outside = [f"{k[0]}/{k[1]} ({v:.2f})" for k, v in diagonal if k not in diag_ok]
+        checks.append(every(
+            f"{label}: diagonal about 1 (within {DIAGONAL[0]:.2f}–{DIAGONAL[1]:.2f})", "0.93–1.11",
+            "Sec. 4.4.2, L2540", len(diag_ok), len(diagonal),
+            why=lambda: f"outside at {', '.join(outside)}: one run; equal flows drift apart for minutes (L2540)"))
     if total:
-        ok = steps_ours >= steps_paper - 2
-        rows.append({"what": f"{label}: adjacent steps growing to the upper right",
-                     "paper": f"{steps_paper}/{total} (thesis table)", "ours": f"{steps_ours}/{total}",
-                     "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else "more non-monotone steps: flows at the 1 pkt/RTT floor (L2540) and chance"})
-    return rows
+        what = f"{label}: adjacent steps growing to the upper right"
+        paper = f"{steps_paper}/{total} (thesis table)"
+        if steps_paper - 2 > 0:
+            checks.append(check(
+                what, paper, f"{label}, {_LINES.get(label, 'L2540')}", float(steps_ours),
+                Claim("≥", float(steps_paper - 2)), shown=f"{steps_ours}/{total} (at least the thesis's count − 2)",
+                why="more non-monotone steps: flows at the 1 pkt/RTT floor (L2540) and chance"))
+        else:
+            checks.append(check(what, paper, f"{label}, {_LINES.get(label, 'L2540')}", float(steps_ours), None,
+                                shown=f"{steps_ours}/{total}",
+                                reported=f"only {total} adjacent pairs of cells in this run: "
+                                         "too few for the thesis's count to bound ours"))
+    return checks
+
+
+#: Where each table is printed.
+_LINES = {"Table 4.2": "L2521–L2528", "Table 4.3": "L2530–L2538"}
 
 
 def _monotone_steps(ours: Dict[Tuple[int, int], float], table) -> Tuple[int, int, int]:
@@ -177,28 +188,27 @@ def _monotone_steps(ours: Dict[Tuple[int, int], float], table) -> Tuple[int, int
             sum(good(d, paper[p], paper[q]) for p, q, d in steps), len(steps))
 
 
-def _rate_rows(summary) -> List[dict]:
-    rows = []
+def _rate_rows(summary) -> list:
+    checks = []
     for (a, b), (r1, r2, util, fill) in RATES_L2515.items():
         sel = summary[(summary["num_rtt_1"] == a) & (summary["num_rtt_2"] == b)]
         if sel.empty:
             continue
         r = sel.iloc[0]
-        ok_rates = within(r["flow1_mbps"], r1) and within(r["flow2_mbps"], r2)
-        ok_util = abs(r["utilization"] - util) <= UTIL_TOLERANCE
-        ok_fill = abs(r["queue_fill_mean"] - fill) <= FILL_TOLERANCE
-        rows += [
-            {"what": f"rates Num_RTT {a}/{b} [Mbit/s]", "paper": f"{r1} / {r2} (L2515–L2517)",
-             "ours": f"{r['flow1_mbps']:.2f} / {r['flow2_mbps']:.2f}", "verdict": verdict(ok_rates),
-             "reason": "" if ok_rates else _cell_reason(a, b, r["flow1_mbps"] / r["flow2_mbps"], r1 / r2, r)},
-            {"what": f"utilization / mean queue fill, Num_RTT {a}/{b}",
-             "paper": f"{util * 100:.2f} % / {fill} (L2515–L2517)",
-             "ours": f"{r['utilization'] * 100:.2f} % / {fmt(r['queue_fill_mean'], '.2f')}",
-             "verdict": verdict(ok_util and ok_fill),
-             "reason": "" if ok_util and ok_fill else
-             f"outside ±{UTIL_TOLERANCE * 100:.0f} point / ±{FILL_TOLERANCE} fill"},
-        ]
-    return rows
+        for i, (rate, ours) in enumerate(((r1, r["flow1_mbps"]), (r2, r["flow2_mbps"])), start=1):
+            checks.append(near(
+                f"rate of flow {i}, Num_RTT {a}/{b} [Mbit/s]", f"{rate}", "Sec. 4.4.2, L2515–L2517",
+                float(ours), rate, shown=f"{ours:.2f}",
+                why=lambda r=r, a=a, b=b: _cell_reason(a, b, r["flow1_mbps"] / r["flow2_mbps"], r1 / r2, r)))
+        checks.append(near(
+            f"utilization, Num_RTT {a}/{b}", f"{util * 100:.2f} %", "Sec. 4.4.2, L2515–L2517",
+            float(r["utilization"]), util, within=UTIL_TOLERANCE, relative=False,
+            shown=f"{r['utilization'] * 100:.2f} %", why=f"outside ±{UTIL_TOLERANCE * 100:.0f} point"))
+        checks.append(near(
+            f"mean queue fill, Num_RTT {a}/{b}", f"{fill}", "Sec. 4.4.2, L2515–L2517",
+            float(r["queue_fill_mean"]), fill, within=FILL_TOLERANCE, relative=False,
+            shown=fmt(r["queue_fill_mean"], ".2f"), why=f"outside ±{FILL_TOLERANCE} of the buffer"))
+    return checks
 
 
 def sharing_figure(summary, table, title: str, path: Path) -> Path:
@@ -235,8 +245,8 @@ def sharing_experiment(name: str, rate: str, buffer_bdp: float, table, label: st
     """Two SIAD flows over the Num_RTT grid on the thesis dumbbell (Tables 4.2 and 4.3)."""
 
     def comparison(summary) -> List[dict]:
-        rows = _cell_rows(summary, table, label, lines) + _sign_rows(summary, label, table)
-        return rows + (_rate_rows(summary) if table is TABLE_4_2 else [])
+        checks = _cell_rows(summary, table, label, lines) + _sign_rows(summary, label, table)
+        return rows(checks + (_rate_rows(summary) if table is TABLE_4_2 else []))
 
     def figure(summary, out_dir: Path) -> Path:
         return sharing_figure(summary, table, description, out_dir / f"{name}.png")

@@ -12,7 +12,7 @@ flows (Num_RTT is then unused).
 
 Metrics: the two goodputs, their per-bin std (the thesis's "±", labelled a confidence interval
 there, notes §1.6) and the core's Jain index over the two goodputs. Compared: each rate within
-±25 % (``REL_TOLERANCE``), Jain within ±0.05, and the claims of L2542–L2560.
+±25 % (``common.REL_TOLERANCE``), Jain within ±0.05, and the claims of L2542–L2560.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.siad.common import dumbbell, flow
-from ccbench.experiments.siad.two_flows import fmt, number, verdict, within
+from ccbench.experiments.checks import Claim
+from ccbench.experiments.siad.common import check, dumbbell, every, flow, fmt, near, number, rows
 
 RTTS = ("100ms", "200ms")
 MEAN_RTT = "150ms"
@@ -94,23 +94,21 @@ def _metric(result, point: dict) -> dict:
 
 
 def _rows(summary) -> List[dict]:
-    rows = []
+    checks = []
     ours = {r.setup: r for r in summary.itertuples()}
     for setup, (r1, s1, r2, s2, jain) in TABLE_4_4.items():
         if setup not in ours:
             continue
         r = ours[setup]
-        ok_rates = within(r.flow1_mbps, r1) and within(r.flow2_mbps, r2)
-        ok_jain = abs(r.jain - jain) <= JAIN_TOLERANCE
-        rows.append({
-            "what": f"{setup}: rate 100 ms / 200 ms [Mbit/s], Jain",
-            "paper": f"{r1} (±{s1}) / {r2} (±{s2}), {jain} (L2546–L2558)",
-            "ours": f"{r.flow1_mbps:.2f} (±{fmt(r.flow1_std_mbps, '.2f')}) / "
-                    f"{r.flow2_mbps:.2f} (±{fmt(r.flow2_std_mbps, '.2f')}), {r.jain:.4f}",
-            "verdict": verdict(ok_rates and ok_jain),
-            "reason": "" if ok_rates and ok_jain else _reason(setup, r, r1 / r2),
-        })
-    return rows + _claims(ours)
+        why = (lambda setup=setup, r=r, ratio=r1 / r2: _reason(setup, r, ratio))
+        for label, rate, std, mbps, ours_std in (("100 ms", r1, s1, r.flow1_mbps, r.flow1_std_mbps),
+                                                  ("200 ms", r2, s2, r.flow2_mbps, r.flow2_std_mbps)):
+            checks.append(near(f"{setup}: rate of the {label} flow [Mbit/s]", f"{rate} (±{std})",
+                               "Table 4.4, L2546–L2558", mbps, rate,
+                               shown=f"{mbps:.2f} (±{fmt(ours_std, '.2f')})", why=why))
+        checks.append(near(f"{setup}: Jain index of the two rates", f"{jain}", "Table 4.4, L2546–L2558",
+                           r.jain, jain, within=JAIN_TOLERANCE, relative=False, shown=f"{r.jain:.4f}", why=why))
+    return rows(checks + _claims(ours))
 
 
 def _reason(setup: str, r, paper: float) -> str:
@@ -144,24 +142,26 @@ def _reason(setup: str, r, paper: float) -> str:
                "the difference is in how synchronised the two flows' losses are"))
 
 
-def _claims(ours) -> List[dict]:
-    rows = []
+def _claims(ours) -> list:
+    checks = []
     legacy = [s for s in ("NewReno", "Cubic", "H-TCP", "HSTCP", "Scalable", "Illinois") if s in ours]
     if len(legacy) == 6:
         top = sorted(legacy, key=lambda s: ours[s].jain, reverse=True)[:2]
-        ok = set(top) == {"Cubic", "H-TCP"}
-        rows.append({"what": "legacy schemes with the highest Jain", "paper": "Cubic and H-TCP (L2542)",
-                     "ours": ", ".join(f"{s} {ours[s].jain:.3f}" for s in top),
-                     "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else "RTT bias of the other schemes smaller than in Linux 3.5.7"})
+        checks.append(every(
+            "legacy schemes with the two highest Jain indices are Cubic and H-TCP", "Cubic and H-TCP",
+            "Sec. 4.4.2, L2542", len(set(top) & {"Cubic", "H-TCP"}), 2, unit="of the top two",
+            why=lambda: "top two: " + ", ".join(f"{s} {ours[s].jain:.3f}" for s in top)
+                        + "; RTT bias of the other schemes smaller than in Linux 3.5.7"))
     if "SIAD 20/20" in ours and "SIAD ms 4000" in ours:
         a, b = ours["SIAD 20/20"].jain, ours["SIAD ms 4000"].jain
-        ok = b >= FAIR and b > a
-        rows.append({"what": "Num_ms 4000 restores fairness vs Num_RTT 20/20",
-                     "paper": "0.7542 → 0.9902 (L2542, L2560)", "ours": f"{a:.4f} → {b:.4f}",
-                     "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else f"Num_ms 4000 below {FAIR} or not above 20/20"})
-    return rows
+        checks.append(check(
+            "Num_ms 4000: Jain index at least 'fair'", f"0.9902, fair (≥ {FAIR})", "Sec. 4.4.2, L2542, L2560",
+            b, Claim("≥", FAIR), shown=f"{b:.4f}", why=f"Num_ms 4000 below {FAIR}"))
+        checks.append(check(
+            "Num_ms 4000 fairer than Num_RTT 20/20: Jain 4000 / Jain 20/20", "0.9902 / 0.7542 = 1.31 (> 1)",
+            "Sec. 4.4.2, L2542, L2560, Table 4.4", b / a, Claim("≥", 1.0), shown=f"{b:.4f} / {a:.4f} = {b / a:.2f}",
+            why="Num_ms 4000 not above Num_RTT 20/20"))
+    return checks
 
 
 def _figure(summary, out_dir: Path) -> Path:

@@ -14,7 +14,7 @@ and b for flows 1–3.
 
 Metrics: the four goodputs with their per-bin std and the core's ``jain_by_hops`` (Jain over the
 two groups: flow 0 vs the mean of flows 1–3). Compared: flow 0's share of its fair 1/2 — each
-rate within ±25 % (``REL_TOLERANCE``), Jain within ±0.05 — and the claims of L2585.
+rate within ±25 % (``common.REL_TOLERANCE``), Jain within ±0.05 — and the claims of L2585.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.siad.common import BIN, DURATION_S, WARMUP_S, flow
-from ccbench.experiments.siad.two_flows import fmt, number, verdict, within
+from ccbench.experiments.checks import Claim
+from ccbench.experiments.siad.common import (
+    BIN, DURATION_S, WARMUP_S, check, every, flow, fmt, near, number, rows)
 from ccbench.topology import parking_lot
 
 LINK_DELAY = "10ms"
@@ -110,23 +111,28 @@ def _metric(result, point: dict) -> dict:
 
 
 def _rows(summary) -> List[dict]:
-    rows = []
+    checks = []
     for r in summary.itertuples():
         table = TABLES.get(int(r.rate_mbps), {})
         if r.setup not in table:
             continue
         rates, jain = table[r.setup]
+        source = LINES[int(r.rate_mbps)]
         ours = [getattr(r, f"{n}_mbps") for n in NAMES]
-        cross_ours, cross_paper = sum(ours[1:]) / 3, sum(rates[1:]) / 3
-        ok = within(ours[0], rates[0]) and within(cross_ours, cross_paper) and abs(r.jain_by_hops - jain) <= JAIN_TOLERANCE
-        rows.append({
-            "what": f"{r.setup}, {r.rate_mbps} Mbit/s: rates 0 / 1 / 2 / 3 [Mbit/s], Jain (2 groups)",
-            "paper": " / ".join(f"{x}" for x in rates) + f", {jain} ({LINES[int(r.rate_mbps)]})",
-            "ours": " / ".join(f"{x:.2f}" for x in ours) + f", {fmt(r.jain_by_hops, '.4f')}",
-            "verdict": verdict(ok),
-            "reason": "" if ok else _reason(r, ours[0] / cross_ours, rates[0] / cross_paper),
-        })
-    return rows + _claims(summary)
+        cross_ours, cross_paper = sum(ours[1:]) / 3, round(sum(rates[1:]) / 3, 4)
+        why = (lambda r=r, o=ours[0] / cross_ours, p=rates[0] / cross_paper: _reason(r, o, p))
+        head = f"{r.setup}, {r.rate_mbps} Mbit/s"
+        checks += [
+            near(f"{head}: rate of flow 0 (three hops) [Mbit/s]", f"{rates[0]}", source, ours[0], rates[0],
+                 shown=f"{ours[0]:.2f}", why=why),
+            near(f"{head}: mean rate of the cross flows 1–3 [Mbit/s]",
+                 f"{cross_paper:.2f} (mean of {' / '.join(str(x) for x in rates[1:])})", source, cross_ours,
+                 cross_paper, shown=f"{cross_ours:.2f} (mean of {' / '.join(f'{x:.2f}' for x in ours[1:])})",
+                 why=why),
+            near(f"{head}: Jain index (flow 0 vs the cross flows' mean)", f"{jain}", source, r.jain_by_hops, jain,
+                 within=JAIN_TOLERANCE, relative=False, shown=fmt(r.jain_by_hops, ".4f"), why=why),
+        ]
+    return rows(checks + _claims(summary))
 
 
 def _reason(r, ours: float, paper: float) -> str:
@@ -140,26 +146,30 @@ def _reason(r, ours: float, paper: float) -> str:
             "i.e. by how synchronised the queues' events are, which differs from the VM runs")
 
 
-def _claims(summary) -> List[dict]:
-    rows = []
+def _claims(summary) -> list:
+    checks = []
     for rate in sorted(set(int(x) for x in summary["rate_mbps"])):
         sel = summary[summary["rate_mbps"] == rate].set_index("setup")
         legacy = [s for s in ("NewReno", "Cubic", "H-TCP", "SIAD 20", "SIAD 40") if s in sel.index]
         if legacy:
             starved = [s for s in legacy if sel.loc[s, "flow0_mbps"] < sel.loc[s, "flow1_mbps"]]
-            ok = len(starved) == len(legacy)
-            rows.append({"what": f"{rate} Mbit/s: flow 0 below the cross flows with equal settings",
-                         "paper": "every scheme (L2564)", "ours": f"{len(starved)}/{len(legacy)} schemes",
-                         "verdict": "agrees" if ok else "differs", "reason": "" if ok else "see the rows above"})
+            checks.append(every(
+                f"{rate} Mbit/s: flow 0 below the cross flows with equal settings", "every scheme",
+                "Sec. 4.4.2, L2564", len(starved), len(legacy), unit="schemes",
+                why=lambda: "flow 0 not below at " + ", ".join(s for s in legacy if s not in starved)))
         if "SIAD 5/40" in sel.index and "SIAD 20" in sel.index:
-            fair, equal = sel.loc["SIAD 5/40", "jain_by_hops"], sel.loc["SIAD 20", "jain_by_hops"]
-            ok = fair >= FAIR and fair > equal
-            rows.append({"what": f"{rate} Mbit/s: Num_RTT 5 for flow 0 restores fairness",
-                         "paper": f"Jain ≥ {FAIR} with 5/40, above SIAD 20 (L2585)",
-                         "ours": f"{fmt(equal, '.3f')} → {fmt(fair, '.3f')}",
-                         "verdict": "agrees" if ok else "differs",
-                         "reason": "" if ok else "flow 0 still below half the share with Num_RTT 5"})
-    return rows
+            fair, equal = float(sel.loc["SIAD 5/40", "jain_by_hops"]), float(sel.loc["SIAD 20", "jain_by_hops"])
+            paper_fair, paper_equal = TABLES[rate]["SIAD 5/40"][1], TABLES[rate]["SIAD 20"][1]
+            checks.append(check(
+                f"{rate} Mbit/s: Num_RTT 5 for flow 0 restores fairness, Jain with 5/40",
+                f"{paper_fair}, about equal sharing (≥ {FAIR})", f"Sec. 4.4.2, L2585, {LINES[rate]}", fair,
+                Claim("≥", FAIR), shown=fmt(fair, ".4f"), why=f"Jain below {FAIR}: flow 0 still short of half"))
+            checks.append(check(
+                f"{rate} Mbit/s: Jain with 5/40 over Jain with SIAD 20",
+                f"{paper_fair} / {paper_equal} = {paper_fair / paper_equal:.2f} (> 1)",
+                f"Sec. 4.4.2, L2585, {LINES[rate]}", fair / equal, Claim("≥", 1.0),
+                shown=f"{fair:.3f} / {equal:.3f} = {fair / equal:.2f}", why="5/40 not fairer than equal Num_RTT"))
+    return checks
 
 
 def _figure(summary, out_dir: Path) -> Path:

@@ -15,81 +15,20 @@ use 0.2, 0.5, 1.0, 1.5, 2.0 BDP (the ends and the values the thesis names elsewh
 numbers did not survive the PDF conversion (notes §7 item 14), so only Table 4.1 and the prose
 claims (L2475–L2501) are compared.
 
-The helpers at the top (loss distances, tolerance checks) are shared by the other §4.4 modules.
+Every row is a check (``experiments/checks.py``); the helpers it shares with the other SIAD
+modules live in ``common.py``.
 """
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional
+from typing import List
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.siad.common import STANDARD, dumbbell, flow
-
-# ------------------------------------------------------------------ shared helpers (§4.4 modules)
-
-NAN = float("nan")
-
-#: Relative tolerance on the thesis's single-run numbers (rates, ratios, loss distances). The
-#: thesis ran each configuration once (L2131); its own diagonal sharing ratios spread 0.93–1.11
-#: (L2540) and its rate "±" values are 5–25 % of the rate, so one run of ours and one of theirs
-#: can differ by about a quarter for reasons of chance alone.
-REL_TOLERANCE = 0.25
-
-
-def stat(value: Optional[Mapping[str, Any]], key: str) -> float:
-    """``value[key]`` of a core ``{"mean": .., "std": ..}`` summary entry, NaN when the core
-    reports ``None`` (fewer than two loss events, no cwnd swing)."""
-    if not value:
-        return NAN
-    number = value.get(key)
-    return NAN if number is None else float(number)
-
-
-def number(value: Any) -> float:
-    """A summary number, NaN for ``None`` (e.g. ``sharing_ratio`` with one flow)."""
-    return NAN if value is None else float(value)
-
-
-def within(ours: float, paper: float, tolerance: float = REL_TOLERANCE) -> bool:
-    """``ours`` within ± ``tolerance`` (relative) of ``paper``."""
-    return math.isfinite(ours) and abs(ours - paper) <= tolerance * abs(paper)
-
-
-def verdict(ok: bool) -> str:
-    return "within tolerance" if ok else "differs"
-
-
-def link_metrics(result, link: str = "bottleneck") -> Dict[str, float]:
-    """The §4.3.1/§4.4.1 link statistics of one run (L2132–L2146)."""
-    s = result.link(link)
-    distance = s.get("loss_event_distance_s")
-    return {
-        "utilization": number(s.get("utilization")),
-        "queue_fill_mean": number(s.get("queue_fill_mean")),
-        "queue_fill_min": number(s.get("queue_fill_min")),
-        "loss_rate": number(s.get("loss_rate")),
-        "loss_distance_s": stat(distance, "mean"),
-        "loss_distance_std_s": stat(distance, "std"),
-    }
-
-
-def flow_metrics(result, name: str, prefix: str) -> Dict[str, float]:
-    """A flow's rate (± per-bin std) and its own loss-event distance, columns ``<prefix>_…``."""
-    s = result.flow(name)
-    distance = s.get("loss_event_distance_s")
-    return {
-        f"{prefix}_mbps": number(s.get("goodput_mbps")),
-        f"{prefix}_std_mbps": number(s.get("throughput_std_mbps")),
-        f"{prefix}_loss_distance_s": stat(distance, "mean"),
-        f"{prefix}_loss_distance_std_s": stat(distance, "std"),
-    }
-
-
-def fmt(value: float, spec: str = ".3g") -> str:
-    return "—" if not math.isfinite(value) else f"{value:{spec}}"
-
+from ccbench.experiments.siad.common import (
+    NAN, STANDARD, check, dumbbell, every, flow, flow_metrics, fmt, link_metrics, near, rows, stat)
+from ccbench.experiments.checks import Claim
 
 # ------------------------------------------------------------------ the experiment
 
@@ -111,6 +50,7 @@ UTIL_SIAD_MIN = 0.95  # "TCP SIAD still maintains high link utilization independ
 FILL_SIAD = 0.5       # "TCP SIAD still maintains an average queue fill fraction of about 0.5" (L2485)
 FILL_TOLERANCE = 0.15  # "about": ±0.15 of the buffer
 OSC_SYNCHRONISED = 0.5  # "we would expect … 0.5 of the buffer size. … the average … is higher" (L2477)
+STANDING_FILL = 0.02   # a queue whose minimum fill stays above 2 % of the buffer never drains
 
 
 def _points(schemes, buffers, rates) -> List[dict]:
@@ -146,23 +86,20 @@ def _row(summary, scheme: str, rate: int, buffer: float):
     return None if sel.empty else sel.iloc[0]
 
 
-def _table_4_1_rows(summary) -> List[dict]:
-    rows = []
+def _table_4_1_rows(summary) -> list:
+    checks = []
     for rate, cells in TABLE_4_1.items():
         r = _row(summary, "SIAD(20)", rate, 0.5)
         if r is None:
             continue
         for (label, prefix), (mean, std) in zip(
                 [("total", ""), ("flow 1", "flow1_"), ("flow 2", "flow2_")], cells):
-            ours, ours_std = r[f"{prefix}loss_distance_s"], r[f"{prefix}loss_distance_std_s"]
-            ok = within(ours, mean)
-            rows.append({
-                "what": f"Table 4.1 loss-event distance {label}, {rate} Mbit/s, 0.5 BDP [s]",
-                "paper": f"{mean} (±{std}) (L2487–L2493)",
-                "ours": f"{fmt(ours)} (±{fmt(ours_std)})", "verdict": verdict(ok),
-                "reason": "" if ok else _distance_reason(ours, mean),
-            })
-    return rows
+            ours, ours_std = float(r[f"{prefix}loss_distance_s"]), float(r[f"{prefix}loss_distance_std_s"])
+            checks.append(near(
+                f"Table 4.1 loss-event distance {label}, {rate} Mbit/s, 0.5 BDP [s]", f"{mean} (±{std})",
+                "Table 4.1, L2487–L2493", ours, mean, shown=f"{fmt(ours)} (±{fmt(ours_std)})",
+                why=lambda ours=ours, mean=mean: _distance_reason(ours, mean)))
+    return checks
 
 
 def _distance_reason(ours: float, paper: float) -> str:
@@ -174,59 +111,72 @@ def _distance_reason(ours: float, paper: float) -> str:
     return "longer epochs than the thesis's kernel: our SIAD reaches incthresh later"
 
 
-def _claim_rows(summary) -> List[dict]:
-    rows = []
+def _point_names(sel) -> str:
+    return ", ".join(f"{b:g} BDP/{r:g} Mbit/s" for b, r in zip(sel["buffer_bdp"], sel["rate_mbps"]))
+
+
+def _claim_rows(summary) -> list:
+    checks = []
     siad = summary[summary["scheme"] == "SIAD(20)"]
     if not siad.empty:
         worst = float(siad["utilization"].min())
-        rows.append({"what": "SIAD(20) utilization, every buffer and rate",
-                     "paper": f"high at every buffer size (L2475), ≥ {UTIL_SIAD_MIN}",
-                     "ours": f"min {worst:.4f}", "verdict": "agrees" if worst >= UTIL_SIAD_MIN else "differs",
-                     "reason": "" if worst >= UTIL_SIAD_MIN else "see the buffer points with the lowest value in summary.csv"})
+        low = siad[siad["utilization"] < UTIL_SIAD_MIN]
+        checks.append(check(
+            "SIAD(20) utilization, lowest over every buffer and rate", f"high at every buffer size, ≥ {UTIL_SIAD_MIN}",
+            "Sec. 4.4.1, L2475", worst, Claim("≥", UTIL_SIAD_MIN), shown=f"min {worst:.4f}",
+            why=lambda: f"below {UTIL_SIAD_MIN} at {_point_names(low)}"))
         fills = siad["queue_fill_mean"]
-        ok = bool(((fills - FILL_SIAD).abs() <= FILL_TOLERANCE).all())
-        rows.append({"what": "SIAD(20) mean queue fill", "paper": "about 0.5 (L2485)",
-                     "ours": f"{fills.min():.2f}–{fills.max():.2f}", "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else f"outside 0.5 ± {FILL_TOLERANCE}"})
+        far = siad.loc[(fills - FILL_SIAD).abs().idxmax()]
+        checks.append(check(
+            "SIAD(20) mean queue fill, the point farthest from 0.5", "about 0.5", "Sec. 4.4.1, L2485",
+            float(far["queue_fill_mean"]), Claim("≈", FILL_SIAD, agree=FILL_TOLERANCE, relative=False),
+            shown=f"{far['queue_fill_mean']:.2f} at {far['buffer_bdp']:g} BDP/{far['rate_mbps']:g} Mbit/s "
+                  f"(range {fills.min():.2f}–{fills.max():.2f})",
+            why=f"outside 0.5 ± {FILL_TOLERANCE}"))
         mins = siad["queue_fill_min"]
-        ok = bool((mins <= 0.02).all())
-        rows.append({"what": "SIAD(20) minimum queue fill", "paper": "no standing queue (L2485–L2486)",
-                     "ours": f"max over points {mins.max():.3f}", "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else "the queue does not drain in some point (standing queue)"})
+        standing = siad[mins > STANDING_FILL]
+        checks.append(every(
+            f"SIAD(20): the queue drains (min fill ≤ {STANDING_FILL}) at every point", "no standing queue",
+            "Sec. 4.4.1, L2485–L2486", int((mins <= STANDING_FILL).sum()), len(siad), unit="points",
+            why=lambda: f"a standing queue at {_point_names(standing)} (max min fill {mins.max():.3f})"))
         osc = siad["oscillation"]
-        ok = bool((osc > OSC_SYNCHRONISED).all())
         small = siad[siad["oscillation"] <= OSC_SYNCHRONISED]
-        rows.append({"what": "SIAD(20) oscillation size / buffer", "paper": "> 0.5, large std (L2477)",
-                     "ours": f"{osc.min():.2f}–{osc.max():.2f}", "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else (
-                         "at or just below the synchronised 0.5 at "
+        checks.append(check(
+            "SIAD(20) oscillation size / buffer, smallest over the points", "> 0.5, large std",
+            "Sec. 4.4.1, L2477", float(osc.min()), Claim("≥", OSC_SYNCHRONISED),
+            shown=f"{osc.min():.2f} (range {osc.min():.2f}–{osc.max():.2f})",
+            why=lambda: ("at or just below the synchronised 0.5 at "
                          + ", ".join(f"{b:g} BDP/{r:g} Mbit/s ({o:.2f})" for b, r, o in
                                      zip(small["buffer_bdp"], small["rate_mbps"], small["oscillation"]))
                          + ": there our two flows' decreases are mostly synchronised, so the "
                          "excess the thesis ascribes to de-synchronisation, Fast Increase overshoot "
-                         "and Additional Decrease (L2477–L2479) is smaller")})
+                         "and Additional Decrease (L2477–L2479) is smaller")))
     at_half = summary[(summary["buffer_bdp"] == 0.5) & (summary["rate_mbps"] == 20)]
     if len(at_half) > 1 and "SIAD(20)" in set(at_half["scheme"]):
-        top = at_half.sort_values("loss_rate", ascending=False).iloc[0]
-        ok = str(top["scheme"]).startswith("SIAD") or top["scheme"] == "H-TCP"
-        rows.append({"what": "highest loss rate at 20 Mbit/s, 0.5 BDP",
-                     "paper": "SIAD highest, H-TCP similar (L2501)",
-                     "ours": f"{top['scheme']} ({top['loss_rate']:.4f})", "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else "another scheme's feedback rate exceeds SIAD's here"})
+        siad_loss = float(at_half[at_half["scheme"] == "SIAD(20)"]["loss_rate"].iloc[0])
+        rivals = at_half[~at_half["scheme"].astype(str).str.startswith("SIAD") & (at_half["scheme"] != "H-TCP")]
+        if not rivals.empty:
+            top = rivals.sort_values("loss_rate", ascending=False).iloc[0]
+            checks.append(check(
+                "loss rate at 20 Mbit/s, 0.5 BDP: SIAD(20) over the highest scheme other than SIAD and H-TCP",
+                "SIAD highest, H-TCP similar", "Sec. 4.4.1, L2501", siad_loss / float(top["loss_rate"]),
+                Claim("≥", 1.0), shown=f"{siad_loss:.4f} / {top['loss_rate']:.4f} ({top['scheme']}) = "
+                                       f"{siad_loss / float(top['loss_rate']):.2f}",
+                why=lambda: f"{top['scheme']}'s feedback rate exceeds SIAD's here"))
         big = summary[(summary["buffer_bdp"] == 2.0) & (summary["rate_mbps"] == 20)]
-        standing = big[big["queue_fill_min"] > 0.02]["scheme"].tolist()
-        others = [s for s in big["scheme"] if not str(s).startswith("SIAD")]
-        if others:
-            ok = set(standing) >= set(others) and not any(str(s).startswith("SIAD") for s in standing)
-            rows.append({"what": "standing queue at 2 BDP (min fill > 0.02)",
-                         "paper": "every scheme except SIAD (L2486)", "ours": ", ".join(standing) or "none",
-                         "verdict": "agrees" if ok else "differs",
-                         "reason": "" if ok else "the listed set differs from 'all but SIAD'"})
-    return rows
+        if any(not str(s).startswith("SIAD") for s in big["scheme"]):
+            expected = [(str(s).startswith("SIAD")) != (fill > STANDING_FILL)
+                        for s, fill in zip(big["scheme"], big["queue_fill_min"])]
+            standing = big[big["queue_fill_min"] > STANDING_FILL]["scheme"].tolist()
+            checks.append(every(
+                f"standing queue (min fill > {STANDING_FILL}) at 2 BDP, 20 Mbit/s: every scheme but SIAD",
+                "every scheme except SIAD", "Sec. 4.4.1, L2486", sum(expected), len(expected), unit="schemes",
+                why=lambda: f"schemes with a standing queue: {', '.join(standing) or 'none'}"))
+    return checks
 
 
-def _comparison(summary) -> List[dict]:
-    return _table_4_1_rows(summary) + _claim_rows(summary)
+def _comparison(summary) -> list:
+    return rows(_table_4_1_rows(summary) + _claim_rows(summary))
 
 
 def _figure(summary, out_dir: Path) -> Path:
