@@ -50,11 +50,6 @@ NAMES = ("first", "late")
 BASE_ERROR_MS, BASE_WITHIN_S, JAIN_MIN = 2.0, 30.0, 0.9
 
 
-def verdict(ok: bool) -> str:
-    """Kept only while fig4a–fig5b still type their verdicts (removed once they are checks)."""
-    return "agrees" if ok else "differs"
-
-
 # ------------------------------------------------------------------ Fig. 3(a)
 
 def first_small_sojourn_s(result, flow: str, after_s: float, bound_ms: float = BASE_ERROR_MS) -> float:

@@ -21,9 +21,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
+from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.fledbat.common import core_rates_mbps
 from ccbench.experiments.fledbat.common import BUFFER_PACKETS, chunked_flow, reference_base
-from ccbench.experiments.fledbat.fig3a import verdict
 from ccbench.experiments.fledbat.common import queue_equilibrium_packets
 
 ZETAS = [0.01, 0.1, 0.2, 0.5]
@@ -64,52 +64,57 @@ def _compare(summary):
     return summary
 
 
+FIG = "Fig. 5(b), Sec. 8.5"
+MECHANISM = "chunk restarts favour the larger windows (fledbat-fig5a's comparison gives the mechanism)"
+
+
 def _per_n_rows(summary) -> list:
     rows = []
     for n, part in summary.groupby("flows_n"):
         best = part.loc[part["jain"].idxmax()]
-        ok = best["jain"] >= BEST_JAIN_MIN
         all_f = ", ".join(f"ζ {z:g}: {f:.3f}" for z, f in zip(part["zeta"], part["jain"]))
-        rows.append({"what": f"N = {int(n)}: max over ζ of F ≥ 0.95",
-                     "paper": "some ζ keeps all flows fair for every N (L344)",
-                     "ours": f"best {mean_spread(best, 'jain', '.3f')} at ζ = {best['zeta']:g} ({all_f})",
-                     "verdict": verdict(ok),
-                     "reason": "" if ok else (f"no ζ of the four is fair at N = {int(n)}: the smallest flow holds "
-                                              f"{best['least_share']:.1%} at best; chunk restarts favour the larger "
-                                              "windows (fledbat-fig5a's comparison gives the mechanism)")})
+        check = Check(f"N = {int(n)}: max over ζ of Jain's F (bound: the notes' ≥ 0.95)",
+                      "some ζ keeps all flows fair for every N", f"{FIG}, L344", float(best["jain"]),
+                      Claim("≥", BEST_JAIN_MIN),
+                      shown=f"best {mean_spread(best, 'jain', '.3f')} at ζ = {best['zeta']:g} ({all_f})")
+        check.reason = "" if check.verdict == "agrees" else (
+            f"no ζ of the four is fair at N = {int(n)}: the smallest flow holds {best['least_share']:.1%} at best; "
+            + MECHANISM)
+        rows.append(check.row())
     return rows
 
 
 def _mid_row(summary) -> dict:
     part = summary[summary["zeta"].isin(MID_ZETAS) & (summary["flows_n"] <= MID_MAX_FLOWS)]
     worst = part.loc[part["jain"].idxmin()]
-    ok = worst["jain"] >= MID_JAIN_MIN
-    reason = "" if ok else (
+    check = Check("ζ ∈ {0.1, 0.2}, N ≤ 6: lowest Jain's F (bound: the notes' ≥ 0.9)",
+                  "any ζ of the range is fine for BitTorrent-like flow counts", f"{FIG}, L344", float(worst["jain"]),
+                  Claim("≥", MID_JAIN_MIN),
+                  shown=f"lowest {mean_spread(worst, 'jain', '.3f')} at N = {int(worst['flows_n'])}, ζ = {worst['zeta']:g}")
+    check.reason = "" if check.verdict == "agrees" else (
         f"the lowest is at N = {int(worst['flows_n'])}: its smallest flow holds {worst['least_share']:.1%} of the "
-        "traffic; chunk restarts favour the larger windows (see fledbat-fig5a's comparison for the mechanism)")
-    return {"what": "ζ ∈ {0.1, 0.2}, N ≤ 6: F ≥ 0.9",
-            "paper": "any ζ of the range is fine for BitTorrent-like flow counts (L344)",
-            "ours": f"lowest {mean_spread(worst, 'jain', '.3f')} at N = {int(worst['flows_n'])}, ζ = {worst['zeta']:g}",
-            "verdict": verdict(ok), "reason": reason}
+        "traffic; " + MECHANISM)
+    return check.row()
 
 
 def _eta_row(summary) -> dict:
     worst = summary.loc[summary["eta"].idxmin()]
-    ok = worst["eta"] >= ETA_MIN
-    return {"what": "η ≥ 0.9 for every (N, ζ)", "paper": "efficient for N > 2 too (L344, not shown)",
-            "ours": f"lowest {mean_spread(worst, 'eta', '.3f')} at N = {int(worst['flows_n'])}, ζ = {worst['zeta']:g}",
-            "verdict": verdict(ok),
-            "reason": "" if ok else "with few flows the chunk pauses leave the link idle at times"}
+    check = Check("lowest η over (N, ζ) (bound: the notes' ≥ 0.9)", "efficient for N > 2 too (not shown)",
+                  f"{FIG}, L344", float(worst["eta"]), Claim("≥", ETA_MIN),
+                  shown=f"lowest {mean_spread(worst, 'eta', '.3f')} at N = {int(worst['flows_n'])}, ζ = {worst['zeta']:g}")
+    check.reason = "" if check.verdict == "agrees" else (
+        f"with {int(worst['flows_n'])} flows the chunk pauses leave the link idle at times (η {worst['eta']:.3f})")
+    return check.row()
 
 
 def _overflow_row(summary) -> dict:
     over = summary[summary["q_star_packets"] > BUFFER_PACKETS]
     pairs = sorted({(float(z), int(n)) for z, n in zip(over["zeta"], over["flows_n"])})
-    return {"what": "where the fluid Q* exceeds the buffer (losses, not delay, set the shares)",
-            "paper": "not discussed (notes Fig. 5(b) caution)",
-            "ours": (f"{len(pairs)} of {len(summary)} points: " +
-                     ", ".join(f"ζ {z:g} N {n}" for z, n in pairs)) if pairs else "none",
-            "verdict": "reported", "reason": ""}
+    return Check("points where the fluid Q* exceeds the buffer (losses, not delay, set the shares)",
+                 "not discussed (notes Fig. 5(b) caution)", f"{FIG}, eq. (10)", float(len(pairs)), None,
+                 shown=(f"{len(pairs)} of {len(summary)} points: " +
+                        ", ".join(f"ζ {z:g} N {n}" for z, n in pairs)) if pairs else "none",
+                 reason="reported: the paper does not discuss it").row()
 
 
 def _comparison(summary) -> list:
