@@ -177,3 +177,23 @@ def test_fig19_rule_drops_the_short_flows_packets(pie_rule):
     assert pie_rule[("on", 0.95)]["short_loss_reductions"] > 0
     assert pie_rule[("off", 0.95)]["short_loss_reductions"] == 0
     assert pie_rule[("off", 0.95)]["short_fct_s"] > 0
+
+
+def test_fig17_chain_is_held_to_the_papers_window(fct):
+    """Fig. 17's "peak · beta_ecn^reductions" rows compare our chain with the paper's final
+    window (L310: 29, 324, 49, 84 packets), never with our own final window; every verdict is what
+    its claim decides (comparison.json)."""
+    import json
+
+    from ccbench.experiments.checks import redecide
+
+    _, out = fct
+    rows = json.loads((out / "comparison.json").read_text())
+    chain = [r for r in rows if "peak · beta_ecn^reductions" in r["what"]]
+    assert len(chain) == 6, [r["what"] for r in chain]
+    for row in chain:
+        aqm = "codel" if "codel" in row["what"] else "pie"
+        beta = 0.9 if "beta_ecn 0.9" in row["what"] else 0.5
+        assert row["claim"]["value"] == fig16_18.PAPER_FIG17[(aqm, beta)]["final"], row
+    for row in rows:
+        assert row["verdict"] == redecide(row, row["value"]), row

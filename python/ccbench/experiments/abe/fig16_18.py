@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from ccbench.experiments.base import Experiment, mean_spread
+from ccbench.experiments.checks import Check, Claim
 
 FINE_PIE = "pie-fine-scaling"
 
@@ -98,6 +99,8 @@ LARGE_FLOW_MIN_KB = 800
 #: Notes §3 Fig. 18: PIE's gain saturates near 0.75: reduction(0.75) ≥ 80 % of the maximum.
 SATURATION_BETA = 0.75
 SATURATION_SHARE = 0.8
+#: A window "near" the BDP, in the reason that compares the AQMs' slow-start peaks: at least 3/4 of it.
+NEAR_BDP = 0.75
 #: A Fig. 18 curve "dips" where its reduction falls by more than this as beta_ecn grows.
 DIP_POINTS = 1.0
 
@@ -205,51 +208,42 @@ def _fig18(summary):
     return summary[summary["rtt_jitter_ms"] == FIG18_RTT_JITTER_MS]
 
 
-def _verdict(ok: bool) -> str:
-    return "agrees" if ok else "differs"
-
-
-def _fig16_rows(summary) -> list:
+def _fig16_checks(summary) -> list:
     fig16 = _fig16(summary)
-    rows = []
+    checks = []
     for aqm in AQMS:
         mine = fig16[(fig16["aqm"] == aqm) & (fig16["beta_ecn"] > 0.5)]
         small = mine[mine["size_kb"] <= SMALL_FLOW_MAX_KB]
         if not small.empty:
+            # "No effect": FCT(beta_ecn) / FCT(0.5) = 1 within ±2 % (|reduction| ≤ 2 %, notes §3).
             worst = small.loc[small["fct_reduction_pct"].abs().idxmax()]
-            ok = abs(worst["fct_reduction_pct"]) <= SMALL_FLOW_TOLERANCE_PCT
-            rows.append({
-                "what": f"Fig. 16, {aqm}: no FCT effect for sizes ≤ {SMALL_FLOW_MAX_KB} KB (abs(reduction) ≤ 2 %)",
-                "paper": "no effect below 700 KB (L306–L308)",
-                "ours": f"largest abs(reduction) {worst['fct_reduction_pct']:+.2f}% "
-                        f"({worst['size_kb']:g} KB, beta_ecn {worst['beta_ecn']:g}; {int(worst['seeds'])} seeds)",
-                "verdict": _verdict(ok),
-                "reason": "" if ok else _small_flow_reason(small),
-            })
+            ratio = float(worst["fct_s"] / worst["fct_05_s"])
+            check = Check(f"Fig. 16, {aqm}: FCT over FCT at beta_ecn 0.5, sizes ≤ {SMALL_FLOW_MAX_KB} KB (the ratio furthest from 1)",
+                          "no effect below 700 KB", "Fig. 16, Sec. IV-D, L306–L308", ratio,
+                          Claim("≈", 1.0, agree=SMALL_FLOW_TOLERANCE_PCT / 100),
+                          shown=f"{ratio:.4f} (reduction {worst['fct_reduction_pct']:+.2f}% at {worst['size_kb']:g} KB, "
+                                f"beta_ecn {worst['beta_ecn']:g}; {int(worst['seeds'])} seeds)")
+            if check.verdict != "agrees":
+                check.reason = _small_flow_reason(small)
+            checks.append(check)
         large = mine[mine["size_kb"] >= LARGE_FLOW_MIN_KB]
         if not large.empty:
-            # A reduction counts when it exceeds two standard errors of the seed means.
             margin = large["fct_reduction_pct"] - 2 * large["fct_reduction_se_pct"]
             least = large.loc[margin.idxmin()]
-            ok = margin.min() > 0
             per_size = large.groupby("size_kb")["fct_reduction_pct"].min()
-            rows.append({
-                "what": f"Fig. 16, {aqm}: FCT reduced for sizes ≥ {LARGE_FLOW_MIN_KB} KB, every beta_ecn > 0.5 "
-                        "(by more than 2 standard errors)",
-                "paper": "FCT falls above 700 KB (L306)",
-                "ours": "smallest per size: " + ", ".join(f"{k:g} KB {v:+.2f}%" for k, v in per_size.items())
-                        + f" (worst at beta_ecn {least['beta_ecn']:g})",
-                "verdict": _verdict(ok),
-                "reason": "" if ok else (_codel_count_reason(least, fig16) if aqm == "codel"
-                                         else _large_flow_reason(least, fig16)),
-            })
-    rows += _codel_vs_pie_rows(fig16)
-    return rows
-
-
-def _slow_start_packets(rounds: int, iw: int = 3) -> int:
-    """Segments sent in the first ``rounds`` rounds of slow start from IW ``iw`` (3, 9, 21, …)."""
-    return iw * (2 ** rounds - 1)
+            if margin.min() > 0:
+                why = "ours falls at every size and beta_ecn, by more than 2 standard errors"
+            else:
+                why = (f"ours does not fall by more than 2 standard errors at {least['size_kb']:g} KB, beta_ecn "
+                       f"{least['beta_ecn']:g} ({least['fct_reduction_pct']:+.2f}% ± {least['fct_reduction_se_pct']:.2f}): "
+                       + (_codel_count_reason(least, fig16) if aqm == "codel" else _large_flow_reason(least, fig16)))
+            checks.append(Check(
+                f"Fig. 16, {aqm}: FCT reduced for sizes ≥ {LARGE_FLOW_MIN_KB} KB, every beta_ecn > 0.5",
+                "FCT falls above 700 KB", "Fig. 16, Sec. IV-D, L306", None,
+                shown="smallest per size: " + ", ".join(f"{k:g} KB {v:+.2f}%" for k, v in per_size.items()),
+                reason="a sign, no number of the paper (its figure is not in the text): " + why))
+    checks += _codel_vs_pie_checks(fig16)
+    return checks
 
 
 def _sent_at_window(cwnd: float, iw: int = 3) -> float:
@@ -264,26 +258,29 @@ def _large_flow_reason(row, fig16) -> str:
     if trace.empty or "peak_cwnd_packets" not in trace:
         return f"the {segments:.0f}-segment flow ends before beta_ecn matters"
     peak = float(trace["peak_cwnd_packets"].iloc[0])
-    return (f"{row['size_kb']:g} KB is {segments:.0f} segments; the first reduction starts at the "
-            f"slow-start peak, cwnd ≈ {peak:.0f} (2000 KB runs), when 2·cwnd − 3 ≈ "
-            f"{_sent_at_window(peak):.0f} segments have been sent: the whole file has left, so "
-            "beta_ecn cannot shorten it. The paper's own PIE peak (448) would send 893 segments "
-            "first, so its claim for PIE just above 700 KB conflicts with its Fig. 17 trace")
+    sent = _sent_at_window(peak)
+    paper_peak = PAPER_FIG17[("pie", 0.5)]["peak"]
+    text = (f"{row['size_kb']:g} KB is {segments:.0f} segments; the first reduction starts at the "
+            f"slow-start peak, cwnd ≈ {peak:.0f} (2000 KB runs), when 2·cwnd − 3 ≈ {sent:.0f} segments have been sent")
+    if sent >= 0.9 * segments:
+        text += ": nearly the whole file has left, so beta_ecn can hardly shorten it"
+    if _sent_at_window(paper_peak) >= segments:
+        text += (f". The paper's own PIE peak ({paper_peak}, Fig. 17) would send {_sent_at_window(paper_peak):.0f} "
+                 "segments first, so its claim for PIE at this size conflicts with its Fig. 17 trace")
+    return text
 
 
 def _codel_count_reason(row, fig16) -> str:
-    """L322–L324: CoDel's marks are deterministic, so beta_ecn decides how many cuts fit before
+    """L310, L320: CoDel's marks are deterministic, so beta_ecn decides how many cuts fit before
     the queue drains, and a small beta_ecn above 0.5 can take one more cut and end lower."""
     base = _select(fig16, aqm="codel", size_kb=row["size_kb"], beta_ecn=0.5)
     trace = _select(fig16, aqm="codel", size_kb=2000, beta_ecn=0.5)
     if base.empty or trace.empty or "peak_cwnd_packets" not in trace:
-        return "CoDel's deterministic reduction count (L322–L324)"
+        return "CoDel's deterministic reduction count (L320)"
     peak, n_half, n = float(trace["peak_cwnd_packets"].iloc[0]), base["ecn_reductions"].iloc[0], row["ecn_reductions"]
-    return (f"CoDel marks deterministically (every seed the same count): from the {peak:.0f}-packet peak, "
-            f"beta_ecn 0.5 cuts {n_half:g} times ({peak:.0f}·0.5^{n_half:g} = {peak * 0.5 ** n_half:.0f}) but "
-            f"{row['beta_ecn']:g} cuts {n:g} times ({peak:.0f}·{row['beta_ecn']:g}^{n:g} = "
-            f"{peak * row['beta_ecn'] ** n:.0f}), ending further below the BDP: the count effect the paper "
-            "describes for CoDel (L322–L324), which its Fig. 16 text does not mention")
+    return (f"from the {peak:.0f}-packet peak, beta_ecn 0.5 cuts {n_half:g} times ({peak:.0f}·0.5^{n_half:g} = "
+            f"{peak * 0.5 ** n_half:.0f}) and {row['beta_ecn']:g} cuts {n:g} times ({peak:.0f}·{row['beta_ecn']:g}^{n:g} = "
+            f"{peak * row['beta_ecn'] ** n:.0f}): the count effect the paper describes for CoDel (L320, L328)")
 
 
 def _small_flow_reason(small) -> str:
@@ -292,61 +289,58 @@ def _small_flow_reason(small) -> str:
             f"(mean {worst['ecn_reductions']:.1f} ECN reductions), so beta_ecn changes its tail")
 
 
-def _codel_vs_pie_rows(fig16) -> list:
-    rows = []
+def _codel_vs_pie_checks(fig16) -> list:
+    """L316: CoDel gains more than PIE below 2000 KB: an order of two of our numbers, the paper
+    prints neither (reported)."""
+    checks = []
     for size in (1000, 1250, 1500):
         codel = _select(fig16, aqm="codel", size_kb=size, beta_ecn=0.9)
         pie = _select(fig16, aqm="pie", size_kb=size, beta_ecn=0.9)
         if codel.empty or pie.empty:
             continue
         c, p = float(codel["fct_reduction_pct"].iloc[0]), float(pie["fct_reduction_pct"].iloc[0])
-        rows.append({
-            "what": f"Fig. 16, {size} KB, beta_ecn 0.9: CoDel reduction ≥ PIE reduction",
-            "paper": "CoDel gains more below 2000 KB (L316)",
-            "ours": f"CoDel {c:+.1f}% vs PIE {p:+.1f}%",
-            "verdict": _verdict(c >= p),
-            "reason": "" if c >= p else "PIE's overshoot differs from the paper's (see the Fig. 17 rows)",
-        })
-    return rows
+        checks.append(Check(
+            f"Fig. 16, {size} KB, beta_ecn 0.9: CoDel reduction ≥ PIE reduction", "CoDel gains more below 2000 KB",
+            "Fig. 16, Sec. IV-D, L316", None, shown=f"CoDel {c:+.1f}% vs PIE {p:+.1f}%",
+            reason=f"an order, no number of the paper: CoDel's is {'larger' if c >= p else 'smaller'} by {abs(c - p):.1f} points"))
+    return checks
 
 
 def _fig17_traces(summary):
     return _select(_fig16(summary), size_kb=2000)
 
 
-def _fig17_rows(summary) -> list:
+def _fig17_checks(summary) -> list:
     traces = _fig17_traces(summary)
-    rows = []
+    checks = []
     for aqm in ("pie", FINE_PIE, "codel"):
         for beta in TRACE_BETAS:
             row = _select(traces, aqm=aqm, beta_ecn=beta)
             if not row.empty and "peak_cwnd_packets" in row:
-                rows += _fig17_trace_rows(row.iloc[0], traces, PAPER_FIG17[(_paper_aqm(aqm), beta)])
+                checks += _fig17_trace_checks(row.iloc[0], traces, PAPER_FIG17[(_paper_aqm(aqm), beta)])
     gains = {aqm: _fct_gain(traces, aqm) for aqm in ("pie", FINE_PIE, "codel")}
     for aqm, gain in gains.items():
         if gain is None:
             continue
         paper = PAPER_FCT_GAIN_MS[_paper_aqm(aqm)]
         row = _select(traces, aqm=aqm, beta_ecn=0.9).iloc[0]
-        ok = abs(gain - paper) <= FCT_GAIN_TOLERANCE * paper
-        rows.append({
-            "what": f"Fig. 17, {_label(aqm)}: FCT gain of beta_ecn 0.9 over 0.5, 2000 KB (±50 %)",
-            "paper": f"{paper} ms (L314)",
-            "ours": f"{gain:.0f} ms (seed means {1000 * row['fct_05_s']:.0f} → {1000 * row['fct_s']:.0f} ms, "
-                    f"{int(row['seeds'])} seeds)",
-            "verdict": _verdict(ok),
-            "reason": "" if ok else _pie_reason(traces),
-        })
+        check = Check(f"Fig. 17, {_label(aqm)}: FCT gain of beta_ecn 0.9 over 0.5, 2000 KB, ms",
+                      f"{paper} ms", "Fig. 17, Sec. IV-D, L314", gain, Claim("≈", paper, agree=FCT_GAIN_TOLERANCE),
+                      shown=f"{gain:.0f} ms (seed means {1000 * row['fct_05_s']:.0f} → {1000 * row['fct_s']:.0f} ms, "
+                            f"{int(row['seeds'])} seeds)")
+        if check.verdict != "agrees":
+            check.reason = _pie_reason(traces) if aqm != "codel" else f"{gain - paper:+.0f} ms off"
+        checks.append(check)
     for aqm in ("pie", FINE_PIE):
         if gains[aqm] is None or gains["codel"] is None:
             continue
-        ok = gains["codel"] > gains[aqm]
-        rows.append({
-            "what": f"Fig. 17: CoDel's FCT gain > {_label(aqm)}'s", "paper": "570 ms > 300 ms (L314)",
-            "ours": f"{gains['codel']:.0f} ms vs {gains[aqm]:.0f} ms", "verdict": _verdict(ok),
-            "reason": "" if ok else _pie_reason(traces),
-        })
-    return rows
+        checks.append(Check(
+            f"Fig. 17: CoDel's FCT gain > {_label(aqm)}'s", "570 ms > 300 ms", "Fig. 17, L314", None,
+            shown=f"{gains['codel']:.0f} ms vs {gains[aqm]:.0f} ms",
+            reason=("an order of two of our numbers, each checked against the paper's above: CoDel's is "
+                    + ("larger" if gains["codel"] > gains[aqm] else "not larger")
+                    + (f"; {_pie_reason(traces)}" if gains["codel"] <= gains[aqm] else ""))))
+    return checks
 
 
 def _paper_aqm(aqm: str) -> str:
@@ -362,57 +356,53 @@ def _fct_gain(traces, aqm: str) -> Optional[float]:
     return None if row.empty else float(row["fct_gain_ms"].iloc[0])
 
 
-def _fig17_trace_rows(row, traces, paper: dict) -> list:
+def _fig17_trace_checks(row, traces, paper: dict) -> list:
     aqm, beta = row["aqm"], row["beta_ecn"]
     where = f"Fig. 17, {_label(aqm)}, beta_ecn {beta:g}"
+    source = "Fig. 17, Sec. IV-D, L310"
     reason = {"codel": "", FINE_PIE: _fine_pie_reason(row)}.get(aqm) if aqm in ("codel", FINE_PIE) else _pie_reason(traces)
-    reductions = row["ecn_reductions"] + row["loss_reductions"]
-    ok = abs(reductions - paper["reductions"]) <= REDUCTIONS_TOLERANCE
+    reductions = float(row["ecn_reductions"] + row["loss_reductions"])
     loss = f"; plus {row['loss_reductions']:.2f} loss" if row["loss_reductions"] else ""
-    rows = [{
-        "what": f"{where}: cwnd reductions (±{REDUCTIONS_TOLERANCE})",
-        "paper": f"{paper['reductions']} (L310–L312)",
-        "ours": mean_spread(row, "ecn_reductions", ".2f",
-                            note=f"range {row['ecn_reductions_min']:g}–{row['ecn_reductions_max']:g}{loss}"),
-        "verdict": _verdict(ok), "reason": "" if ok else reason,
-    }]
+    checks = [Check(f"{where}: cwnd reductions", f"{paper['reductions']}", source, reductions,
+                    Claim("≈", paper["reductions"], agree=REDUCTIONS_TOLERANCE, relative=False),
+                    shown=mean_spread(row, "ecn_reductions", ".2f",
+                                      note=f"range {row['ecn_reductions_min']:g}–{row['ecn_reductions_max']:g}{loss}"))]
     for key, label in (("peak", "peak cwnd"), ("final", "cwnd after the reductions")):
-        ok = abs(row[f"{key}_cwnd_packets"] - paper[key]) <= CWND_TOLERANCE * paper[key]
-        rows.append({
-            "what": f"{where}: {label}, packets (±25 %)",
-            "paper": f"{paper[key]} (L310–L312)",
-            "ours": mean_spread(row, f"{key}_cwnd_packets", ".0f",
-                                note=f"range {row[f'{key}_cwnd_packets_min']:.0f}–{row[f'{key}_cwnd_packets_max']:.0f}"),
-            "verdict": _verdict(ok), "reason": "" if ok else reason,
-        })
-    # The notes' derived cross-check: the final window is the peak times beta_ecn per reduction.
-    predicted = row["peak_cwnd_packets"] * beta ** row["ecn_reductions"]
-    ok = abs(predicted - row["final_cwnd_packets"]) <= CWND_TOLERANCE * row["final_cwnd_packets"]
-    rows.append({
-        "what": f"{where}: peak · beta_ecn^reductions ≈ final cwnd (notes' cross-check, ±25 %)",
-        "paper": f"{paper['peak']}·{beta:g}^{paper['reductions']} = "
-                 f"{paper['peak'] * beta ** paper['reductions']:.0f} ≈ {paper['final']}",
-        "ours": f"{predicted:.0f} vs {row['final_cwnd_packets']:.0f} (seed means)",
-        "verdict": _verdict(ok),
-        "reason": "" if ok else "the window grows between reductions (congestion avoidance), so the chain is not a pure product",
-    })
-    return rows
+        checks.append(Check(f"{where}: {label}, packets", f"{paper[key]}", source, float(row[f"{key}_cwnd_packets"]),
+                            Claim("≈", paper[key], agree=CWND_TOLERANCE),
+                            shown=mean_spread(row, f"{key}_cwnd_packets", ".0f",
+                                              note=f"range {row[f'{key}_cwnd_packets_min']:.0f}–"
+                                                   f"{row[f'{key}_cwnd_packets_max']:.0f}")))
+    # The notes' chain: the window the reductions leave is the peak times beta_ecn per reduction;
+    # ours (our peak and count) is held to the paper's final window, not to our own.
+    predicted = float(row["peak_cwnd_packets"] * beta ** row["ecn_reductions"])
+    checks.append(Check(f"{where}: peak · beta_ecn^reductions, packets",
+                        f"{paper['peak']}·{beta:g}^{paper['reductions']} = {paper['peak'] * beta ** paper['reductions']:.0f}, "
+                        f"final {paper['final']}", source, predicted, Claim("≈", paper["final"], agree=CWND_TOLERANCE),
+                        shown=f"{row['peak_cwnd_packets']:.0f}·{beta:g}^{row['ecn_reductions']:.2f} = {predicted:.0f} "
+                              f"(our final {row['final_cwnd_packets']:.0f}; seed means)"))
+    for check in checks:
+        if check.verdict != "agrees":
+            check.reason = reason or f"{check.ours - check.claim.value:+.1f} off the paper's {check.claim.value:g}"
+    return checks
 
 
 def _fine_pie_reason(row) -> str:
     return (f"sensitivity run only: it has {row['ecn_reductions']:.1f} cuts on average (range "
-            f"{row['ecn_reductions_min']:g}–{row['ecn_reductions_max']:g}); seeds whose overshoot ends one "
-            "cut earlier finish higher and lift the mean")
+            f"{row['ecn_reductions_min']:g}–{row['ecn_reductions_max']:g}), the final window "
+            f"{row['final_cwnd_packets_min']:.0f}–{row['final_cwnd_packets_max']:.0f} packets over the seeds")
 
 
 def _pie_reason(traces) -> str:
     """Why our PIE's Fig. 17 numbers differ: which PIE the paper's simulations ran."""
     peaks = {aqm: _select(traces, aqm=aqm, beta_ecn=0.5) for aqm in ("pie", FINE_PIE)}
+    paper_peak = PAPER_FIG17[("pie", 0.5)]["peak"]
     text = ("the paper simulated ns-2's PIE (L203), which scales the step down more finely at small p "
             "than Linux 3.17 (÷32 below 0.1 % vs ÷8 below 1 %), so p leaves zero later and slow start "
             "overshoots further")
     if not peaks["pie"].empty:
-        text += f"; our Linux-3.17 PIE peaks at {peaks['pie']['peak_cwnd_packets'].iloc[0]:.0f} packets"
+        text += (f"; our Linux-3.17 PIE peaks at {peaks['pie']['peak_cwnd_packets'].iloc[0]:.0f} packets "
+                 f"(paper {paper_peak})")
     fine = peaks[FINE_PIE]
     if not fine.empty:
         gain = _fct_gain(traces, FINE_PIE)
@@ -422,80 +412,98 @@ def _pie_reason(traces) -> str:
     return text
 
 
-def _fig18_rows(summary) -> list:
+def _fig18_checks(summary) -> list:
     fig18 = _fig18(summary)
-    rows = []
+    checks = []
     for rtt in sorted(set(fig18["rtt_ms"])):
         pie = _select(fig18, aqm="pie", rtt_ms=rtt).sort_values("beta_ecn")
         above = pie[pie["beta_ecn"] > 0.5]
         if above.empty:
             continue
         margin = (above["fct_reduction_pct"] - 2 * above["fct_reduction_se_pct"]).min()
-        rows.append({
-            "what": f"Fig. 18, PIE, RTT {rtt} ± 10 ms: FCT reduced for every beta_ecn > 0.5 "
-                    "(by more than 2 standard errors)",
-            "paper": "PIE improves over the whole RTT range (L320)",
-            "ours": " / ".join(f"{b:g}: {r:+.2f}%" for b, r in zip(above["beta_ecn"], above["fct_reduction_pct"]))
-                    + f" (± {above['fct_reduction_se_pct'].max():.2f} s.e.)",
-            "verdict": _verdict(margin > 0), "reason": "" if margin > 0 else _long_rtt_reason(rtt),
-        })
+        checks.append(Check(
+            f"Fig. 18, PIE, RTT {rtt} ± 10 ms: FCT reduced for every beta_ecn > 0.5",
+            "PIE improves over the whole RTT range", "Fig. 18, Sec. IV-D, L318", None,
+            shown=" / ".join(f"{b:g}: {r:+.2f}%" for b, r in zip(above["beta_ecn"], above["fct_reduction_pct"]))
+                  + f" (± {above['fct_reduction_se_pct'].max():.2f} s.e.)",
+            reason="a sign, no number of the paper (its figure is not in the text): "
+                   + ("ours falls by more than 2 standard errors at every beta_ecn" if margin > 0
+                      else "ours does not fall by more than 2 standard errors: " + _long_rtt_reason(pie, rtt))))
         at = _select(above, beta_ecn=SATURATION_BETA)
         if not at.empty:
             value, best = float(at["fct_reduction_pct"].iloc[0]), above.loc[above["fct_reduction_pct"].idxmax()]
             # Saturation needs a gain: a best reduction within noise of zero has nothing to saturate.
             real = best["fct_reduction_pct"] > 2 * best["fct_reduction_se_pct"]
-            ok = real and value >= SATURATION_SHARE * best["fct_reduction_pct"]
-            rows.append({
-                "what": f"Fig. 18, PIE, RTT {rtt} ± 10 ms: saturates near beta_ecn 0.75 (≥ 80 % of the best)",
-                "paper": "saturates near 0.75 (L320)",
-                "ours": f"{value:+.2f}% at 0.75, best {best['fct_reduction_pct']:+.2f}% (at {best['beta_ecn']:g})",
-                "verdict": _verdict(ok),
-                "reason": "" if ok else ("the gain keeps growing above 0.75 at this RTT" if real
-                                         else "no gain at this RTT to saturate (see the row above)"),
-            })
-    rows += _pie_vs_codel_rows(fig18)
-    rows += _fig18_consistency_rows(fig18, _fig16(summary))
-    return rows
+            share = value / float(best["fct_reduction_pct"]) if real else None
+            check = Check(
+                f"Fig. 18, PIE, RTT {rtt} ± 10 ms: reduction at beta_ecn 0.75 over the best reduction",
+                f"saturates near 0.75 (notes: ≥ {SATURATION_SHARE:g} of the best)", "Fig. 18, Sec. IV-D, L318", share,
+                None if share is None else Claim("≥", SATURATION_SHARE),
+                shown=f"{value:+.2f}% at 0.75, best {best['fct_reduction_pct']:+.2f}% (at {best['beta_ecn']:g})")
+            if share is None:
+                check.reason = (f"no gain at this RTT to saturate: the best reduction, {best['fct_reduction_pct']:+.2f}%, "
+                                f"is within 2 standard errors ({best['fct_reduction_se_pct']:.2f}) of zero")
+            elif check.verdict != "agrees":
+                check.reason = f"the gain keeps growing above 0.75 at this RTT ({share:.2f} of the best at 0.75)"
+            checks.append(check)
+    checks += _pie_vs_codel_checks(fig18)
+    checks += _fig18_consistency_checks(fig18, _fig16(summary))
+    return checks
 
 
-def _pie_vs_codel_rows(fig18) -> list:
-    """L320 "PIE shows a better performance for the whole range of RTTs", read as PIE's mean
-    reduction over beta_ecn > 0.5 at least CoDel's, per RTT."""
-    rows = []
+def _pie_vs_codel_checks(fig18) -> list:
+    """L318 "PIE shows a better performance for the whole range of RTTs", read as PIE's mean
+    reduction over beta_ecn > 0.5 at least CoDel's, per RTT: an order of two of our numbers,
+    the paper prints neither (reported)."""
+    checks = []
     for rtt in sorted(set(fig18["rtt_ms"])):
         means = {aqm: _select(fig18, aqm=aqm, rtt_ms=rtt) for aqm in AQMS}
         if any(m.empty for m in means.values()):
             continue
         gain = {aqm: float(m[m["beta_ecn"] > 0.5]["fct_reduction_pct"].mean()) for aqm, m in means.items()}
-        ok = gain["pie"] >= gain["codel"]
-        rows.append({
-            "what": f"Fig. 18, RTT {rtt} ± 10 ms: PIE's reduction ≥ CoDel's (mean over beta_ecn > 0.5)",
-            "paper": "PIE better over the whole RTT range (L320)",
-            "ours": f"PIE {gain['pie']:+.1f}% vs CoDel {gain['codel']:+.1f}%",
-            "verdict": _verdict(ok), "reason": "" if ok else _overshoot_reason(means, rtt),
-        })
-    return rows
+        better = gain["pie"] >= gain["codel"]
+        checks.append(Check(
+            f"Fig. 18, RTT {rtt} ± 10 ms: PIE's reduction ≥ CoDel's (mean over beta_ecn > 0.5)",
+            "PIE better over the whole RTT range", "Fig. 18, Sec. IV-D, L318", None,
+            shown=f"PIE {gain['pie']:+.1f}% vs CoDel {gain['codel']:+.1f}%",
+            reason="an order, no number of the paper: PIE's is " + ("larger" if better else "smaller")
+                   + ("" if better else "; " + _overshoot_reason(means, rtt))))
+    return checks
 
 
 def _overshoot_reason(means, rtt_ms: float) -> str:
+    """What the slow-start peaks (beta_ecn 0.5 runs) say about the two AQMs' room to gain: a cut
+    by 0.5 from the peak far below the BDP leaves much for a larger beta_ecn to win."""
     bdp = 10e6 * rtt_ms / 1000 / 8 / 1500
     peaks = {aqm: _select(m, beta_ecn=0.5) for aqm, m in means.items()}
     if any(p.empty or "peak_cwnd_packets" not in p for p in peaks.values()):
-        return "the slow-start overshoot differs between the AQMs"
-    codel, pie = (float(peaks[a]["peak_cwnd_packets"].iloc[0]) for a in ("codel", "pie"))
-    return (f"CoDel stops slow start early at every RTT (peak {codel:.0f} packets), so one cut by 0.5 "
-            f"leaves {codel / 2:.0f}, far below the {bdp:.0f}-packet BDP, and a larger beta_ecn regains a "
-            f"lot; our PIE lets cwnd reach {pie:.0f}, and half of that ({pie / 2:.0f}) is already near or "
-            "above the BDP, so beta_ecn has less to win")
+        return "the runs carry no slow-start peak to compare"
+    half = {a: float(peaks[a]["peak_cwnd_packets"].iloc[0]) / 2 for a in ("codel", "pie")}
+
+    def where(a: str) -> str:
+        share = half[a] / bdp
+        return (f"{a}'s peak {2 * half[a]:.0f} packets, half of it {half[a]:.0f} = {share:.2f} BDP ("
+                + ("far below" if share < NEAR_BDP else "near or above") + f" the {bdp:.0f}-packet BDP)")
+
+    text = where("codel") + "; " + where("pie")
+    if half["pie"] / bdp >= NEAR_BDP > half["codel"] / bdp:
+        text += ": a cut by 0.5 leaves PIE's window at the link rate already, CoDel's below it, so beta_ecn has less to win with PIE"
+    else:
+        text += ": the peaks alone do not explain the order"
+    return text
 
 
-def _long_rtt_reason(rtt_ms: float) -> str:
+def _long_rtt_reason(pie, rtt_ms: float) -> str:
     bdp = 10e6 * rtt_ms / 1000 / 8 / 1500
     segments = 2000 * 1000 / MSS
-    return (f"at {rtt_ms:g} ms the BDP is {bdp:.0f} packets and the {segments:.0f}-segment file is "
-            f"mostly sent in slow start ({_slow_start_packets(8)} segments in 8 rounds) before PIE's "
-            "first mark is echoed; the cut from the overshoot leaves cwnd near the BDP for any "
-            "beta_ecn, so the link stays full either way")
+    text = f"at {rtt_ms:g} ms the BDP is {bdp:.0f} packets and the file {segments:.0f} segments"
+    base = _select(pie, beta_ecn=0.5)
+    if not base.empty and "peak_cwnd_packets" in base and base["peak_cwnd_packets"].notna().all():
+        peak = float(base["peak_cwnd_packets"].iloc[0])
+        sent = min(_sent_at_window(peak), segments)
+        text += (f"; our PIE's slow start peaks at {peak:.0f} packets ({peak / 2 / bdp:.2f} BDP after one cut by 0.5), "
+                 f"{sent / segments:.0%} of the file sent by then")
+    return text
 
 
 def _dips(curve) -> list:
@@ -506,44 +514,41 @@ def _dips(curve) -> list:
             if after < before - DIP_POINTS]
 
 
-def _fig18_consistency_rows(fig18, fig16) -> list:
-    """L320–L328: PIE's random drops make its gain consistent; CoDel's deterministic drops give
-    every seed the same count, so its gain jumps with how many reductions fit (a curve that
-    falls where beta_ecn grows)."""
-    rows = []
+def _fig18_consistency_checks(fig18, fig16) -> list:
+    """L318–L328: PIE's random drops make its gain consistent; CoDel's deterministic drops give
+    every seed the same count (checked: the largest over smallest count is 1), so its gain jumps
+    with how many reductions fit (a shape: reported)."""
+    checks = []
     for aqm, claim in (("pie", "consistent: grows with beta_ecn at every RTT"),
                        ("codel", "inconsistent: not monotone at some RTT")):
         dips = {rtt: _dips(_select(fig18, aqm=aqm, rtt_ms=rtt)) for rtt in sorted(set(fig18["rtt_ms"]))}
         if not dips:
             continue
-        bumpy = {rtt: d for rtt, d in dips.items() if d}
-        ok = not bumpy if aqm == "pie" else bool(bumpy)
-        rows.append({
-            "what": f"Fig. 18, {aqm}: reduction vs beta_ecn {claim.split(':')[0]} across RTTs "
-                    f"(a fall of more than {DIP_POINTS:g} point as beta_ecn grows counts as a dip)",
-            "paper": f"{claim} (L320–L328)",
-            "ours": "; ".join(f"RTT {rtt}: " + (", ".join(f"dip at {b:g}" for b in d) or "monotone")
-                              for rtt, d in dips.items()),
-            "verdict": _verdict(ok),
-            "reason": "" if ok else ("a dip in PIE's curve" if aqm == "pie"
-                                     else "CoDel's curves are monotone at every RTT here"),
-        })
+        listing = "; ".join(f"RTT {rtt}: " + (", ".join(f"dip at {b:g}" for b in d) or "monotone") for rtt, d in dips.items())
+        checks.append(Check(
+            f"Fig. 18, {aqm}: reduction vs beta_ecn {claim.split(':')[0]} across RTTs "
+            f"(a fall of more than {DIP_POINTS:g} point as beta_ecn grows counts as a dip)",
+            claim, "Fig. 18, Sec. IV-D, L318–L328", None, shown=listing,
+            reason=f"a shape, no number of the paper: ours has {sum(len(d) for d in dips.values())} dips"))
     codel = _select(fig16, aqm="codel", size_kb=2000)
     if not codel.empty:
-        fixed = (codel["ecn_reductions_max"] == codel["ecn_reductions_min"]).all()
-        rows.append({
-            "what": "CoDel, 2000 KB, 100 ms: every seed gives the same number of reductions",
-            "paper": "yes: deterministic drops with one flow (L322)",
-            "ours": ", ".join(f"{b:g}: {lo:g}–{hi:g}" for b, lo, hi in
-                              zip(codel["beta_ecn"], codel["ecn_reductions_min"], codel["ecn_reductions_max"])),
-            "verdict": _verdict(fixed), "reason": "" if fixed else "the start time changes CoDel's count",
-        })
-    return rows
+        ratio = float((codel["ecn_reductions_max"] / codel["ecn_reductions_min"]).max())
+        check = Check(
+            "CoDel, 2000 KB, 100 ms: largest over smallest reduction count across seeds",
+            "the same number of cwnd reductions for all seeds", "Fig. 18, Sec. IV-D, L320", ratio,
+            Claim("≈", 1.0),
+            shown=", ".join(f"{b:g}: {lo:g}–{hi:g}" for b, lo, hi in
+                            zip(codel["beta_ecn"], codel["ecn_reductions_min"], codel["ecn_reductions_max"])))
+        if check.verdict != "agrees":
+            check.reason = "the start time changes CoDel's count"
+        checks.append(check)
+    return checks
 
 
 def _comparison(summary) -> list:
     summary = _compare(summary) if "fct_reduction_pct" not in summary else summary
-    return _fig16_rows(summary) + _fig17_rows(summary) + _fig18_rows(summary)
+    checks = _fig16_checks(summary) + _fig17_checks(summary) + _fig18_checks(summary)
+    return [check.row() for check in checks]
 
 
 def _figure(summary, out_dir: Path) -> Path:
