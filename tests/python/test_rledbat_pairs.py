@@ -85,7 +85,7 @@ def test_fig11_latecomer_starts_40_s_later_and_the_window_is_both_active():
 
 def test_gain_divisor_follows_eq_2():
     """L89: GAIN = 1/min(16, ⌈2T/RTT_b⌉) with T = 60 ms."""
-    assert [fig14.gain_divisor(r) for r in (5, 10, 20, 60, 100, 120, 300)] == [16, 12, 6, 2, 2, 1, 1]
+    assert [common.gain_divisor(r) for r in (5, 10, 20, 60, 100, 120, 300)] == [16, 12, 6, 2, 2, 1, 1]
 
 
 def test_unknown_arm_is_a_one_line_error_naming_it():

@@ -15,6 +15,7 @@ The RTT and capacity grids are not printed (notes §5 item 1): we use the notes'
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Iterable, List, Mapping, Optional, Sequence
 
@@ -80,6 +81,11 @@ def flow_rates_mbps(result, names: Iterable[str]) -> List[float]:
     """Goodput (payload at the receiver, L313) of each named flow over the measurement window."""
     by_name = {flow["name"]: flow for flow in result.summary["flows"]}
     return [float(by_name[name]["goodput_mbps"]) for name in names]
+
+
+def gain_divisor(rtt_ms: float) -> int:
+    """Eq. (2), L89: GAIN = 1 / min(16, ⌈2T / RTT_b⌉)."""
+    return min(16, math.ceil(2 * TARGET_MS / rtt_ms))
 
 
 def verdict(ok: bool) -> str:

@@ -15,9 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
+from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import pairs
 from ccbench.experiments.rledbat.common import (CAPACITY_MBPS, DURATION_S, QUICK_DURATION_S, QUICK_RTTS_MS,
-                                                QUICK_SEEDS, RTTS_MS, SEEDS, base, verdict)
+                                                QUICK_SEEDS, RTTS_MS, SEEDS, base)
 
 #: Notes §3 Fig. 10: JFI ≥ 0.95 at every RTT; 0.98 is the notes' target.
 JAIN_MIN, JAIN_TARGET = 0.95, 0.98
@@ -34,14 +35,13 @@ def _apply(point: dict) -> dict:
 def _comparison(summary) -> list:
     rows = []
     for _, row in summary.iterrows():
-        ok = row["jain"] >= JAIN_MIN
-        rows.append({"what": f"RTT {row['rtt_ms']:g} ms: Jain's index ≥ 0.95 (notes' target 0.98)",
-                     "paper": "close to the ideal 1 (L372)",
-                     "ours": (f"{mean_spread(row, 'jain')} (min {row['jain_min']:.3f}); "
-                              f"utilisation {row['utilization']:.1%}; mean queue {row['queue_ms']:.0f} ms"),
-                     "verdict": verdict(ok),
-                     "reason": "" if ok else (f"rates {row['first_mbps']:.2f} and {row['second_mbps']:.2f} Mbps "
-                                              "(mean over seeds)")})
+        check = Check(f"RTT {row['rtt_ms']:g} ms: Jain's index (notes: ≥ 0.95, target 0.98)", "close to the ideal 1",
+                      "Fig. 10, L372", float(row["jain"]), Claim("≥", JAIN_MIN),
+                      shown=(f"{mean_spread(row, 'jain')} (min {row['jain_min']:.3f}); "
+                             f"utilisation {row['utilization']:.1%}; mean queue {row['queue_ms']:.0f} ms"))
+        if check.verdict != "agrees":
+            check.reason = f"rates {row['first_mbps']:.2f} and {row['second_mbps']:.2f} Mbps (mean over seeds)"
+        rows.append(check.row())
     return rows
 
 

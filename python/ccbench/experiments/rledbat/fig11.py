@@ -20,9 +20,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
+from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import pairs
 from ccbench.experiments.rledbat.common import (CAPACITY_MBPS, DURATION_S, QUICK_RTTS_MS, QUICK_SEEDS, RTTS_MS,
-                                                SEEDS, base, verdict)
+                                                SEEDS, base)
 
 GAP_S = 40.0
 #: 150 s leaves a last third (50 s) that starts after the latecomer's slow start.
@@ -50,28 +51,31 @@ def _comparison(summary) -> list:
     late, together = _rows_at(summary, GAP_S), _rows_at(summary, 0.0)
     fair, relative, latecomer, whole = [], [], [], []
     for rtt, row in late.iterrows():
-        ok = row["jain"] >= JAIN_MIN
-        fair.append({"what": f"RTT {rtt:g} ms: Jain's index over [40 s, end] ≥ 0.90",
-                     "paper": "fairness roughly preserved (L374)",
-                     "ours": f"{mean_spread(row, 'jain')} (min {row['jain_min']:.3f})", "verdict": verdict(ok),
-                     "reason": "" if ok else f"rates {row['first_mbps']:.2f} and {row['second_mbps']:.2f} Mbps"})
-        ref = together.loc[rtt, "jain"] if rtt in together.index else float("nan")
-        ok = row["jain"] <= ref + JAIN_SLACK
-        relative.append({"what": f"RTT {rtt:g} ms: Jain 40 s apart ≤ Jain together + 0.02",
-                         "paper": "slightly lower than with simultaneous starts (L374)",
-                         "ours": f"40 s apart {row['jain']:.3f}; together {ref:.3f}", "verdict": verdict(ok),
-                         "reason": "" if ok else "the latecomer's run is the fairer"})
-        ok = row["second_tail_part"] <= LATE_MAX
-        latecomer.append({"what": f"RTT {rtt:g} ms: latecomer ≤ 65 % of the two rates in the run's last third",
-                          "paper": "no latecomer advantage (L374)",
-                          "ours": (f"{mean_spread(row, 'second_tail_part', '.1%')} "
-                                   f"(max {row['second_tail_part_max']:.1%})"),
-                          "verdict": verdict(ok), "reason": "" if ok else "the latecomer keeps the larger part"})
-        whole.append({"what": f"RTT {rtt:g} ms: whole-run rates",
-                      "paper": "window unstated (notes §5 item 8)",
-                      "ours": (f"first {row['first_whole_mbps']:.2f} Mbps, latecomer "
-                               f"{row['second_whole_mbps']:.2f} Mbps"),
-                      "verdict": "reported", "reason": ""})
+        check = Check(f"RTT {rtt:g} ms: Jain's index over [40 s, end] (notes: ≥ 0.90)", "fairness roughly preserved",
+                      "Fig. 11, L374", float(row["jain"]), Claim("≥", JAIN_MIN),
+                      shown=f"{mean_spread(row, 'jain')} (min {row['jain_min']:.3f})")
+        if check.verdict != "agrees":
+            check.reason = f"rates {row['first_mbps']:.2f} and {row['second_mbps']:.2f} Mbps"
+        fair.append(check.row())
+        if rtt in together.index:
+            ref = float(together.loc[rtt, "jain"])
+            check = Check(f"RTT {rtt:g} ms: Jain 40 s apart, at most Jain together + 0.02",
+                          f"slightly lower than with simultaneous starts (ours together {ref:.3f})", "Fig. 11, L374",
+                          float(row["jain"]), Claim("≤", round(ref + JAIN_SLACK, 4), relative=False),
+                          shown=f"40 s apart {row['jain']:.3f}; together {ref:.3f}")
+            if check.verdict != "agrees":
+                check.reason = "the latecomer's run is the fairer"
+            relative.append(check.row())
+        check = Check(f"RTT {rtt:g} ms: latecomer's part of the two rates in the run's last third (notes: ≤ 65 %)",
+                      "no latecomer advantage", "Fig. 11, L374", float(row["second_tail_part"]), Claim("≤", LATE_MAX),
+                      shown=f"{mean_spread(row, 'second_tail_part', '.1%')} (max {row['second_tail_part_max']:.1%})")
+        if check.verdict != "agrees":
+            check.reason = "the latecomer keeps the larger part"
+        latecomer.append(check.row())
+        whole.append(Check(f"RTT {rtt:g} ms: whole-run rates", "window unstated", "notes §5 item 8", None,
+                           shown=(f"first {row['first_whole_mbps']:.2f} Mbps, latecomer "
+                                  f"{row['second_whole_mbps']:.2f} Mbps"),
+                           reason="the paper does not say over which window its rates are taken").row())
     return fair + relative + latecomer + whole
 
 

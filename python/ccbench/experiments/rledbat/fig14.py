@@ -31,7 +31,7 @@ from ccbench.experiments.base import Experiment
 from ccbench.experiments.rledbat import pairs
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat.common import (DURATION_S, GOODPUT_FRACTION, MSS, QUICK_DURATION_S, QUICK_SEEDS,
-                                                RTTS_MS, SEEDS, SHALLOW_BUFFER, TARGET_MS, base)
+                                                RTTS_MS, SEEDS, SHALLOW_BUFFER, base, gain_divisor)
 
 QUICK_RTTS_MS = [20, 100, 300]
 #: Notes §3 Fig. 14: rLEDBAT's share of C in [0.10, 0.30] at each RTT; the split of L422 at 120 ms.
@@ -41,11 +41,6 @@ SHARE_BAND, SPLIT_RTT_MS = (0.10, 0.30), 120
 CUBIC_BAND = (round(GOODPUT_FRACTION - SHARE_BAND[1], 3), round(GOODPUT_FRACTION - SHARE_BAND[0], 3))
 SOURCE = "Fig. 14, L414"
 BUFFER_MS = 30
-
-
-def gain_divisor(rtt_ms: float) -> int:
-    """Eq. (2), L89: GAIN = 1 / min(16, ⌈2T / RTT_b⌉)."""
-    return min(16, math.ceil(2 * TARGET_MS / rtt_ms))
 
 
 def window_packets(row) -> float:

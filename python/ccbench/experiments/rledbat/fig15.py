@@ -18,10 +18,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment
+from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import pairs
-from ccbench.experiments.rledbat.fig14 import gain_divisor
 from ccbench.experiments.rledbat.common import (CAPACITY_MBPS, DURATION_S, QUICK_DURATION_S, QUICK_SEEDS, SEEDS,
-                                                SHALLOW_BUFFER, base, verdict)
+                                                SHALLOW_BUFFER, base, gain_divisor)
 
 FAST_MBPS = 500
 RTTS_MS = [10, 20, 60, 150, 300]
@@ -75,10 +75,10 @@ def _overall_row(summary) -> dict:
     fast = summary[summary["rate_mbps"] == FAST_MBPS]
     held = fast[fast["share_ratio"] <= RATIO_MAX]["rtt_ms"].tolist()
     text = "; ".join(f"{r['rtt_ms']:g} ms: {r['share_ratio']:.2f}" for _, r in fast.iterrows())
-    return {"what": "RTTs at which rLEDBAT's share at 500 Mbps is ≤ 0.7 × its share at 20 Mbps",
-            "paper": "CUBIC further from its TCP-friendly region at 500 Mbps (L424)",
-            "ours": f"ratio per RTT: {text}; holds at " + (", ".join(f"{r:g} ms" for r in held) or "no RTT"),
-            "verdict": "reported", "reason": ""}
+    return Check("RTTs at which rLEDBAT's share at 500 Mbps is ≤ 0.7 × its share at 20 Mbps",
+                 "CUBIC further from its TCP-friendly region at 500 Mbps", "L424", None,
+                 shown=f"ratio per RTT: {text}; holds at " + (", ".join(f"{r:g} ms" for r in held) or "no RTT"),
+                 reason="a summary of the per-RTT rows above").row()
 
 
 def _comparison(summary) -> list:
@@ -87,13 +87,19 @@ def _comparison(summary) -> list:
     rows = []
     for _, row in summary[summary["rate_mbps"] == FAST_MBPS].iterrows():
         slow = slow_rows.loc[row["rtt_ms"]]
-        slow_share = float(slow["lbe_share"])
-        smaller, cubic_ok = row["share_ratio"] <= RATIO_MAX, row["cubic_share"] > CUBIC_MIN
-        rows.append({"what": f"RTT {row['rtt_ms']:g} ms: share(500 Mbps) ≤ 0.7 × share(20 Mbps) and CUBIC > 80 %",
-                     "paper": "CUBIC seizes significantly more than at 20 Mbps (L424)",
-                     "ours": (f"500 Mbps: {pairs.pair_text(row, 'rLEDBAT')}; 20 Mbps: rLEDBAT {slow_share:.1%}; "
-                              f"ratio {row['share_ratio']:.2f}"),
-                     "verdict": verdict(smaller and cubic_ok), "reason": _reason(row, slow, smaller, cubic_ok)})
+        ratio = Check(f"RTT {row['rtt_ms']:g} ms: rLEDBAT's share at 500 Mbps / at 20 Mbps (notes: ≤ 0.7)",
+                      "CUBIC seizes significantly more than at 20 Mbps", "Fig. 15, L424", float(row["share_ratio"]),
+                      Claim("≤", RATIO_MAX),
+                      shown=(f"{row['share_ratio']:.2f} (500 Mbps: rLEDBAT {row['lbe_share']:.1%}; 20 Mbps: "
+                             f"{slow['lbe_share']:.1%})"))
+        cubic = Check(f"RTT {row['rtt_ms']:g} ms: CUBIC's share at 500 Mbps (notes: > 80 %)",
+                      "CUBIC seizes significantly more", "Fig. 15, L424", float(row["cubic_share"]),
+                      Claim("≥", CUBIC_MIN), shown=pairs.share_text(row, "cubic"))
+        if ratio.verdict != "agrees":
+            ratio.reason = _reason(row, slow, False, True)
+        if cubic.verdict != "agrees":
+            cubic.reason = _reason(row, slow, True, False)
+        rows += [ratio.row(), cubic.row()]
     return rows + [_overall_row(summary)]
 
 

@@ -24,7 +24,6 @@ CUBIC's own ×0.7 also applies to the rLEDBAT arm's sender).
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment
@@ -125,7 +124,7 @@ def gap_reason(row, rtt_ms: float) -> str:
     window = row["loss_window_pkts"]
     where = (f"the flight before a loss is {window:.0f} packets, {window / full_window_pkts(rtt_ms):.0%} of BDP + buffer "
              f"({full_window_pkts(rtt_ms):.0f})" if window == window else "no loss after the start-up")
-    gain = min(16, math.ceil(2 * common.TARGET_MS / rtt_ms))
+    gain = common.gain_divisor(rtt_ms)
     return (f"{where}, and 5 RTTs after a loss the flight is {row['post_loss_ratio']:.2f} of it; the bound is a smooth "
             f"AIMD gaining 1 packet per RTT and losing at BDP + buffer, while LEDBAT++ gains GAIN = 1/{gain} here "
             "(eq. 2) and its slowdown ramps double the window per RTT, putting half of it on the 30 ms queue at once")
