@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
+from ccbench.experiments.checks import Check, Claim
 from ccbench.models import aimd_utilization
 
 BETAS = [0.5, 0.7, 0.9]
@@ -40,17 +41,16 @@ TOLERANCE = 0.03
 
 
 def _comparison(summary) -> list:
-    rows = []
+    checks = []
     for _, r in summary.iterrows():
         model = float(aimd_utilization(r["beta"], r["buffer_bdp"]))
-        ok = abs(r["utilization"] - model) <= TOLERANCE
-        rows.append({
-            "what": f"utilization, beta {r['beta']:g}, buffer {r['buffer_bdp']:g} BDP",
-            "paper": f"{model:.3f} (eq. 6)", "ours": mean_spread(r, "utilization"),
-            "verdict": "agrees" if ok else "differs",
-            "reason": "" if ok else f"outside the ±{TOLERANCE * 100:.0f}-point tolerance of the paper check",
-        })
-    return rows
+        check = Check(f"utilization, beta {r['beta']:g}, buffer {r['buffer_bdp']:g} BDP", f"{model:.3f}",
+                      "Fig. 2, eq. (6), L100–L116", float(r["utilization"]),
+                      Claim("≈", round(model, 6), agree=TOLERANCE, relative=False), shown=mean_spread(r, "utilization"))
+        if check.verdict != "agrees":
+            check.reason = f"{check.ours - model:+.3f} off the model, outside the ±{TOLERANCE * 100:.0f}-point tolerance"
+        checks.append(check)
+    return [check.row() for check in checks]
 
 
 def _figure(summary, out_dir: Path) -> Path:
