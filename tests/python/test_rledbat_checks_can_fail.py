@@ -12,14 +12,14 @@ import pytest
 
 from conftest import run_quick
 from ccbench.experiments.checks import redecide
-from ccbench.experiments.rledbat import (fig5, fig6, fig7, fig8, fig9, fig10, fig11, fig14, fig15, fig22, table1, table2,
-                                         table3)
+from ccbench.experiments.rledbat import (fig5, fig6, fig7, fig8, fig9, fig10, fig11, fig12, fig13, fig14, fig15,
+                                         fig22, table1, table2, table3)
 
 #: The experiments whose rows are checks (issue 25 item 2); the others join as they migrate.
 MIGRATED = {"rledbat-fig5": fig5, "rledbat-fig6": fig6, "rledbat-fig7": fig7, "rledbat-fig8": fig8,
-            "rledbat-fig9": fig9, "rledbat-fig10": fig10, "rledbat-fig11": fig11, "rledbat-fig14": fig14,
-            "rledbat-fig15": fig15, "rledbat-fig22": fig22, "rledbat-table1": table1,
-            "rledbat-table2": table2, "rledbat-table3": table3}
+            "rledbat-fig9": fig9, "rledbat-fig10": fig10, "rledbat-fig11": fig11, "rledbat-fig12": fig12,
+            "rledbat-fig13": fig13, "rledbat-fig14": fig14, "rledbat-fig15": fig15, "rledbat-fig22": fig22,
+            "rledbat-table1": table1, "rledbat-table2": table2, "rledbat-table3": table3}
 
 
 @pytest.fixture(scope="module")

@@ -88,6 +88,15 @@ def gain_divisor(rtt_ms: float) -> int:
     return min(16, math.ceil(2 * TARGET_MS / rtt_ms))
 
 
+def yield_claim(lbe_max: float):
+    """"Yields": the other flow takes at least the best goodput less ``lbe_max`` of C. With the
+    link full that is the LBE flow at most ``lbe_max``; it never passes a case that "LBE ≤ lbe_max
+    and the other ≥ 0.80" fails, and unlike a bound on a share of 1 % it can fail when halved."""
+    from ccbench.experiments.checks import Claim
+
+    return Claim("≥", round(GOODPUT_FRACTION - lbe_max, 3))
+
+
 def verdict(ok: bool) -> str:
     return "agrees" if ok else "differs"
 
