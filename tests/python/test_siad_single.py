@@ -8,10 +8,12 @@ mean ≈ 0.5; the loss-event distance within 20 % of Num_RTT RTTs and doubling w
 NewReno's standing queue above 1 BDP; the per-packet-rate utilizations of L2409 (±2 points);
 CBR raises SIAD's mean queue fill.
 
-Reported in comparison.md, not asserted (they differ here): SI_trend's convergence within 15 s
+Reported in comparison.json, not asserted (they differ here): SI_trend's convergence within 15 s
 (L2251), the delay-jitter utilizations of L2419 (H-TCP, SIAD hardly suffer here), the standing
 queue after the RTT drops to 40 ms, and fewer Additional Decreases without timestamps (L2439).
 """
+
+import json
 
 import pytest
 
@@ -55,7 +57,8 @@ def test_every_quick_variant_writes_its_outputs(quick):
     for name in NAMES:
         out, summary = quick[name]
         assert (out / f"{name}.png").stat().st_size > 0
-        assert "| what | paper | ours | tolerance | verdict | reason |" in (out / "comparison.md").read_text()
+        rows = json.loads((out / "comparison.json").read_text())
+        assert rows and all({"what", "paper", "ours", "verdict", "reason"} <= set(r) for r in rows), name
         assert len(summary) >= 2
 
 
@@ -113,3 +116,11 @@ def test_cbr_keeps_more_queue_than_siad_alone(quick):
     for (rate, cbr_mbps) in cbr.CBR.items():
         rows = s[s["rate_mbps"] == rate].set_index("cbr_mbps")
         assert rows.loc[cbr_mbps, "queue_fill_mean"] > rows.loc[0, "queue_fill_mean"], rate
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_judged_row_can_fail(quick, name):
+    """Issue 25 item 3: halving or doubling our number changes every passing row's verdict."""
+    from test_siad_checks_can_fail import assert_rows_can_fail
+
+    assert_rows_can_fail(name, quick[name][0])

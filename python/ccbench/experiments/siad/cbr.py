@@ -16,7 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.siad.common import dumbbell, flow
+from ccbench.experiments.checks import Claim
+from ccbench.experiments.siad.common import check, dumbbell, every, flow, rows
 from ccbench.experiments.siad.single_flow_traces import flow_metrics, is_nan, link_metrics, trace_panel
 
 FRAME_BYTES, CBR_HEADER = 1500, 28
@@ -60,22 +61,31 @@ def _text(r) -> str:
 
 
 def _comparison(summary) -> list:
-    rows = []
+    checks = []
     for rate, cbr in CBR.items():
         alone, cross = _row(summary, rate, 0), _row(summary, rate, cbr)
         if alone is None or cross is None:
             continue
+        what = f"SIAD(20) + {cbr} Mbit/s CBR on {rate} Mbit/s, 0.5 BDP"
+        shown = f"{_text(cross)}; alone: {_text(alone)}"
         if rate == 10:
-            ok = None if is_nan(cross["queue_fill_mean"]) else cross["queue_fill_mean"] > alone["queue_fill_mean"]
-            paper = "queue often not emptied: more queueing than alone (L2425)"
+            paper, source = "queue often not emptied: more queueing than alone", "Sec. 4.3.2, L2425"
+            if is_nan(cross["queue_fill_mean"]) or is_nan(alone["queue_fill_mean"]):
+                checks.append(check(what, paper, source, None, None, shown=shown, reported="not measured"))
+                continue
+            ratio = float(cross["queue_fill_mean"] / alone["queue_fill_mean"])
+            checks.append(check(
+                f"{what}: mean queue fill with CBR over alone", paper, source, ratio, Claim("≥", 1.0),
+                shown=f"{ratio:.2f} ({shown})", why="no more queueing with the CBR than alone"))
         else:
-            ok = None if is_nan(cross["queue_fill_min"]) else cross["queue_fill_min"] > 0
-            paper = "standing queue (1 ms TS resolution, L2427–L2431)"
-        rows.append({"what": f"SIAD(20) + {cbr} Mbit/s CBR on {rate} Mbit/s, 0.5 BDP", "paper": paper,
-                     "ours": f"{_text(cross)}; alone: {_text(alone)}",
-                     "verdict": "reported" if ok is None else ("agrees" if ok else "differs"),
-                     "reason": "not measured" if ok is None else ""})
-    return rows
+            paper, source = "standing queue (1 ms TS resolution)", "Sec. 4.3.2, L2427–L2431"
+            if is_nan(cross["queue_fill_min"]):
+                checks.append(check(what, paper, source, None, None, shown=shown, reported="not measured"))
+                continue
+            checks.append(every(f"{what}: a standing queue (min fill > 0)", paper, source,
+                                int(cross["queue_fill_min"] > 0), 1, unit=f"runs ({shown})",
+                                why="the queue drains with the CBR too"))
+    return rows(checks)
 
 
 def _figure(summary, out_dir: Path) -> Path:

@@ -92,6 +92,9 @@ NAN = float("nan")
 #: can differ by about a quarter for reasons of chance alone.
 REL_TOLERANCE = 0.25
 
+#: "High" utilization of one SIAD flow: above 95 % for 0.2–2 BDP (L2361; issue 12 "Done means").
+UTIL_MIN = 0.95
+
 
 def stat(value: Optional[Mapping[str, Any]], key: str) -> float:
     """``value[key]`` of a core ``{"mean": .., "std": ..}`` summary entry, NaN when the core

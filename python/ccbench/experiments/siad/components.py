@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.siad.common import dumbbell, flow
+from ccbench.experiments.checks import Claim
+from ccbench.experiments.siad.common import check, dumbbell, every, flow, rows
 from ccbench.experiments.siad.single_flow_traces import flow_metrics, is_nan, link_metrics, trace_panel
 
 FULL_S, QUICK_S, SHORT_S = 600.0, 120.0, 60.0
@@ -128,20 +129,20 @@ def _row(summary, case: str):
 
 
 def _fixed_rows(summary) -> list:
-    rows = []
+    checks = []
     for name, case in CASES.items():
         r = _row(summary, name)
         if case["group"] != "fixed" or r is None:
             continue
         a1, a2 = (p["fixed_alpha"] for p in case["params"])
-        p1, p2 = case["ref"]
-        ok = all(abs(o / p - 1) <= RATE_TOL for o, p in ((r["rate1_mbps"], p1), (r["rate2_mbps"], p2)))
-        rows.append({"what": f"Fixed_Increase α {a1} vs {a2}, {case['rate']} Mbit/s: rates (Mbit/s)",
-                     "paper": f"{p1} / {p2} (L2221); ratio {p2 / p1:.2f}, theory α₂/α₁ = {a2 / a1:g} (Eq. 4.3)",
-                     "ours": f"{r['rate1_mbps']:.2f} / {r['rate2_mbps']:.2f}; ratio {1 / r['split']:.2f}",
-                     "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else f"a rate off the thesis by more than {RATE_TOL:.0%}"})
-    return rows
+        for i, (alpha, paper) in enumerate(zip((a1, a2), case["ref"]), start=1):
+            ours = float(r[f"rate{i}_mbps"])
+            checks.append(check(
+                f"Fixed_Increase α {a1} vs {a2}, {case['rate']} Mbit/s: rate of the α {alpha} flow [Mbit/s]",
+                f"{paper} (ratio {case['ref'][1] / case['ref'][0]:.2f}, theory α₂/α₁ = {a2 / a1:g}, Eq. 4.3)",
+                "Sec. 4.2, L2221", ours, Claim("≈", paper, agree=RATE_TOL), shown=f"{ours:.2f} (ratio {1 / r['split']:.2f})",
+                why=f"{ours / paper - 1:+.0%} from the thesis's rate"))
+    return checks
 
 
 def _split_text(r) -> str:
@@ -149,99 +150,130 @@ def _split_text(r) -> str:
 
 
 def _offset_rows(summary) -> list:
-    rows = []
+    checks = []
     for prefix, label in (("si-only", "SI_only"), ("siad-only", "SIAD_only")):
         cases = [n for n, c in CASES.items() if n.startswith(prefix + "-") and c["group"] == "offset"]
         found = [(n, _row(summary, n)) for n in cases if _row(summary, n) is not None]
         if not found:
             continue
-        worst = max(r["larger_over_smaller"] for _, r in found)
-        ok = worst > CONVERGED
-        rows.append({"what": f"{label}: split over [start 2 + 15 s, 60 s] by start offset of flow 2",
-                     "paper": "never converges; the split depends on the offset (L2203–L2209, L2301)",
-                     "ours": "; ".join(f"{n.rsplit('-', 1)[1]}: {_split_text(r)}" for n, r in found),
-                     "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else f"every split within ×{CONVERGED}"})
-    return rows
+        worst = float(max(r["larger_over_smaller"] for _, r in found))
+        checks.append(check(
+            f"{label}: largest split (larger / smaller rate) over [start 2 + 15 s, 60 s] across start offsets",
+            f"never converges (split beyond ×{CONVERGED}); the split depends on the offset",
+            "Sec. 4.2, L2203–L2209, L2301", worst, Claim("≥", CONVERGED),
+            shown=f"×{worst:.2f} (" + "; ".join(f"{n.rsplit('-', 1)[1]}: {_split_text(r)}" for n, r in found) + ")",
+            why=f"every split within ×{CONVERGED}: the flows converge"))
+    return checks
 
 
 def _epoch_rows(summary) -> list:
     base, fast, n30 = (_row(summary, n) for n in ("si-only-10M", "si-only-20M", "si-only-n30"))
     if base is None or fast is None or n30 is None or is_nan(base["loss_distance_s"]):
-        return [{"what": "SI_only epoch length at 20 Mbit/s and with Num_RTT 30", "paper": "L2215",
-                 "ours": "loss-event distance not reported", "verdict": "reported", "reason": "not measured"}]
-    rows = []
+        return [check("SI_only epoch length at 20 Mbit/s and with Num_RTT 30", "×1 and ×1.5", "Sec. 4.2, L2215",
+                      None, None, reported="not measured")]
+    checks = []
     for other, want, what in ((fast, 1.0, "at 20 vs 10 Mbit/s"), (n30, 1.5, "with Num_RTT 30 vs 20")):
-        ratio = other["loss_distance_s"] / base["loss_distance_s"]
-        ok = abs(ratio / want - 1) <= EPOCH_TOL
-        rows.append({"what": f"SI_only loss-event distance {what}",
-                     "paper": f"×{want:g} (epoch constant with rate, scales with Num_RTT, L2215)",
-                     "ours": f"{base['loss_distance_s']:.2f} → {other['loss_distance_s']:.2f} s (×{ratio:.2f})",
-                     "verdict": "agrees" if ok else "differs", "reason": ""})
-    return rows
+        ratio = float(other["loss_distance_s"] / base["loss_distance_s"])
+        checks.append(check(
+            f"SI_only loss-event distance {what}", f"×{want:g} (epoch constant with rate, scales with Num_RTT)",
+            "Sec. 4.2, L2215", ratio, Claim("≈", want, agree=EPOCH_TOL),
+            shown=f"{base['loss_distance_s']:.2f} → {other['loss_distance_s']:.2f} s (×{ratio:.2f})",
+            why=f"×{ratio:.2f} instead of ×{want:g}"))
+    return checks
 
 
 def _converge_rows(summary) -> list:
-    rows = []
+    checks = []
     for name in ("si-trend-0s", "si-trend-6s", "siad-trend-6s", "siad-6s"):
         r = _row(summary, name)
         if r is None:
             continue
-        ok = r["larger_over_smaller"] <= CONVERGED
         late = max(CASES[name]["starts"])
-        rows.append({"what": f"{CASES[name]['variant']}, flow 2 at {late:g} s: split over [{late + CONVERGE_AFTER_S:g} s, 60 s]",
-                     "paper": "converged within ≈ 15 s (L2251, L2309)" if name != "siad-6s" else "full SIAD (for reference)",
-                     "ours": _split_text(r), "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else f"split beyond ×{CONVERGED} after 15 s"})
+        split = float(r["larger_over_smaller"])
+        checks.append(check(
+            f"{CASES[name]['variant']}, flow 2 at {late:g} s: split (larger / smaller) over "
+            f"[{late + CONVERGE_AFTER_S:g} s, 60 s]",
+            f"converged within ≈ 15 s (split within ×{CONVERGED})" if name != "siad-6s" else
+            f"full SIAD, the components' reference: converged (split within ×{CONVERGED})",
+            "Sec. 4.2, L2251, L2309", split, Claim("≤", CONVERGED), shown=_split_text(r),
+            why=f"split ×{split:.3f} beyond ×{CONVERGED} after 15 s"))
     r = _row(summary, "si-trend-fi")
     if r is not None:
-        ok = r["larger_over_smaller"] <= CONVERGED
-        rows.append({"what": "SI_trend_fastIncrease, equal Num_RTT: mean rates over 580 s",
-                     "paper": "4.96 / 4.6 Mbit/s (×1.08, L2257)", "ours": _split_text(r),
-                     "verdict": "agrees" if ok else "differs", "reason": ""})
+        split = float(r["larger_over_smaller"])
+        checks.append(check(
+            "SI_trend_fastIncrease, equal Num_RTT: split of the mean rates over 580 s",
+            f"4.96 / 4.6 Mbit/s (×1.08: about equal, within ×{CONVERGED})", "Sec. 4.2, L2257", split,
+            Claim("≤", CONVERGED), shown=_split_text(r), why=f"split ×{split:.2f} beyond ×{CONVERGED}"))
     r = _row(summary, "si-trend-fi-20v40")
     if r is not None:
-        ok = r["split"] > CONVERGED
-        rows.append({"what": "SI_trend_fastIncrease, Num_RTT 20 vs 40",
-                     "paper": "the 40 flow keeps the minimum increase: the smaller share (L2259)",
-                     "ours": _split_text(r), "verdict": "agrees" if ok else "differs", "reason": ""})
-    return rows
+        split = float(r["split"])
+        checks.append(check(
+            "SI_trend_fastIncrease, Num_RTT 20 vs 40: rate 20 / rate 40",
+            f"the 40 flow keeps the minimum increase: the smaller share (beyond ×{CONVERGED})", "Sec. 4.2, L2259",
+            split, Claim("≥", CONVERGED), shown=_split_text(r), why=f"rate ratio ×{split:.2f}: about equal"))
+    return checks
+
+
+#: Drain cases → (the thesis's words, whether a standing queue is expected; None: no claim).
+DRAINS = {
+    "ad-only": ("AD_only: the queue empties (min fill 0)", "queue emptied at every decrease", "Sec. 4.2, L2273",
+                ("ad-only-0.5", "ad-only-1.0", "ad-only-1.5"), False),
+    "siad-adddec": ("SIAD_addDecrease: the queue empties (min fill 0)", "drains even unsynchronized",
+                    "Sec. 4.2, L2305", ("siad-adddec-0s", "siad-adddec-5s"), False),
+    "siad-full": ("SIAD: the queue empties (min fill 0)", "drains", "Sec. 4.3, L2355", ("siad-full",), False),
+    "fixed-dec": ("Fixed_Decrease 1 BDP, flow 2 5 s late: a standing queue (min fill > 0)",
+                  "standing queue when unsynchronized", "Sec. 4.2, L2287", ("fixed-dec-1.0-late",), True),
+}
+
+
+def _run_text(name: str, r) -> str:
+    case = CASES[name]
+    return (f"{case['buffer']:g} BDP, flow 2 at {max(case['starts']):g} s: min {r['queue_fill_min']:.3f}, "
+            f"mean {r['queue_fill_mean']:.2f}, util {r['utilization']:.1%}")
 
 
 def _drain_rows(summary) -> list:
-    rows = []
-    expect = {"ad-only-0.5": 0, "ad-only-1.0": 0, "ad-only-1.5": 0, "siad-adddec-0s": 0, "siad-adddec-5s": 0,
-              "siad-full": 0, "fixed-dec-1.0-late": 1, "siad-only-5s-long": None}
-    paper = {"ad-only": "queue emptied at every decrease (L2273)", "siad-adddec": "drains even unsynchronized (L2305)",
-             "siad-full": "drains (§4.3)", "fixed-dec-1.0-late": "standing queue when unsynchronized (L2287)",
-             "siad-only-5s-long": "no Additional Decrease: may not drain when unsynchronized (L2305)"}
-    for name, standing in expect.items():
-        r = _row(summary, name)
-        if r is None:
+    checks = []
+    for what, paper, source, names, standing in DRAINS.values():
+        found = [(n, _row(summary, n)) for n in names if _row(summary, n) is not None]
+        measured = [(n, r) for n, r in found if not is_nan(r["queue_fill_min"])]
+        if not found:
             continue
-        m = r["queue_fill_min"]
-        key = next(k for k in paper if name.startswith(k))
-        ok = None if is_nan(m) or standing is None else (m > 0) == bool(standing)
-        rows.append({"what": f"{CASES[name]['variant']} {CASES[name]['buffer']:g} BDP, flow 2 at {max(CASES[name]['starts']):g} s: min queue fill",
-                     "paper": paper[key],
-                     "ours": "not reported" if is_nan(m) else f"min {m:.3f}, mean {r['queue_fill_mean']:.2f}, util {r['utilization']:.1%}",
-                     "verdict": "reported" if standing is None and not is_nan(m) else
-                     ("reported" if ok is None else ("agrees" if ok else "differs")),
-                     "reason": "not measured" if ok is None and not (standing is None and not is_nan(m)) else ""})
+        if not measured:
+            checks.append(check(what, paper, source, None, None, reported="not measured"))
+            continue
+        held = [(n, r) for n, r in measured if (r["queue_fill_min"] > 0) == standing]
+        checks.append(every(what, paper, source, len(held), len(measured), unit="runs ("
+                            + "; ".join(_run_text(n, r) for n, r in measured) + ")",
+                            why="not in " + "; ".join(_run_text(n, r) for n, r in measured if (n, r) not in held)))
+    r = _row(summary, "siad-only-5s-long")
+    if r is not None:
+        checks.append(check(
+            "SIAD_only 0.5 BDP, flow 2 at 5 s: min queue fill", "no Additional Decrease: may not drain when "
+            "unsynchronized", "Sec. 4.2, L2305", None if is_nan(r["queue_fill_min"]) else float(r["queue_fill_min"]),
+            None, shown=_run_text("siad-only-5s-long", r),
+            reported="not measured" if is_nan(r["queue_fill_min"]) else
+            "the thesis says only that it may not drain: no claim to judge"))
     r = _row(summary, "fixed-dec-0.5")
     if r is not None:
         ad = _row(summary, "ad-only-0.5")
-        ok = ad is not None and r["utilization"] < ad["utilization"]
-        rows.append({"what": "Fixed_Decrease 42 pkts, 0.5 BDP, synchronized: utilization",
-                     "paper": "underutilizes (84 packets cut from a 41-packet buffer, L2281)",
-                     "ours": f"{r['utilization']:.1%} (AD_only: {ad['utilization']:.1%})" if ad is not None else f"{r['utilization']:.1%}",
-                     "verdict": "agrees" if ok else "differs", "reason": ""})
-    return rows
+        what = "Fixed_Decrease 42 pkts, 0.5 BDP, synchronized: utilization over AD_only's"
+        paper = "underutilizes (84 packets cut from a 41-packet buffer)"
+        if ad is None:
+            checks.append(check(what, paper, "Sec. 4.2, L2281", float(r["utilization"]), None,
+                                shown=f"{r['utilization']:.1%}", reported="AD_only at 0.5 BDP not run"))
+        else:
+            ratio = float(r["utilization"] / ad["utilization"])
+            checks.append(check(
+                what, paper + ", below AD_only's", "Sec. 4.2, L2281", ratio, Claim("≤", 1.0),
+                shown=f"{r['utilization']:.1%} / {ad['utilization']:.1%} = {ratio:.3f}",
+                why="Fixed_Decrease keeps the link as busy as AD_only"))
+    return checks
 
 
 def _comparison(summary) -> list:
-    return (_fixed_rows(summary) + _offset_rows(summary) + _epoch_rows(summary)
-            + _converge_rows(summary) + _drain_rows(summary))
+    return rows(_fixed_rows(summary) + _offset_rows(summary) + _epoch_rows(summary)
+                + _converge_rows(summary) + _drain_rows(summary))
 
 
 #: The traces drawn (60 s each, as the thesis's figures).

@@ -19,7 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.siad.common import dumbbell, flow
+from ccbench.experiments.checks import Claim
+from ccbench.experiments.siad.common import check, dumbbell, every, flow, rows
 from ccbench.experiments.siad.single_flow_traces import flow_metrics, link_metrics
 
 SCHEMES = ("NewReno", "Cubic", "H-TCP", "SIAD(10)", "SIAD(20)", "SIAD(30)", "SIAD(40)")
@@ -49,16 +50,17 @@ def _util(summary, scheme, jitter):
 
 
 def _paper_rows(summary) -> list:
-    rows = []
+    checks = []
     for scheme in [s for s in SCHEMES if s in set(summary["scheme"])]:
         u = _util(summary, scheme, 3)
         paper = PAPER_3MS.get(scheme)
-        ok = None if paper is None else abs(u - paper) <= UTIL_TOL
-        rows.append({"what": f"{scheme}: utilization, RTT 100–103 ms per packet, 0.5 BDP",
-                     "paper": f"{paper:.1%} (L2419)" if paper else "not given",
-                     "ours": f"{u:.1%}", "verdict": "reported" if ok is None else ("agrees" if ok else "differs"),
-                     "reason": "" if ok in (None, True) else _reorder_reason(3)})
-    return rows
+        checks.append(check(
+            f"{scheme}: utilization, RTT 100–103 ms per packet, 0.5 BDP", f"{paper:.1%}" if paper else "not given",
+            "Sec. 4.3.2, L2419", u, None if paper is None else Claim("≈", paper, agree=UTIL_TOL, relative=False),
+            shown=f"{u:.1%}", why=lambda: _reorder_reason(3),
+            reported=f"the thesis gives no number for {scheme} at 3 ms"
+                     + (" (only that NewReno cannot fully utilize the link anyway)" if scheme == "NewReno" else "")))
+    return checks
 
 
 def _reorder_reason(jitter_ms: float) -> str:
@@ -72,29 +74,36 @@ def _reorder_reason(jitter_ms: float) -> str:
 
 
 def _sweep_rows(summary) -> list:
+    """Fig. 4.18's shapes as bounds on the utilization at the largest jitter, set by ours at the
+    smallest: NewReno within CONSTANT of it, Cubic below it by less than STRONG, H-TCP and SIAD(20)
+    below it by STRONG or more."""
     if summary["jitter_ms"].nunique() < 2:
         return []
     lo, hi = min(JITTER_MS), max(JITTER_MS)
-    drop = {s: _util(summary, s, lo) - _util(summary, s, hi) for s in SCHEMES}
-    claims = [("NewReno", abs(drop["NewReno"]) <= CONSTANT, "nearly constant"),
-              ("Cubic", 0 <= drop["Cubic"] < STRONG, "decreases slightly"),
-              ("H-TCP", drop["H-TCP"] >= STRONG, "drops strongly"),
-              ("SIAD(20)", drop["SIAD(20)"] >= STRONG, "drops strongly")]
-    rows = [{"what": f"{s}: utilization {lo} ms → {hi} ms jitter", "paper": f"{text} (Fig. 4.18, L2423)",
-             "ours": f"{_util(summary, s, lo):.1%} → {_util(summary, s, hi):.1%}",
-             "verdict": "agrees" if ok else "differs", "reason": "" if ok else _reorder_reason(hi)}
-            for s, ok, text in claims]
+    checks = []
+    for scheme, text in (("NewReno", "nearly constant"), ("Cubic", "decreases slightly"),
+                         ("H-TCP", "drops strongly"), ("SIAD(20)", "drops strongly")):
+        u_lo, u_hi = _util(summary, scheme, lo), _util(summary, scheme, hi)
+        claim = {"NewReno": Claim("≈", round(u_lo, 4), agree=CONSTANT, relative=False),
+                 "Cubic": Claim("in", (round(u_lo - STRONG, 4), round(u_lo, 4))),
+                 }.get(scheme, Claim("≤", round(u_lo - STRONG, 4)))
+        bound = {"NewReno": f"within {CONSTANT * 100:g} points of", "Cubic": f"less than {STRONG * 100:g} points below"
+                 }.get(scheme, f"at least {STRONG * 100:g} points below")
+        checks.append(check(
+            f"{scheme}: utilization at {hi} ms jitter, against ours at {lo} ms", f"{text} ({bound} {lo} ms)",
+            "Fig. 4.18, Sec. 4.3.2, L2423", u_hi, claim, shown=f"{u_lo:.1%} → {u_hi:.1%}",
+            why=lambda: _reorder_reason(hi)))
     siad = [s for s in SCHEMES if s.startswith("SIAD")]
     at_hi = [_util(summary, s, hi) for s in siad]
-    ok = all(a <= b for a, b in zip(at_hi, at_hi[1:]))
-    rows.append({"what": f"SIAD at {hi} ms by Num_RTT 10/20/30/40", "paper": "lower the smaller Num_RTT (L2423)",
-                 "ours": " / ".join(f"{u:.1%}" for u in at_hi), "verdict": "agrees" if ok else "differs",
-                 "reason": "" if ok else _reorder_reason(hi)})
-    return rows
+    up = sum(a <= b for a, b in zip(at_hi, at_hi[1:]))
+    checks.append(every(f"SIAD at {hi} ms by Num_RTT 10/20/30/40: steps up with Num_RTT",
+                        "lower the smaller Num_RTT", "Fig. 4.18, Sec. 4.3.2, L2423", up, len(at_hi) - 1,
+                        unit="steps (" + " / ".join(f"{u:.1%}" for u in at_hi) + ")", why=lambda: _reorder_reason(hi)))
+    return checks
 
 
 def _comparison(summary) -> list:
-    return _paper_rows(summary) + _sweep_rows(summary)
+    return rows(_paper_rows(summary) + _sweep_rows(summary))
 
 
 def _figure(summary, out_dir: Path) -> Path:

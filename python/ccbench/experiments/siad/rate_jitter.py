@@ -12,7 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.siad.common import dumbbell, flow
+from ccbench.experiments.checks import Claim
+from ccbench.experiments.siad.common import check, dumbbell, flow, rows
 from ccbench.experiments.siad.single_flow_traces import flow_metrics, is_nan, link_metrics, trace_panel
 
 SCHEMES = ("NewReno", "Cubic", "H-TCP", "SIAD(20)")
@@ -31,17 +32,18 @@ def _metric(result, point: dict) -> dict:
 
 
 def _comparison(summary) -> list:
-    rows = []
+    checks = []
     for _, r in summary.iterrows():
         paper = PAPER.get(r["scheme"])
-        ok = None if paper is None else abs(r["utilization"] - paper) <= UTIL_TOL
-        rows.append({"what": f"{r['scheme']}: utilization, per-packet rate 10–30 Mbit/s, 1.0 BDP (at 10)",
-                     "paper": "not given (cwnd not influenced, L2409)" if paper is None else f"{paper:.1%} (L2409)",
-                     "ours": f"{r['utilization']:.1%} (goodput {r['flow_mbps']:.2f} Mbit/s, "
-                             f"min fill {'n/a' if is_nan(r['queue_fill_min']) else format(r['queue_fill_min'], '.2f')})",
-                     "verdict": "reported" if ok is None else ("agrees" if ok else "differs"),
-                     "reason": "" if ok in (None, True) else f"more than {UTIL_TOL:.0%} off"})
-    return rows
+        fill = "n/a" if is_nan(r["queue_fill_min"]) else format(r["queue_fill_min"], ".2f")
+        checks.append(check(
+            f"{r['scheme']}: utilization, per-packet rate 10–30 Mbit/s, 1.0 BDP (at 10)",
+            "not given (cwnd not influenced)" if paper is None else f"{paper:.1%}", "Sec. 4.3.2, L2409",
+            float(r["utilization"]), None if paper is None else Claim("≈", paper, agree=UTIL_TOL, relative=False),
+            shown=f"{r['utilization']:.1%} (goodput {r['flow_mbps']:.2f} Mbit/s, min fill {fill})",
+            why=lambda r=r, paper=paper: f"{(r['utilization'] - paper) * 100:+.1f} points off",
+            reported="the thesis gives no number for it (only that its cwnd is not influenced)"))
+    return rows(checks)
 
 
 def _figure(summary, out_dir: Path) -> Path:

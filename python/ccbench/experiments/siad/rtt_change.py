@@ -19,8 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.siad.common import BIN, flow
-from ccbench.experiments.siad.single_flow import UTIL_MIN
+from ccbench.experiments.checks import Claim
+from ccbench.experiments.siad.common import BIN, UTIL_MIN, check, every, flow, rows
 from ccbench.experiments.siad.single_flow_traces import flow_metrics, is_nan, link_metrics, trace_panel
 
 #: phase → (window start, window end) in s.
@@ -49,23 +49,34 @@ def _metric(result, point: dict) -> dict:
 
 
 def _comparison(summary) -> list:
-    rows = []
+    checks = []
     for _, r in summary.iterrows():
-        settled = "adapting" not in r["phase"]
-        drained = None if is_nan(r["queue_fill_min"]) else r["queue_fill_min"] == 0
-        ok = r["utilization"] > UTIL_MIN and drained is not False
-        rows.append({"what": f"RTT {r['phase']} ({PHASES[r['phase']][0]:g}–{PHASES[r['phase']][1]:g} s)",
-                     "paper": ("settled: queue drained each epoch, link busy (Fig. 4.15)" if settled else
-                               "a few overshoots to adapt (L2393)" if r["phase"].startswith("40")
-                               else "one too-large decrease, then Fast Increase (L2397)"),
-                     "ours": (f"util {r['utilization']:.1%}, min fill "
-                              f"{'n/a' if drained is None else format(r['queue_fill_min'], '.3f')}, mean fill "
-                              f"{r['queue_fill_mean']:.2f}, {r['loss_events']:.0f} loss events, "
-                              f"{r['siad_timeouts']:.0f} timeouts since 0 s"),
-                     "verdict": ("agrees" if ok else "differs") if settled else "reported",
-                     "reason": "" if ok or not settled else
-                     f"utilization ≤ {UTIL_MIN:.0%} or a standing queue in a settled phase"})
-    return rows
+        phase = r["phase"]
+        what = f"RTT {phase} ({PHASES[phase][0]:g}–{PHASES[phase][1]:g} s)"
+        drained = None if is_nan(r["queue_fill_min"]) else bool(r["queue_fill_min"] == 0)
+        shown = (f"util {r['utilization']:.1%}, min fill "
+                 f"{'n/a' if drained is None else format(r['queue_fill_min'], '.3f')}, mean fill "
+                 f"{r['queue_fill_mean']:.2f}, {r['loss_events']:.0f} loss events, "
+                 f"{r['siad_timeouts']:.0f} timeouts since 0 s")
+        if "adapting" in phase:
+            paper, source = (("a few overshoots to adapt", "Sec. 4.3.2, L2393") if phase.startswith("40")
+                             else ("one too-large decrease, then Fast Increase", "Sec. 4.3.2, L2397"))
+            checks.append(check(what, paper, source, float(r["utilization"]), None, shown=shown,
+                                reported="the thesis describes the adaptation but gives no number for it"))
+            continue
+        checks.append(check(
+            f"{what}: utilization", f"settled: link busy (> {UTIL_MIN:.0%}, as §4.3.1)", "Fig. 4.15, Sec. 4.3.2",
+            float(r["utilization"]), Claim("≥", UTIL_MIN), shown=shown,
+            why=f"utilization {r['utilization']:.1%} in a settled phase"))
+        what_q, paper_q = f"{what}: the queue drains (min fill 0)", "settled: queue drained each epoch"
+        if drained is None:
+            checks.append(check(what_q, paper_q, "Fig. 4.15, Sec. 4.3.2", None, None, reported="not measured"))
+        else:
+            checks.append(every(what_q, paper_q, "Fig. 4.15, Sec. 4.3.2", int(drained), 1,
+                                unit=f"runs (min fill {r['queue_fill_min']:.3f}, mean {r['queue_fill_mean']:.2f})",
+                                why=f"a standing queue: the minimum fill stays at {r['queue_fill_min']:.3f} of the "
+                                    f"buffer over the phase ({r['loss_events']:.0f} loss events)"))
+    return rows(checks)
 
 
 def _figure(summary, out_dir: Path) -> Path:
