@@ -11,13 +11,14 @@ import json
 
 import pytest
 
-from ccbench.experiments.abe import fig2, fig7, fig8, fig9, fig10, fig16_18
+from ccbench.experiments.abe import fig2, fig7, fig8, fig9, fig10, fig16_18, fig19
 from ccbench.experiments.checks import VERDICTS, redecide
 
 from conftest import run_quick
 
 #: The ABE experiments whose rows are checks (issue 25, item 2); quick variants run in seconds.
-MIGRATED = [fig2.EXPERIMENT, fig7.EXPERIMENT, fig8.EXPERIMENT, fig9.EXPERIMENT, fig10.EXPERIMENT, fig16_18.EXPERIMENT]
+MIGRATED = [fig2.EXPERIMENT, fig7.EXPERIMENT, fig8.EXPERIMENT, fig9.EXPERIMENT, fig10.EXPERIMENT, fig16_18.EXPERIMENT,
+            fig19.EXPERIMENT]
 
 
 @pytest.fixture(scope="module")
