@@ -32,6 +32,7 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
+from ccbench.experiments.fledbat.common import BASE_RTT_S, PACKET_BYTES
 from ccbench.experiments.fledbat.common import SWARM_CC as CC, SWARM_CCAS as CCAS, SWARM_LABEL as LABEL
 from ccbench.experiments.fledbat.common import SWARM_START_SPREAD_S as START_SPREAD_S, SWARM_WARMUP_S as WARMUP_S
 from ccbench.topology import ACCESS, swarm
@@ -139,10 +140,15 @@ def _not_fairer_reason(summary, access: str, http: bool, cells, failing) -> str:
         return text
     # Checked on a 20-peer ADSL + HTTP run: the drops are on the HTTP peers' uplinks only, where
     # fLEDBAT's standing queue is about twice LEDBAT's.
-    return text + (". fLEDBAT's standing uplink queue (eq. 10: Q* = Cτ + Nατ/(ζR), its Nατ/(ζR) term "
-                   "alone some 30 packets for 5 flows, where LEDBAT holds τ, 2 data packets at 1 Mbps) "
-                   "leaves less of the 100-packet buffer to the HTTP downloads' ACK bursts, which "
-                   "overflow it on those peers' uplinks; each loss halves an fLEDBAT window at random")
+    cc = CC["fledbat"]
+    tau_s, zeta = float(cc["target"].removesuffix("ms")) / 1e3, cc["zeta"]
+    offset = SLOTS * cc["alpha"] * tau_s / (zeta * BASE_RTT_S)
+    c_tau = float(ACCESS[access][0].removesuffix("Mbps")) * 1e6 * tau_s / 8 / PACKET_BYTES
+    return text + (f". fLEDBAT's standing uplink queue (eq. 10: Q* = Cτ + Nατ/(ζR), its Nατ/(ζR) term "
+                   f"alone {offset:.0f} packets for {SLOTS} flows at R = {BASE_RTT_S * 1e3:g} ms, where LEDBAT "
+                   f"holds τ, {c_tau:.1f} data packets at {ACCESS[access][0]}) leaves less of the 100-packet "
+                   "buffer to the HTTP downloads' ACK bursts, which overflow it on those peers' uplinks; each "
+                   "loss halves an fLEDBAT window at random")
 
 
 def _chunk_rows(summary, access: str, http: bool) -> list:
