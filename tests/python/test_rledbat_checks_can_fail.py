@@ -10,21 +10,29 @@ import json
 
 import pytest
 
+import ccbench
 from conftest import run_quick
 from ccbench.experiments.checks import redecide
 from ccbench.experiments.rledbat import (fig5, fig6, fig7, fig8, fig9, fig10, fig11, fig12, fig13, fig14, fig15,
-                                         fig22, table1, table2, table3)
+                                         fig16, fig17, fig18, fig19, fig20, fig21, fig22, table1, table2, table3)
 
-#: The experiments whose rows are checks (issue 25 item 2); the others join as they migrate.
+#: The experiments whose rows are checks (issue 25 item 2); rledbat-real-stack needs root and joins
+#: when migrated (it is not run here).
 MIGRATED = {"rledbat-fig5": fig5, "rledbat-fig6": fig6, "rledbat-fig7": fig7, "rledbat-fig8": fig8,
             "rledbat-fig9": fig9, "rledbat-fig10": fig10, "rledbat-fig11": fig11, "rledbat-fig12": fig12,
-            "rledbat-fig13": fig13, "rledbat-fig14": fig14, "rledbat-fig15": fig15, "rledbat-fig22": fig22,
-            "rledbat-table1": table1, "rledbat-table2": table2, "rledbat-table3": table3}
+            "rledbat-fig13": fig13, "rledbat-fig14": fig14, "rledbat-fig15": fig15, "rledbat-fig16": fig16,
+            "rledbat-fig17": fig17, "rledbat-fig18": fig18, "rledbat-fig19": fig19, "rledbat-fig20": fig20,
+            "rledbat-fig21": fig21, "rledbat-fig22": fig22, "rledbat-table1": table1, "rledbat-table2": table2,
+            "rledbat-table3": table3}
+#: The experiments that need the core's "bbr2" controller (skipped without it, as test_rledbat_bbr does).
+BBR2_NAMES = {"rledbat-fig18", "rledbat-fig19", "rledbat-fig21", "rledbat-table3"}
+HAS_BBR2 = "bbr2" in ccbench.controllers()
 
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
-    return run_quick([m.EXPERIMENT for m in MIGRATED.values()], tmp_path_factory)
+    return run_quick([m.EXPERIMENT for name, m in MIGRATED.items() if HAS_BBR2 or name not in BBR2_NAMES],
+                     tmp_path_factory)
 
 
 def rows_that_cannot_fail(rows):
@@ -37,6 +45,8 @@ def rows_that_cannot_fail(rows):
 
 @pytest.mark.parametrize("name", sorted(MIGRATED))
 def test_every_judged_row_can_fail(quick, name):
+    if name not in quick:
+        pytest.skip('the core has no "bbr2" controller')
     out, _ = quick[name]
     rows = json.loads((out / "comparison.json").read_text())
     judged = [r for r in rows if r.get("claim") is not None]

@@ -88,13 +88,14 @@ def gain_divisor(rtt_ms: float) -> int:
     return min(16, math.ceil(2 * TARGET_MS / rtt_ms))
 
 
-def yield_claim(lbe_max: float):
-    """"Yields": the other flow takes at least the best goodput less ``lbe_max`` of C. With the
-    link full that is the LBE flow at most ``lbe_max``; it never passes a case that "LBE ≤ lbe_max
-    and the other ≥ 0.80" fails, and unlike a bound on a share of 1 % it can fail when halved."""
+def yield_claim(lbe_max: float, lbe: float, other: float, other_min: float = 0.0):
+    """"Yields", judged on the other flow's share: at least what the two carry less ``lbe_max``
+    of C (so the LBE flow keeps at most ``lbe_max``, exactly) and at least ``other_min``. A bound
+    on the LBE flow's own share of 1–6 % could not fail when doubled; this one fails when the
+    other flow's share is halved."""
     from ccbench.experiments.checks import Claim
 
-    return Claim("≥", round(GOODPUT_FRACTION - lbe_max, 3))
+    return Claim("≥", round(max(other_min, lbe + other - lbe_max), 4), relative=False)
 
 
 def verdict(ok: bool) -> str:

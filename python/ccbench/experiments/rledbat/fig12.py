@@ -39,11 +39,12 @@ def _points(rtts, fast_rtts) -> list:
 
 
 def yield_check(row, rate: float, paper: str, source: str, label: str = "rLEDBAT") -> Check:
-    """The LBE flow yields: CUBIC takes at least the best goodput less 10 % of C (so the LBE flow
-    ≤ 10 % when the link is full, and CUBIC ≥ 80 % in any case: the notes' two rows)."""
+    """The LBE flow yields (the notes' two rows as one number): CUBIC takes at least 80 % of C and
+    at least what the two carry less 10 % of C (the LBE flow ≤ 10 %)."""
     check = Check(f"{rate:g} Mbps, RTT {row['rtt_ms']:g} ms: {label} yields, CUBIC's share of C "
                   f"(notes: {label} ≤ 10 %, CUBIC ≥ 80 %)", paper, source, float(row["cubic_share"]),
-                  common.yield_claim(LBE_MAX), shown=pairs.pair_text(row, label))
+                  common.yield_claim(LBE_MAX, row["lbe_share"], row["cubic_share"], CUBIC_MIN),
+                  shown=pairs.pair_text(row, label))
     if check.verdict != "agrees":
         total = row["lbe_share"] + row["cubic_share"]
         check.reason = (f"mean queue {row['queue_ms']:.0f} ms, {row['drops']:.0f} drops: "

@@ -10,6 +10,7 @@ not increase with RTT. Set-up and measurement: :mod:`ccbench.experiments.rledbat
 
 from __future__ import annotations
 
+from ccbench.experiments.checks import Check
 from ccbench.experiments.rledbat import vs_bbr
 
 #: BED-shape "does not increase": a rise counts only beyond this (the seeds' noise on a mean of 8).
@@ -17,13 +18,15 @@ RISE_NOISE = 0.01
 
 
 def not_increasing(table) -> list:
+    """L448's shape, reported: the paper prints no values; the share bands above judge the levels."""
     shares = list(zip(table["rtt_ms"], table["rledbat_lbe_share"]))
     rises = [(a, b, sa, sb) for (a, sa), (b, sb) in zip(shares, shares[1:]) if sb > sa + RISE_NOISE]
-    ours = ", ".join(f"{s:.2f}" for _, s in shares)
-    reason = "; ".join(f"rises {sa:.3f} → {sb:.3f} from {a:g} to {b:g} ms" for a, b, sa, sb in rises)
-    return [{"what": f"rLEDBAT's share does not increase with RTT (rises under {RISE_NOISE} ignored)",
-             "paper": "large share below T, yields above (L448)", "ours": ours,
-             "verdict": vs_bbr.common.verdict(not rises), "reason": reason}]
+    return [Check(f"rLEDBAT's share does not increase with RTT (rises under {RISE_NOISE} ignored)",
+                  "large share below T, yields above", "Fig. 16, L448", None,
+                  shown=", ".join(f"{x:g} ms: {s:.2f}" for x, s in shares),
+                  reason="the paper prints no values, so the shape is reported: "
+                  + ("; ".join(f"rises {sa:.3f} → {sb:.3f} from {a:g} to {b:g} ms" for a, b, sa, sb in rises)
+                     or f"it does not rise over the {len(shares)} RTTs")).row()]
 
 
 def explain(row) -> str:
@@ -41,7 +44,7 @@ def explain(row) -> str:
 
 FIGURE = vs_bbr.Figure(
     name="rledbat-fig16", number=16, bbr="bbr", bbr_label="BBRv1", buffer="500ms", enhanced=False,
-    quick_rtts=[20, 200],
+    source="Fig. 16, L448", quick_rtts=[20, 200],
     claims=[vs_bbr.share_band("RTT ≤ 20 ms: rLEDBAT share in [0.35, 0.65]",
                               "split evenly at RTT ≤ 20 ms (L448)", lambda rtt: rtt <= 20, 0.35, 0.65),
             vs_bbr.share_band("RTT ≥ 80 ms: rLEDBAT share ≤ 0.15", "yields for RTT > 60 ms = T (L448)",

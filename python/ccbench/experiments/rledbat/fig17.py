@@ -25,7 +25,7 @@ def explain(row) -> str:
 
 FIGURE = vs_bbr.Figure(
     name="rledbat-fig17", number=17, bbr="bbr", bbr_label="BBRv1", buffer="30ms", enhanced=False,
-    quick_rtts=[20, 100],
+    source="Fig. 17, L458", quick_rtts=[20, 100],
     claims=[vs_bbr.share_band("RTT ≤ 20 ms: rLEDBAT share ≥ 0.25",
                               "takes part of the capacity below the buffer size (L458)", lambda rtt: rtt <= 20, 0.25),
             vs_bbr.share_band("RTT ≥ 40 ms: rLEDBAT share ≤ 0.15", "yields for base RTT > 30 ms (L458)",

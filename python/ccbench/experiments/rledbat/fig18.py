@@ -23,9 +23,9 @@ def explain(row) -> str:
 
 FIGURE = vs_bbr.Figure(
     name="rledbat-fig18", number=18, bbr="bbr2", bbr_label="BBRv2", buffer="500ms", enhanced=False,
-    quick_rtts=[20, 100],
-    claims=[vs_bbr.Claim("RTT ≤ 40 ms: rLEDBAT share > 0.5", "BBRv2 yields to rLEDBAT below T (L464)",
-                         lambda rtt: rtt <= 40, lambda lbe, bbr: lbe > 0.5, (0.5, 1.0)),
+    source="Fig. 18, L464", quick_rtts=[20, 100],
+    claims=[vs_bbr.share_band("RTT ≤ 40 ms: rLEDBAT share > 0.5", "BBRv2 yields to rLEDBAT below T (L464)",
+                              lambda rtt: rtt <= 40, 0.5, 1.0),
             vs_bbr.share_band("RTT ≥ 80 ms: rLEDBAT share ≤ 0.15", "yields for RTT > 60 ms = T (L464)",
                               lambda rtt: rtt >= 80, 0.0, 0.15)],
     explain=explain)

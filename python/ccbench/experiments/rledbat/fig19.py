@@ -23,9 +23,9 @@ def explain(row) -> str:
 
 FIGURE = vs_bbr.Figure(
     name="rledbat-fig19", number=19, bbr="bbr2", bbr_label="BBRv2", buffer="30ms", enhanced=False,
-    quick_rtts=[20, 60],
-    claims=[vs_bbr.Claim("RTT ≤ 20 ms: rLEDBAT share > 0.5", "BBRv2 yields below the buffer size (L480)",
-                         lambda rtt: rtt <= 20, lambda lbe, bbr: lbe > 0.5, (0.5, 1.0)),
+    source="Fig. 19, L480", quick_rtts=[20, 60],
+    claims=[vs_bbr.share_band("RTT ≤ 20 ms: rLEDBAT share > 0.5", "BBRv2 yields below the buffer size (L480)",
+                              lambda rtt: rtt <= 20, 0.5, 1.0),
             vs_bbr.bbr_above("RTT ≥ 40 ms: BBRv2's share above rLEDBAT's", "BBRv2 takes more above 30 ms (L480)",
                              lambda rtt: rtt >= 40)],
     explain=explain)

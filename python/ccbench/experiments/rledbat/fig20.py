@@ -24,7 +24,7 @@ def explain(row) -> str:
 
 FIGURE = vs_bbr.Figure(
     name="rledbat-fig20", number=20, bbr="bbr", bbr_label="BBRv1", buffer="500ms", enhanced=True,
-    quick_rtts=[20, 200],
+    source="Fig. 20, L506", quick_rtts=[20, 200],
     claims=[vs_bbr.share_band("every RTT: modified rLEDBAT's share ≤ 0.15",
                               "yields in all scenarios (L506)", lambda rtt: True, 0.0, 0.15)],
     explain=explain)

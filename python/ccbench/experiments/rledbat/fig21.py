@@ -25,7 +25,7 @@ def explain(row) -> str:
 
 FIGURE = vs_bbr.Figure(
     name="rledbat-fig21", number=21, bbr="bbr2", bbr_label="BBRv2", buffer="500ms", enhanced=True,
-    quick_rtts=[20, 100],
+    source="Fig. 21, L506", quick_rtts=[20, 100],
     claims=[vs_bbr.share_band("every RTT: modified rLEDBAT's share ≤ 0.15",
                               "yields in all scenarios (L506)", lambda rtt: True, 0.0, 0.15)],
     explain=explain)

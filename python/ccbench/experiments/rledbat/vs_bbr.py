@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from ccbench.experiments.base import Experiment
+from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import common
 
 #: The two arms: rLEDBAT at the receiver (the paper's), sender-side LEDBAT++ beside it.
@@ -34,6 +35,8 @@ ARM_LABELS = {RLEDBAT: "rLEDBAT (receiver)", LEDBATPP: "LEDBAT++ (sender)"}
 NAMES = ("lbe", "bbr")
 #: "Matches LEDBAT++ [11]": the two arms' shares within the notes' BED-num band for shares.
 MATCH_BAND = 0.10
+#: ... and within this fraction of LEDBAT++'s own share (issue 25: a check that can fail).
+MATCH_RELATIVE = 0.5
 QUICK_DURATION = f"{common.QUICK_DURATION_S}s"
 
 
@@ -75,27 +78,25 @@ def wide(summary):
 # ---------------------------------------------------------------- claims
 
 @dataclass(frozen=True)
-class Claim:
-    """A pass row on the rLEDBAT arm's means: ``holds(lbe_share, bbr_share)`` at every RTT that
-    ``covers``; LEDBAT++'s values are shown beside it."""
+class ShareRow:
+    """A pass row on the rLEDBAT arm's means, one check per RTT that ``covers``: ``kind`` "band"
+    (rLEDBAT's share in [low, high]), "yield" (rLEDBAT's share ≤ high, judged as the BBR flow's
+    share ≥ what the two carry less ``high``: ``common.yield_claim``) or "bbr_above" (the BBR flow's
+    share at least half of what the two carry). LEDBAT++'s values are shown beside it."""
 
     what: str
     paper: str
     covers: Callable[[float], bool]
-    holds: Callable[[float, float], bool]
+    kind: str = "band"
     band: Optional[Tuple[float, float]] = None
 
 
-def share_band(what: str, paper: str, covers, low: float = 0.0, high: float = 1.0) -> Claim:
-    return Claim(what, paper, covers, lambda lbe, bbr: low <= lbe <= high, (low, high))
+def share_band(what: str, paper: str, covers, low: float = 0.0, high: float = 1.0) -> ShareRow:
+    return ShareRow(what, paper, covers, "yield" if low <= 0 < high < 1 else "band", (low, high))
 
 
-def bbr_above(what: str, paper: str, covers) -> Claim:
-    return Claim(what, paper, covers, lambda lbe, bbr: bbr > lbe)
-
-
-def lbe_above(what: str, paper: str, covers) -> Claim:
-    return Claim(what, paper, covers, lambda lbe, bbr: lbe > bbr)
+def bbr_above(what: str, paper: str, covers) -> ShareRow:
+    return ShareRow(what, paper, covers, "bbr_above")
 
 
 def _shares(row, arm: str) -> str:
@@ -112,45 +113,58 @@ def explain_default(row) -> str:
     return f"{queue_state(row)}; sender LEDBAT++ gets {row['ledbatpp_lbe_share']:.2f}"
 
 
-def claim_row(claim: Claim, table, explain: Callable[[object], str]) -> Optional[dict]:
-    rows = table[[claim.covers(r) for r in table["rtt_ms"]]]
-    if rows.empty:
-        return None
-    failed = [r for _, r in rows.iterrows() if not claim.holds(r["rledbat_lbe_share"], r["rledbat_bbr_share"])]
-    ours = "; ".join(f"{r['rtt_ms']:g} ms: {_shares(r, RLEDBAT)} (LEDBAT++ {_shares(r, LEDBATPP)})"
-                     for _, r in rows.iterrows())
-    states = "; ".join(f"{r['rtt_ms']:g} ms: {explain_default(r)}" for r in failed)
-    mechanisms = list(dict.fromkeys(filter(None, (explain(r) for r in failed))))
-    reason = ". ".join([states] + mechanisms) if failed else ""
-    return {"what": claim.what + " (rLEDBAT/BBR share of C)", "paper": claim.paper, "ours": ours,
-            "verdict": common.verdict(not failed), "reason": reason}
+def share_check(claim: ShareRow, r, source: str, bbr_label: str) -> Check:
+    """The check of ``claim`` at the RTT of ``r`` (a row of :func:`wide`)."""
+    lbe, bbr = float(r["rledbat_lbe_share"]), float(r["rledbat_bbr_share"])
+    shown = f"rLEDBAT/{bbr_label} {_shares(r, RLEDBAT)} of C (LEDBAT++ arm {_shares(r, LEDBATPP)})"
+    what = f"{claim.what}, at {r['rtt_ms']:g} ms"
+    if claim.kind == "yield":
+        return Check(f"{what}: {bbr_label}'s share (yields: ≥ the two's − {claim.band[1]:g})", claim.paper, source,
+                     bbr, common.yield_claim(claim.band[1], lbe, bbr), shown=shown)
+    if claim.kind == "bbr_above":
+        return Check(f"{what}: {bbr_label}'s share (at least half of the two)", claim.paper, source, bbr,
+                     Claim("≥", round((lbe + bbr) / 2, 4), relative=False), shown=shown)
+    low, high = claim.band
+    return Check(f"{what}: rLEDBAT's share", claim.paper, source, lbe,
+                 Claim("≥", low) if high >= 1 else Claim("in", (low, high)), shown=shown)
 
 
-def match_row(table) -> dict:
-    diff = (table["rledbat_lbe_share"] - table["ledbatpp_lbe_share"]).abs()
-    worst = table.loc[diff.idxmax()]
-    ok = bool((diff <= MATCH_BAND).all())
-    return {"what": f"rLEDBAT's share within ±{MATCH_BAND:.2f} of sender LEDBAT++'s at every RTT",
-            "paper": "rLEDBAT behaves like LEDBAT++ against BBR (L448, L458, L464, [11])",
-            "ours": f"largest gap {diff.max():.3f} at {worst['rtt_ms']:g} ms",
-            "verdict": common.verdict(ok),
-            "reason": "" if ok else (f"at {worst['rtt_ms']:g} ms rLEDBAT {worst['rledbat_lbe_share']:.3f} "
-                                     f"(std {worst['rledbat_lbe_share_std']:.3f} over seeds), LEDBAT++ "
-                                     f"{worst['ledbatpp_lbe_share']:.3f} (std {worst['ledbatpp_lbe_share_std']:.3f}); "
-                                     "not traced to a mechanism")}
+def claim_rows(claim: ShareRow, table, explain: Callable[[object], str], source: str, bbr_label: str) -> List[dict]:
+    out = []
+    for _, r in table[[claim.covers(x) for x in table["rtt_ms"]]].iterrows():
+        check = share_check(claim, r, source, bbr_label)
+        if check.verdict != "agrees":
+            check.reason = ". ".join(filter(None, [explain_default(r), explain(r)]))
+        out.append(check.row())
+    return out
+
+
+def match_rows(table, source: str) -> List[dict]:
+    """rLEDBAT's share about sender LEDBAT++'s at each RTT: within ±0.10 of C (the notes' BED-num
+    band) and within half of LEDBAT++'s share, so that two small shares are compared at their
+    own scale (a ±0.10 band around a share of 0.05 could not fail)."""
+    out = []
+    for _, r in table.iterrows():
+        theirs = float(r["ledbatpp_lbe_share"])
+        band = round(min(MATCH_BAND, MATCH_RELATIVE * theirs), 4)
+        check = Check(f"rLEDBAT's share about sender LEDBAT++'s (±{MATCH_BAND:.2f}, at most ±half of it), at "
+                      f"{r['rtt_ms']:g} ms", f"rLEDBAT behaves like LEDBAT++ against BBR [11] (ours {theirs:.3f})",
+                      source, float(r["rledbat_lbe_share"]), Claim("≈", round(theirs, 4), agree=band, relative=False),
+                      shown=(f"{r['rledbat_lbe_share']:.3f} (std {r['rledbat_lbe_share_std']:.3f} over seeds; LEDBAT++ "
+                             f"std {r['ledbatpp_lbe_share_std']:.3f})"))
+        if check.verdict != "agrees":
+            check.reason = f"{explain_default(r)}; not traced to a mechanism"
+        out.append(check.row())
+    return out
 
 
 def share_rows(table, bbr_label: str) -> List[dict]:
     """Every RTT's shares, reported (both arms, of C and of the best goodput, Jain, queue)."""
-    out = []
-    for _, r in table.iterrows():
-        out.append({"what": f"shares at RTT {r['rtt_ms']:g} ms (LBE/{bbr_label} of C)",
-                    "paper": "figure only (no numbers printed)",
-                    "ours": (f"rLEDBAT {_shares(r, RLEDBAT)} (rLEDBAT {r['rledbat_lbe_share_of_best']:.2f} of best "
-                             f"goodput, Jain {r['rledbat_jain']:.2f}, {queue_state(r)}); "
-                             f"LEDBAT++ {_shares(r, LEDBATPP)}"),
-                    "verdict": "reported", "reason": ""})
-    return out
+    return [Check(f"shares at RTT {r['rtt_ms']:g} ms (LBE/{bbr_label} of C)", "figure only (no numbers printed)", "",
+                  None, shown=(f"rLEDBAT {_shares(r, RLEDBAT)} (rLEDBAT {r['rledbat_lbe_share_of_best']:.2f} of best "
+                               f"goodput, Jain {r['rledbat_jain']:.2f}, {queue_state(r)}); "
+                               f"LEDBAT++ {_shares(r, LEDBATPP)}"),
+                  reason="the figure's values are not printed").row() for _, r in table.iterrows()]
 
 
 def above_target(bbr_label: str) -> str:
@@ -186,7 +200,9 @@ class Figure:
     buffer: str
     enhanced: bool
     quick_rtts: Sequence[float]
-    claims: Sequence[Claim]
+    claims: Sequence[ShareRow]
+    #: Where the claims are in the paper (figure and lines).
+    source: str = ""
     #: The mechanism behind a failed row (``row`` of :func:`wide`), found in the traces; the
     #: measured queue, losses and LEDBAT++'s share are written beside it.
     explain: Callable[[object], str] = lambda row: ""
@@ -204,8 +220,9 @@ def _apply_for(fig: Figure):
 def _comparison_for(fig: Figure):
     def comparison(summary) -> list:
         table = wide(summary)
-        rows = [row for claim in fig.claims if (row := claim_row(claim, table, fig.explain))]
-        return rows + fig.curve_rows(table) + [match_row(table)] + share_rows(table, fig.bbr_label)
+        source = fig.source or f"Fig. {fig.number}"
+        rows = [row for claim in fig.claims for row in claim_rows(claim, table, fig.explain, source, fig.bbr_label)]
+        return rows + fig.curve_rows(table) + match_rows(table, source) + share_rows(table, fig.bbr_label)
     return comparison
 
 
