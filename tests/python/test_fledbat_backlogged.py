@@ -53,6 +53,16 @@ def test_fig1b_scenario_is_the_papers_setting():
     assert link["rate_bps"] == 10e6 and link["limit"] == {"bytes": 375_000}
 
 
+def test_fig1b_jain_is_the_cores_over_the_shared_windows():
+    """Jain's index over [20, 50] s and [10, 50] s is the core's ``jain_long``: each arm also runs
+    to 50 s (the latecomer's stop) with the warm-up at the window's start."""
+    exp = fig1b.EXPERIMENT
+    for window, (start, end) in (("shared-late", (20, 50)), ("shared", (10, 50)), ("run", (0, 60))):
+        sc = ccbench.validate(exp.base, overrides=exp.overrides({"arm": "fledbat-tau25-zeta5", "window": window}))
+        assert (sc["warmup_ns"], sc["duration_ns"]) == (start * 10**9, end * 10**9), window
+        assert sc["flows"][1]["cc"]["zeta"] == 5.0
+
+
 def test_fig3b_flows_get_a_per_flow_jitter_within_one_ms():
     exp = fig3b.EXPERIMENT
     sc = ccbench.validate(exp.base, overrides=exp.overrides({"zeta": 5.0}), seed=3)

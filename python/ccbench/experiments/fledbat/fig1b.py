@@ -25,12 +25,12 @@ shared period after the latecomer's first 10 s, and report [10, 50] s beside it:
 of [10, 50] s flow 1's early lead and the latecomer's later one cancel, so that even LEDBAT's
 starving run scores 0.90 there, and the index no longer tells the two apart.
 
-Computed here from the series, not read from the core: every window of this figure ends before
-the run does (the latecomer leaves at 50 s and flow 1's recovery is checked in [55, 60] s), while
-the core's summary covers one window, [warmup, end]. So rates are wire rates (headers included,
-as the paper's η, L306) from the 100 ms ``flows`` series, averaged over (a, b], and Jain's index
-over them is ``ccbench.models.jain_index`` (the core's ``jain_long`` covers only [warmup, end]);
-the queueing delay is the bottleneck's mean backlog over the window divided by C (helpers in
+Jain's index is the core's (``jain_long``, over [warmup, end]): each arm also runs ending at 50 s,
+when the latecomer leaves, with the warm-up at 20 s or 10 s (grid ``window``; the same seed, so
+the same trajectory up to 50 s). The other windows of this figure end before the run does (flow
+1's recovery is checked in [55, 60] s), so rates are wire rates (headers included, as the paper's
+η, L306) from the 100 ms ``flows`` series of the whole run, averaged over (a, b], and the queueing
+delay is the bottleneck's mean backlog over the window divided by C (helpers in
 ``fledbat/common.py``).
 """
 
@@ -71,14 +71,28 @@ ARMS: Dict[str, Tuple[str, dict, float]] = {
 
 # ------------------------------------------------------------------ the experiment
 
+#: Where the core measures Jain's index: ``run`` is the whole run (every other metric, from the
+#: series); ``shared-late`` and ``shared`` end the same run at 50 s, when the latecomer leaves,
+#: with the warm-up at 20 s and 10 s, so the core's ``jain_long`` covers [20, 50] and [10, 50] s.
+WINDOWS = {"run": None, "shared-late": SHARED_LATE, "shared": SHARED}
+METRICS = ("first_starved_mbps", "late_starved_mbps", "first_recovered_mbps", "queue_settled_ms",
+           "queue_starved_ms", "drops", "jain_core")
+
+
 def _apply(point: dict) -> dict:
     cca, params, _ = ARMS[point["arm"]]
-    return {"flows.cca": cca, **{f"flows.cc.{key}": value for key, value in params.items()}}
+    changes = {"flows.cca": cca, **{f"flows.cc.{key}": value for key, value in params.items()}}
+    window = WINDOWS[point.get("window", "run")]
+    if window is not None:
+        changes.update({"warmup": f"{window[0]:g}s", "duration": f"{window[1]:g}s"})
+    return changes
 
 
 def _metric(result, point: dict) -> dict:
-    from ccbench.models import jain_index  # the windows end before the run: see the docstring
-
+    nan = float("nan")
+    if point.get("window", "run") != "run":
+        # The core's Jain index of the two flows' rates over [warmup, end] = the window.
+        return {**{key: nan for key in METRICS}, "jain_core": float(result.link("bottleneck")["jain_long"])}
     rate = lambda flow, window: flow_rate_mbps(result, flow, *window)  # noqa: E731
     return {
         "first_starved_mbps": rate("first", STARVED),
@@ -86,14 +100,27 @@ def _metric(result, point: dict) -> dict:
         "first_recovered_mbps": rate("first", RECOVERED),
         "queue_settled_ms": queue_delay_ms(result, *SETTLED),
         "queue_starved_ms": queue_delay_ms(result, *STARVED),
-        "jain_shared": jain_index([rate("first", SHARED), rate("late", SHARED)]),
-        "jain_shared_late": jain_index([rate("first", SHARED_LATE), rate("late", SHARED_LATE)]),
         "drops": result.link("bottleneck")["drops"],
+        "jain_core": nan,
     }
 
 
+def _windows_joined(summary):
+    """One row per arm: the whole run's metrics with the core's Jain index over [20, 50] s
+    (``jain_shared_late``) and [10, 50] s (``jain_shared``) from the runs that end at 50 s."""
+    if "window" not in summary:
+        return summary
+    runs = summary[summary["window"] == "run"].drop(columns=["window"]).set_index("arm")
+    for window, column in (("shared-late", "jain_shared_late"), ("shared", "jain_shared")):
+        part = summary[summary["window"] == window].set_index("arm")
+        for stat in ("", "_std", "_min", "_max"):
+            runs[column + stat] = part["jain_core" + stat]
+    drop = [c for c in runs.columns if c.startswith("jain_core")]
+    return runs.drop(columns=drop).reset_index()
+
+
 def _compare(summary):
-    summary = summary.copy()
+    summary = _windows_joined(summary).copy()
     summary["cca"] = [ARMS[a][0] for a in summary["arm"]]
     summary["target_ms"] = [ARMS[a][2] for a in summary["arm"]]
     summary["first_starved_share"] = summary["first_starved_mbps"] / CAPACITY_MBPS
@@ -256,7 +283,7 @@ EXPERIMENT = Experiment(
         ],
         "output": {"bin": "100ms", "sojourn_samples": False},
     },
-    grid={"arm": list(ARMS)},
+    grid={"arm": list(ARMS), "window": list(WINDOWS)},
     seeds=(1, 2, 3),  # notes §6 F1: 3 runs (only the hosts' timing noise differs)
     quick_seeds=(1,),
     apply=_apply,
