@@ -34,8 +34,8 @@ import math
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, expand_grid
-from ccbench.experiments.siad.capacity_change import reach_s, reallocation, seconds
-from ccbench.experiments.siad.common import dumbbell, flow
+from ccbench.experiments.checks import Claim
+from ccbench.experiments.siad.common import check, dumbbell, flow, reach_s, reallocation, rows, seconds
 
 DURATION_S = 90.0
 CBR_STOP_S, CBR_RESTART_S = 30.0, 60.0
@@ -233,49 +233,69 @@ def _row(summary, rate: int, buffer: float, scheme: str):
     return None if match.empty else match.iloc[0]
 
 
+def factor_claim(paper: float, factor: float) -> Claim:
+    """About the thesis's single sample, within tolerance from ``paper / factor`` up: the band is
+    ± (1 − 1/factor) of it, which keeps :func:`within_factor`'s lower end and tightens its upper
+    one (``paper · factor``) to ``paper · (2 − 1/factor)``, so a claim stays a check about the
+    thesis's number (``≈``) with its band as a tolerance. A thesis value of 0 allows up to
+    ``factor`` (a handful against none)."""
+    if paper == 0:
+        return Claim("≈", 0.0, within=factor, relative=False)
+    return Claim("≈", paper, within=round(1 - 1 / factor, 4))
+
+
+def _never(value: float) -> float:
+    """A time to reach the link that never came before the CBR restarted: at least the whole
+    window (a lower bound, judged as such)."""
+    return float(value) if math.isfinite(value) else CBR_RESTART_S - CBR_STOP_S
+
+
 def _reach_rows(summary) -> list:
-    rows = []
+    checks = []
     for (rate, buffer, scheme), paper in THESIS_REACH_95.items():
         r = _row(summary, rate, buffer, scheme)
         if r is None:
             continue
-        ours = r["reach_95_s"]
+        where, line = f"{rate} Mbit/s, {buffer:g}·BDP, {scheme}", "L2638" if rate == 10 else "L2644"
+        why = (f"outside ±{1 - 1 / REACH_FACTOR:.0%} of the thesis's; a single sample that depends on where in its epoch the "
+               f"stop meets the flow (L2636): ours sent {r['rate_at_stop_mbps']:.1f} Mbit/s in the bin "
+               f"before the stop (share {rate - CBR_MBPS[rate]} Mbit/s)")
         if paper is None:
-            ok = math.isnan(ours)
-            text = f"never; max {r['max_rate_mbps']:.2f} Mbit/s with the CBR off"
-            paper_text = f"never; max {THESIS_NEWRENO_MAX_100} Mbit/s (L2644)"
+            checks.append(check(
+                f"{where}: largest 200 ms rate while the CBR is off [Mbit/s]",
+                f"{THESIS_NEWRENO_MAX_100} (never above 95 %)", f"Sec. 4.5.1, {line}", r["max_rate_mbps"],
+                factor_claim(THESIS_NEWRENO_MAX_100, REACH_FACTOR),
+                shown=f"{r['max_rate_mbps']:.2f} (95 % reached: {seconds(r['reach_95_s'])})", why=why))
         else:
-            ok = not math.isnan(ours) and within_factor(ours, paper, REACH_FACTOR)
-            text, paper_text = seconds(ours), f"{paper} s ({'L2638' if rate == 10 else 'L2644'})"
-        rows.append({"what": f"{rate} Mbit/s, {buffer:g}·BDP, {scheme}: time to > 95 % after the CBR stops",
-                     "paper": paper_text, "ours": text,
-                     "verdict": "within tolerance" if ok else "differs",
-                     "reason": "" if ok else
-                     f"outside a factor {REACH_FACTOR:g}; a single sample that depends on where in its epoch the "
-                     f"stop meets the flow (L2636): ours sent {r['rate_at_stop_mbps']:.1f} Mbit/s in the bin "
-                     f"before the stop (share {rate - CBR_MBPS[rate]} Mbit/s)"})
-    return rows
+            checks.append(check(
+                f"{where}: time to > 95 % after the CBR stops [s]", f"{paper} s", f"Sec. 4.5.1, {line}",
+                _never(r["reach_95_s"]), factor_claim(paper, REACH_FACTOR), shown=seconds(r["reach_95_s"]), why=why))
+    return checks
 
 
 def _headline_rows(summary) -> list:
-    rows = []
+    checks = []
     for rate, buffer in ((10, 1.0), (100, 0.5)):
         siad, cubic = _row(summary, rate, buffer, "SIAD(20)"), _row(summary, rate, buffer, "Cubic")
         if siad is None:
             continue
-        ok = siad["reach_95_s"] <= SIAD_REACH_MAX_S
-        rows.append({"what": f"{rate} Mbit/s: SIAD(20) reclaims the link in about 2 s",
-                     "paper": "about 2 s in all scenarios (L2690)", "ours": seconds(siad["reach_95_s"]),
-                     "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else f"over {SIAD_REACH_MAX_S:g} s"})
+        ours = _never(siad["reach_95_s"])
+        checks.append(check(
+            f"{rate} Mbit/s: SIAD(20) reclaims the link in about 2 s [s]",
+            f"about 2 s in all scenarios (a factor {REACH_FACTOR:g}: {2 / REACH_FACTOR:g}–{SIAD_REACH_MAX_S:g} s)",
+            "Sec. 4.5.3, L2690", ours, Claim("in", (2 / REACH_FACTOR, SIAD_REACH_MAX_S), relative=False),
+            shown=seconds(siad["reach_95_s"]), why=f"outside {2 / REACH_FACTOR:g}–{SIAD_REACH_MAX_S:g} s"))
         if rate == 100 and cubic is not None:
-            slow = not cubic["reach_95_s"] <= CUBIC_OVER_SIAD * siad["reach_95_s"]
-            rows.append({"what": "100 Mbit/s: Cubic needs far longer than SIAD(20)",
-                         "paper": "12.8 s vs 2.2 s (L2644)",
-                         "ours": f"{seconds(cubic['reach_95_s'])} vs {seconds(siad['reach_95_s'])}",
-                         "verdict": "agrees" if slow else "differs",
-                         "reason": "" if slow else f"Cubic under {CUBIC_OVER_SIAD:g}× SIAD(20)'s time"})
-    return rows
+            paper = THESIS_REACH_95[(100, 0.5, "Cubic")] / THESIS_REACH_95[(100, 0.5, "SIAD(20)")]
+            ratio = _never(cubic["reach_95_s"]) / ours
+            checks.append(check(
+                "100 Mbit/s: Cubic's time to 95 % over SIAD(20)'s", f"far longer: 12.8 s vs 2.2 s = ×{paper:.1f}",
+                "Sec. 4.5.1, L2644", ratio, factor_claim(round(paper, 2), REACH_FACTOR),
+                shown=f"{seconds(cubic['reach_95_s'])} vs {seconds(siad['reach_95_s'])} = ×{ratio:.1f}",
+                why=f"outside ±{1 - 1 / REACH_FACTOR:.0%} of the thesis's ×{paper:.1f}: "
+                    + ("Cubic slower relative to SIAD(20) than in the thesis" if ratio > paper else
+                       "Cubic relatively faster than in the thesis")))
+    return checks
 
 
 def _series_text(r, prefix: str, fmt: str, scale: float = 1.0) -> str:
@@ -283,38 +303,37 @@ def _series_text(r, prefix: str, fmt: str, scale: float = 1.0) -> str:
 
 
 def _loss_rows(summary) -> list:
-    rows = []
+    checks = []
     for _, r in summary.iterrows():
         key, rate = (r["scheme"], float(r["buffer_bdp"])), int(r["rate_mbps"])
         where = f"{rate} Mbit/s, {r['buffer_bdp']:g}·BDP, {r['scheme']}"
         paper = THESIS_LOSS_RATE[rate].get(key)
         if paper is not None:
-            ok = within_factor(r["loss_rate_5s"] * 100, paper[-1], LOSS_FACTOR)
             table = "Table C.8" if rate == 10 else "Table 4.6"
             implied = (f"TCP's mean offered load in the first second implied by the loss rate "
                        f"(C/(1−L) − CBR): thesis {offered_tcp_mbps(paper[0] / 100, rate):.1f}, ours "
                        f"{offered_tcp_mbps(r['loss_rate_1s'], rate):.1f} Mbit/s")
-            rows.append({"what": f"{where}: total loss rate 1…5 s after the restart [%]",
-                         "paper": " / ".join(f"{v:g}" for v in paper) + f" ({table})",
-                         "ours": _series_text(r, "loss_rate", ".2f", 100),
-                         "verdict": "within tolerance" if ok else "differs",
-                         "reason": "" if ok else f"5-s value outside a factor {LOSS_FACTOR:g}: {implied}"})
+            checks.append(check(
+                f"{where}: total loss rate over the 5 s after the restart [%]",
+                f"{paper[-1]:g} (1…5 s: " + " / ".join(f"{v:g}" for v in paper) + ")", table,
+                r["loss_rate_5s"] * 100, factor_claim(paper[-1], LOSS_FACTOR),
+                shown=f"{r['loss_rate_5s'] * 100:.2f} (1…5 s: {_series_text(r, 'loss_rate', '.2f', 100)})",
+                why=f"5-s value outside ±{1 - 1 / LOSS_FACTOR:.0%} of the thesis's: {implied}"))
         paper = THESIS_CBR_LOSSES[rate].get(key)
         if paper is not None:
-            ok = within_factor(r["cbr_loss_5s"], paper[-1], LOSS_FACTOR)
             table = "Table C.9" if rate == 10 else "Table C.10"
-            rows.append({"what": f"{where}: CBR packets lost 1…5 s after the restart",
-                         "paper": " / ".join(f"{v:g}" for v in paper) + f" ({table})",
-                         "ours": _series_text(r, "cbr_loss", ".0f"),
-                         "verdict": "within tolerance" if ok else "differs",
-                         "reason": "" if ok else
-                         f"5-s count outside a factor {LOSS_FACTOR:g}; the overshoot depends on the TCP rate the "
-                         f"restart meets (L2668): ours {r['rate_at_restart_mbps']:.1f} Mbit/s in the bin before it"})
-    return rows
+            checks.append(check(
+                f"{where}: CBR packets lost over the 5 s after the restart",
+                f"{paper[-1]:g} (1…5 s: " + " / ".join(f"{v:g}" for v in paper) + ")", table,
+                r["cbr_loss_5s"], factor_claim(paper[-1], LOSS_FACTOR),
+                shown=f"{r['cbr_loss_5s']:.0f} (1…5 s: {_series_text(r, 'cbr_loss', '.0f')})",
+                why=f"5-s count outside ±{1 - 1 / LOSS_FACTOR:.0%} of the thesis's; the overshoot depends on the TCP rate the "
+                    f"restart meets (L2668): ours {r['rate_at_restart_mbps']:.1f} Mbit/s in the bin before it"))
+    return checks
 
 
 def _comparison(summary) -> list:
-    return _headline_rows(summary) + _reach_rows(summary) + _loss_rows(summary)
+    return rows(_headline_rows(summary) + _reach_rows(summary) + _loss_rows(summary))
 
 
 def _reach_panel(ax, part, rate: int) -> None:

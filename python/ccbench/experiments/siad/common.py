@@ -173,3 +173,23 @@ def every(what: str, paper: str, source: str, passed: int, total: int, unit: str
 def rows(checks) -> List[Dict[str, Any]]:
     """``comparison.json``'s rows of a list of checks."""
     return [c.row() for c in checks]
+
+
+# ------------------------------------------------------------------ reallocation times (§4.5 modules)
+
+def reallocation(result, flow_name: str, at_s: float, tolerance_s: float = 0.05) -> Optional[Dict[str, Any]]:
+    """The flow's entry of the core's ``reallocations`` list that starts at ``at_s``, or None."""
+    for entry in result.flow(flow_name)["reallocations"]:
+        if abs(entry["at_s"] - at_s) <= tolerance_s:
+            return entry
+    return None
+
+
+def reach_s(entry: Optional[Mapping[str, Any]], level: int) -> float:
+    """``reach_<level>_s`` of a reallocation entry; NaN when it was not reached (or no entry)."""
+    value = None if entry is None else entry[f"reach_{level}_s"]
+    return math.nan if value is None else float(value)
+
+
+def seconds(value: Optional[float]) -> str:
+    return "never" if value is None or math.isnan(value) else f"{value:.1f} s"

@@ -25,8 +25,8 @@ import math
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, expand_grid
-from ccbench.experiments.siad.capacity_change import reach_s, reallocation, seconds
-from ccbench.experiments.siad.common import dumbbell, flow
+from ccbench.experiments.checks import Claim
+from ccbench.experiments.siad.common import check, dumbbell, every, flow, reach_s, reallocation, rows, seconds
 
 BUFFERS = [0.2, 0.5, 1.0, 1.5, 2.0]
 SCHEMES = ["NewReno", "Cubic", "H-TCP", "SIAD(20)", "SIAD(40)"]
@@ -73,16 +73,12 @@ def _stat_text(r, level: int) -> str:
 
 
 def _table_rows(summary) -> list:
-    return [{"what": f"slow start {r['slow_start']}, {r['scheme']}, {r['buffer_bdp']:g}·BDP: "
-                     "mean [min, max] to 80 % ; 95 % of 10 Mbit/s",
-             "paper": "plot only (Fig. 4.32, C.11, C.14)",
-             "ours": f"{_stat_text(r, 80)} ; {_stat_text(r, 95)} ({int(r['seeds'])} starts)",
-             "verdict": "reported", "reason": ""} for _, r in summary.iterrows()]
-
-
-def _claim(what: str, paper: str, ours: str, ok: bool, reason: str) -> dict:
-    return {"what": what, "paper": paper, "ours": ours, "verdict": "agrees" if ok else "differs",
-            "reason": "" if ok else reason}
+    return [check(f"slow start {r['slow_start']}, {r['scheme']}, {r['buffer_bdp']:g}·BDP: "
+                  "mean [min, max] to 80 % ; 95 % of 10 Mbit/s",
+                  "plot only", "Fig. 4.32, C.11, C.14", None, None,
+                  shown=f"{_stat_text(r, 80)} ; {_stat_text(r, 95)} ({int(r['seeds'])} starts)",
+                  reported="the thesis plots these and prints no number")
+            for _, r in summary.iterrows()]
 
 
 def _means(summary, slow_start: str, scheme: str, level: int = 95) -> list:
@@ -90,32 +86,34 @@ def _means(summary, slow_start: str, scheme: str, level: int = 95) -> list:
 
 
 def _claims(summary) -> list:
-    rows = []
+    checks = []
     cubic = _means(summary, "on", "Cubic")
     for other in ("H-TCP", "SIAD(20)"):
         theirs = _means(summary, "on", other)
         if cubic and len(theirs) == len(cubic):
-            ok = all(c > o for c, o in zip(cubic, theirs))  # NaN (never) compares False: fails
-            rows.append(_claim(f"Cubic's mean time to 95 % above {other}'s at every buffer",
-                               "always higher (L2680)", _pairs(cubic, theirs), ok,
-                               f"at some buffer Cubic converges faster than {other}"))
+            higher = [c > o for c, o in zip(cubic, theirs)]  # NaN (never) compares False: fails
+            checks.append(every(f"Cubic's mean time to 95 % above {other}'s, per buffer", "always higher",
+                                "Sec. 4.5.2, L2680", sum(higher), len(higher),
+                                unit=f"buffers ({_pairs(cubic, theirs)})",
+                                why=f"at some buffer Cubic converges faster than {other}"))
     newreno = _means(summary, "on", "NewReno")
     if len(newreno) > 1:
-        ok = newreno[0] < newreno[-1]
-        rows.append(_claim("NewReno faster at the smallest buffer than at the largest",
-                           "fast with small buffers, slower as they grow (L2680)",
-                           " → ".join(seconds(v) for v in newreno), ok, "not slower at the largest buffer"))
+        checks.append(every("NewReno faster at the smallest buffer than at the largest",
+                            "fast with small buffers, slower as they grow", "Sec. 4.5.2, L2680",
+                            int(newreno[0] < newreno[-1]), 1, unit="cases (" + " → ".join(seconds(v) for v in newreno) + ")",
+                            why="not slower at the largest buffer"))
     for scheme in ("H-TCP", "SIAD(20)"):
         means = _means(summary, "on", scheme)
         if len(means) > 1:
-            ok = max(means) <= FLAT_FACTOR * min(means)
             buffers = list(_rows(summary, "on", scheme)["buffer_bdp"])
             slowest = buffers[means.index(max(means))]
-            rows.append(_claim(f"{scheme}: mean time to 95 % about the same at every buffer",
-                               "short, about constant (L2682)", " → ".join(seconds(v) for v in means), ok,
-                               f"largest mean (at {slowest:g}·BDP) over {FLAT_FACTOR:g}× the smallest"))
-    rows += _outlier_rows(summary) + _slow_start_rows(summary)
-    return rows
+            spread = max(means) / min(means)
+            checks.append(check(
+                f"{scheme}: largest over smallest mean time to 95 % across buffers", "short, about constant "
+                f"(at most ×{FLAT_FACTOR:g})", "Sec. 4.5.2, L2682", spread, Claim("≤", FLAT_FACTOR),
+                shown=f"×{spread:.2f} (" + " → ".join(seconds(v) for v in means) + ")",
+                why=f"largest mean (at {slowest:g}·BDP) over {FLAT_FACTOR:g}× the smallest"))
+    return checks + _outlier_rows(summary) + _slow_start_rows(summary)
 
 
 def _pairs(a: list, b: list) -> str:
@@ -126,13 +124,18 @@ def _outlier_rows(summary) -> list:
     siad = _rows(summary, "on", "SIAD(20)")
     if siad.empty:
         return []
-    out95 = bool((siad["reach_95_s_max"] > OUTLIER_FACTOR * siad["reach_95_s"]).any())
-    out80 = bool((siad["reach_80_s_max"] > OUTLIER_FACTOR * siad["reach_80_s"]).any())
-    return [_claim("SIAD(20): an outlier at 95 %, none at 80 %",
-                   "larger maximum at 95 %, no outliers at 80 % (L2684)",
-                   f"max/mean at 95 %: {_ratios(siad, 95)}; at 80 %: {_ratios(siad, 80)}",
-                   out95 and not out80, f"outlier rule (max > {OUTLIER_FACTOR:g} × mean) "
-                   f"at 95 %: {out95}, at 80 %: {out80}")]
+    top95 = float((siad["reach_95_s_max"] / siad["reach_95_s"]).max())
+    top80 = float((siad["reach_80_s_max"] / siad["reach_80_s"]).max())
+    return [
+        check("SIAD(20): a strong outlier at 95 %: the largest max / mean over buffers",
+              f"larger maximum at 95 % (an outlier: max > {OUTLIER_FACTOR:g} × mean)", "Sec. 4.5.2, L2684", top95,
+              Claim("≥", OUTLIER_FACTOR), shown=f"{top95:.2f} (per buffer: {_ratios(siad, 95)})",
+              why=f"no start took more than {OUTLIER_FACTOR:g}× the mean to 95 %"),
+        check("SIAD(20): no outlier at 80 %: the largest max / mean over buffers",
+              f"no outliers at 80 % (max ≤ {OUTLIER_FACTOR:g} × mean)", "Sec. 4.5.2, L2684", top80,
+              Claim("≤", OUTLIER_FACTOR), shown=f"{top80:.2f} (per buffer: {_ratios(siad, 80)})",
+              why=f"a start took more than {OUTLIER_FACTOR:g}× the mean to 80 %"),
+    ]
 
 
 def _ratios(rows, level: int) -> str:
@@ -152,32 +155,37 @@ def slow_start_extra(summary, scheme: str):
 
 
 def _slow_start_rows(summary) -> list:
-    rows, mean_extra = [], {}
+    checks, mean_extra = [], {}
     for scheme in SCHEMES:
         extra = slow_start_extra(summary, scheme)
         if extra.empty:
             continue
         mean_extra[scheme] = float(extra["extra_s"].mean())
         siad = scheme.startswith("SIAD")
-        bad = extra[extra["extra_s"] > SIAD_SS_EXTRA_MAX_S] if siad else extra[extra["extra_s"] < LEGACY_SS_EXTRA_MIN_S]
-        rows.append(_claim(f"{scheme}: slow start disabled adds to the mean time to 95 % (± its standard error)",
-                           "a few RTTs for SIAD, a couple of seconds for NewReno/Cubic (L2686)",
-                           ", ".join(f"{r.buffer_bdp:g}·BDP {r.extra_s:+.1f} ± {r.extra_se_s:.1f} s"
-                                     for r in extra.itertuples()), bad.empty,
-                           (f"over +{SIAD_SS_EXTRA_MAX_S:g} s" if siad else f"under +{LEGACY_SS_EXTRA_MIN_S:g} s")
-                           + " at " + ", ".join(f"{b:g}·BDP" for b in bad["buffer_bdp"])))
+        held = extra["extra_s"] <= SIAD_SS_EXTRA_MAX_S if siad else extra["extra_s"] >= LEGACY_SS_EXTRA_MIN_S
+        bad = extra[~held]
+        checks.append(every(
+            f"{scheme}: slow start disabled adds "
+            + (f"at most {SIAD_SS_EXTRA_MAX_S:g} s" if siad else f"at least {LEGACY_SS_EXTRA_MIN_S:g} s")
+            + " to the mean time to 95 %, per buffer", "a few RTTs for SIAD, a couple of seconds for NewReno/Cubic",
+            "Sec. 4.5.2, L2686", int(held.sum()), len(extra),
+            unit="buffers (" + ", ".join(f"{r.buffer_bdp:g}·BDP {r.extra_s:+.1f} ± {r.extra_se_s:.1f} s"
+                                         for r in extra.itertuples()) + ")",
+            why=lambda bad=bad, siad=siad: (f"over +{SIAD_SS_EXTRA_MAX_S:g} s" if siad else
+                                            f"under +{LEGACY_SS_EXTRA_MIN_S:g} s")
+            + " at " + ", ".join(f"{b:g}·BDP" for b in bad["buffer_bdp"])))
     legacy = [mean_extra[s] for s in ("NewReno", "Cubic") if s in mean_extra]
     if "SIAD(20)" in mean_extra and legacy:
-        ok = mean_extra["SIAD(20)"] < min(legacy)
-        rows.append(_claim("slow start disabled costs SIAD(20) less than NewReno and Cubic (mean over buffers)",
-                           "a few RTTs vs a couple of seconds (L2686)",
-                           ", ".join(f"{s} {v:+.1f} s" for s, v in mean_extra.items()), ok,
-                           "SIAD(20) loses as much as a legacy scheme"))
-    return rows
+        checks.append(every(
+            "slow start disabled costs SIAD(20) less than NewReno and Cubic (mean over buffers)",
+            "a few RTTs vs a couple of seconds", "Sec. 4.5.2, L2686", int(mean_extra["SIAD(20)"] < min(legacy)), 1,
+            unit="cases (" + ", ".join(f"{s} {v:+.1f} s" for s, v in mean_extra.items()) + ")",
+            why="SIAD(20) loses as much as a legacy scheme"))
+    return checks
 
 
 def _comparison(summary) -> list:
-    return _claims(summary) + _table_rows(summary)
+    return rows(_claims(summary) + _table_rows(summary))
 
 
 def _figure(summary, out_dir: Path) -> Path:
