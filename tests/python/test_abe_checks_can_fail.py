@@ -11,14 +11,13 @@ import json
 
 import pytest
 
-from ccbench.experiments.abe import fig2, fig7, fig8, fig9, fig10, fig16_18, fig19
+from ccbench.experiments.abe import fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig9, fig10, fig11, fig16_18, fig19
 from ccbench.experiments.checks import VERDICTS, redecide
 
 from conftest import run_quick
 
 #: The ABE experiments whose rows are checks (issue 25, item 2); quick variants run in seconds.
-MIGRATED = [fig2.EXPERIMENT, fig7.EXPERIMENT, fig8.EXPERIMENT, fig9.EXPERIMENT, fig10.EXPERIMENT, fig16_18.EXPERIMENT,
-            fig19.EXPERIMENT]
+MIGRATED = [m.EXPERIMENT for m in (fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig9, fig10, fig11, fig16_18, fig19)]
 
 
 @pytest.fixture(scope="module")

@@ -31,6 +31,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
+from ccbench.experiments.checks import Check, Claim
 from ccbench.models import aimd_utilization
 
 RATE_MBPS = 20.0
@@ -87,39 +88,34 @@ def _utilization(summary, setup: str, rtt: int):
     return None if rows.empty else rows.iloc[0]
 
 
-def _verdict(ok: bool) -> str:
-    return "agrees" if ok else "differs"
-
-
 def _listing(df, column: str = "utilization") -> str:
     return ", ".join(f"{r}: {u:.3f}" for r, u in zip(df["rtt_ms"], df[column]))
 
 
-def _monotone_rows(summary) -> list:
-    rows = []
+def _monotone_checks(summary) -> list:
+    """L136: throughput falls as the RTT grows: a shape, no number of the paper (reported)."""
+    checks = []
     for setup in [s for s in SETUPS if s not in DROPTAILS]:
         df = _rows(summary, setup)
         values = df["utilization"].tolist()
         rises = [(r, b / a - 1) for r, a, b in zip(df["rtt_ms"].iloc[1:], values, values[1:])
                  if b > a * (1 + MONOTONE_NOISE)]
-        rows.append({
-            "what": f"{setup}: throughput non-increasing in RTT (2 % noise)",
-            "paper": "falls as RTT grows (L136)", "ours": f"U by RTT (ms) {_listing(df)}",
-            "verdict": _verdict(not rises),
-            "reason": "" if not rises else "rises " + ", ".join(f"{p:+.1%} at {r} ms" for r, p in rises)
-            + _ecn_reason(setup),
-        })
-    return rows
+        checks.append(Check(
+            f"{setup}: throughput non-increasing in RTT (2 % noise)", "falls as the RTT grows",
+            "Fig. 3, Sec. II-B, L136", None, shown=f"U by RTT (ms) {_listing(df)}",
+            reason="a shape, no number of the paper: ours "
+                   + ("never rises by more than 2 %" if not rises else
+                      "rises " + ", ".join(f"{p:+.1%} at {r} ms" for r, p in rises) + _ecn_reason(setup))))
+    return checks
 
 
 def _ecn_reason(setup: str) -> str:
     """Why ECN costs throughput here (found in the cwnd traces; see the module doc)."""
     if setup == "codel+ecn":
         return ("; CoDel's deterministic mark schedule (+0, +100, +170.7 ms) meets CWR's "
-                "once-per-RTT rule: at 150–160 ms RTT (not at 140 or 170 ms) the queue is still "
-                "above target at the third mark, which hits a packet sent after the first "
-                "reduction began and cuts again (×0.49 per episode, not ×0.7); with drops that "
-                "loss falls inside the longer first recovery episode")
+                "once-per-RTT rule: at some RTTs the queue is still above target at the third mark, "
+                "which hits a packet sent after the first reduction began and cuts again (×0.49 per "
+                "episode, not ×0.7); with drops that loss falls inside the longer first recovery episode")
     if setup == "pie+ecn":
         return ("; with marks some congestion episodes get two reductions (×0.49): CWR ends one "
                 "RTT after the ECE, while a loss-recovery episode starts later and absorbs the "
@@ -131,42 +127,39 @@ def _ceiling_reason(setup: str, worst) -> str:
     aqm = SETUPS[setup][0]
     model = float(aimd_utilization(0.7, TARGET_MS[aqm] / worst["rtt_ms"]))
     return (f"{worst['utilization']:.3f} at {worst['rtt_ms']} ms; eq. (6) with b = {aqm}'s "
-            f"{TARGET_MS[aqm]:g} ms target and β 0.7 gives {model:.3f} there, so a CUBIC sawtooth "
-            "keeps about 0.9·C up to 200 ms; 0.90 is the notes' reading of the plot, the paper "
-            "states no number" + _ecn_reason(setup))
+            f"{TARGET_MS[aqm]:g} ms target and β 0.7 gives {model:.3f} there; 0.90 is the notes' reading "
+            "of the plot, the paper's text states no number" + _ecn_reason(setup))
 
 
-def _threshold_rows(summary) -> list:
-    rows = []
+def _threshold_checks(summary) -> list:
+    checks = []
     for setup in [s for s in SETUPS if s not in DROPTAILS]:
         df = _rows(summary, setup)
         high = df[df["rtt_ms"] >= HIGH_RTT_MS]
         low = df[df["rtt_ms"] <= LOW_RTT_MS]
         if not high.empty:
-            ok = bool((high["utilization"] <= HIGH_RTT_CEILING).all())
             worst = high.loc[high["utilization"].idxmax()]
-            rows.append({
-                "what": f"{setup}: throughput at RTT ≥ {HIGH_RTT_MS} ms ≤ {HIGH_RTT_CEILING:.2f}·C",
-                "paper": "significantly degraded at high RTT (L128, L136)",
-                "ours": "; ".join(mean_spread(r, "utilization", note=f"{r['rtt_ms']} ms")
-                                  for _, r in high.iterrows()),
-                "verdict": _verdict(ok),
-                "reason": "" if ok else _ceiling_reason(setup, worst),
-            })
+            check = Check(f"{setup}: largest throughput at RTT ≥ {HIGH_RTT_MS} ms, fraction of C",
+                          f"significantly degraded at high RTT (notes' reading of the plot: ≤ {HIGH_RTT_CEILING:.2f}·C)",
+                          "Fig. 3, L128, L136", float(worst["utilization"]), Claim("≤", HIGH_RTT_CEILING),
+                          shown="; ".join(mean_spread(r, "utilization", note=f"{r['rtt_ms']} ms") for _, r in high.iterrows()))
+            if check.verdict != "agrees":
+                check.reason = _ceiling_reason(setup, worst)
+            checks.append(check)
         if not low.empty:
-            ok = bool((low["utilization"] >= LOW_RTT_FLOOR).all())
-            rows.append({
-                "what": f"{setup}: throughput at RTT ≤ {LOW_RTT_MS} ms ≥ {LOW_RTT_FLOOR:.2f}·C",
-                "paper": "degradation only above 60–80 ms (L7)",
-                "ours": "; ".join(mean_spread(r, "utilization", note=f"{r['rtt_ms']} ms")
-                                  for _, r in low.iterrows()),
-                "verdict": _verdict(ok), "reason": "" if ok else "below the floor at a short RTT",
-            })
-    return rows
+            worst = low.loc[low["utilization"].idxmin()]
+            check = Check(f"{setup}: smallest throughput at RTT ≤ {LOW_RTT_MS} ms, fraction of C",
+                          f"degradation only above 60–80 ms (notes: ≥ {LOW_RTT_FLOOR:.2f}·C)", "Abstract, L7; Fig. 3",
+                          float(worst["utilization"]), Claim("≥", LOW_RTT_FLOOR),
+                          shown="; ".join(mean_spread(r, "utilization", note=f"{r['rtt_ms']} ms") for _, r in low.iterrows()))
+            if check.verdict != "agrees":
+                check.reason = f"{worst['utilization']:.3f} at {worst['rtt_ms']} ms, below the floor at a short RTT"
+            checks.append(check)
+    return checks
 
 
-def _ecn_rows(summary) -> list:
-    rows = []
+def _ecn_checks(summary) -> list:
+    checks = []
     for aqm in AQMS:
         off, on = _rows(summary, aqm).set_index("rtt_ms"), _rows(summary, f"{aqm}+ecn").set_index("rtt_ms")
         common = [r for r in off.index if r in on.index]
@@ -174,38 +167,38 @@ def _ecn_rows(summary) -> list:
             continue
         gaps = {r: on.loc[r, "utilization"] - off.loc[r, "utilization"] for r in common}
         worst = max(gaps, key=lambda r: abs(gaps[r]))
-        ok = all(abs(g) <= ECN_EFFECT_LIMIT for g in gaps.values())
-        rows.append({
-            "what": f"{aqm}: ECN on vs off differ by ≤ {ECN_EFFECT_LIMIT:.2f}·C at every RTT",
-            "paper": "ECN alone gives limited assistance (L136)",
-            "ours": "on − off by RTT: " + ", ".join(f"{r}: {g:+.3f}" for r, g in gaps.items()),
-            "verdict": _verdict(ok),
-            "reason": "" if ok else f"{gaps[worst]:+.3f} at {worst} ms" + _ecn_reason(f"{aqm}+ecn"),
-        })
-    return rows
+        check = Check(f"{aqm}: largest absolute ECN on − off throughput gap over the RTTs, fraction of C",
+                      f"ECN on its own provides limited assistance (notes: ≤ {ECN_EFFECT_LIMIT:.2f}·C)",
+                      "Fig. 3, Sec. II-B, L136", abs(float(gaps[worst])), Claim("≤", ECN_EFFECT_LIMIT),
+                      shown="on − off by RTT: " + ", ".join(f"{r}: {g:+.3f}" for r, g in gaps.items()))
+        if check.verdict != "agrees":
+            check.reason = f"{gaps[worst]:+.3f} at {worst} ms" + _ecn_reason(f"{aqm}+ecn")
+        checks.append(check)
+    return checks
 
 
-def _droptail_rows(summary) -> list:
-    rows = []
+def _droptail_checks(summary) -> list:
+    checks = []
     for setup in DROPTAILS:
         df = _rows(summary, setup)
         if df.empty:
             continue
         worst = df.loc[df["utilization"].idxmin()]
-        ok = bool((df["utilization"] >= DROPTAIL_FLOOR).all())
-        rows.append({
-            "what": f"{setup} (≥ BDP·0.3/0.7): throughput ≥ {DROPTAIL_FLOOR:.2f}·C at every RTT",
-            "paper": "100 % with DropTail, with a delay spike (L159)",
-            "ours": f"lowest {mean_spread(worst, 'utilization', note=str(worst['rtt_ms']) + ' ms')}; "
-                    f"median queueing delay {df['queue_delay_p50_ms'].min():.0f}–"
-                    f"{df['queue_delay_p50_ms'].max():.0f} ms",
-            "verdict": _verdict(ok), "reason": "" if ok else "below 0.95·C",
-        })
-    return rows
+        check = Check(f"{setup} (≥ BDP·0.3/0.7): smallest throughput over the RTTs, fraction of C",
+                      "100 % with DropTail, with a spike in queueing delay", "Fig. 3, footnote 2, L159",
+                      float(worst["utilization"]), Claim("≈", 1.0, agree=1 - DROPTAIL_FLOOR),
+                      shown=f"lowest {mean_spread(worst, 'utilization', note=str(worst['rtt_ms']) + ' ms')}; "
+                            f"median queueing delay {df['queue_delay_p50_ms'].min():.0f}–"
+                            f"{df['queue_delay_p50_ms'].max():.0f} ms")
+        if check.verdict != "agrees":
+            check.reason = f"{worst['utilization']:.3f} at {worst['rtt_ms']} ms"
+        checks.append(check)
+    return checks
 
 
 def _comparison(summary) -> list:
-    return _monotone_rows(summary) + _threshold_rows(summary) + _ecn_rows(summary) + _droptail_rows(summary)
+    checks = _monotone_checks(summary) + _threshold_checks(summary) + _ecn_checks(summary) + _droptail_checks(summary)
+    return [check.row() for check in checks]
 
 
 def _figure(summary, out_dir: Path) -> Path:

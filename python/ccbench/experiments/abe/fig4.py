@@ -30,6 +30,7 @@ import math
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
+from ccbench.experiments.checks import Check, Claim
 from ccbench.models import aimd_utilization, aqm_utilization
 
 RATE_MBPS = 20.0
@@ -98,57 +99,61 @@ def _compare(summary):
     return summary
 
 
-def _model_rows(summary) -> list:
-    rows = []
+def _model_checks(summary) -> list:
+    checks = []
     for _, r in summary.iterrows():
         tol = TOLERANCE[r["aqm"]]
-        ok = abs(r["difference"]) <= tol
-        rows.append({
-            "what": f"{r['aqm']}, RTT {r['rtt_ms']} ms, β {r['beta']:g}: U vs eq. (5) with b = "
-                    f"{r['signal_queue_packets']:.1f} packets (median queue at a signal, L149)",
-            "paper": f"simulation ≈ eq. (5) (±{tol:g}): {r['model']:.3f}",
-            "ours": mean_spread(r, "utilization"),
-            "verdict": "agrees" if ok else "differs",
-            "reason": "" if ok else f"{r['difference']:+.3f} off the model",
-        })
-    return rows
+        check = Check(f"{r['aqm']}, RTT {r['rtt_ms']} ms, β {r['beta']:g}: U vs eq. (5) with b = "
+                      f"{r['signal_queue_packets']:.1f} packets (median queue at a signal)",
+                      f"simulation ≈ eq. (5): {r['model']:.3f}", "Fig. 4, eq. (5), L145–L149",
+                      float(r["utilization"]), Claim("≈", round(float(r["model"]), 6), agree=tol, relative=False),
+                      shown=mean_spread(r, "utilization"))
+        if check.verdict != "agrees":
+            check.reason = f"{r['difference']:+.3f} off the model"
+        checks.append(check)
+    return checks
 
 
-def _trend_rows(summary) -> list:
-    rows = []
+def _trend_checks(summary) -> list:
+    """L151's trends (U falls with the RTT, rises with β) and L147's "negligible" CoDel spread:
+    shapes and a size without a number of the paper (reported, with what ours shows)."""
+    checks = []
     for (aqm, beta), df in summary.groupby(["aqm", "beta"], sort=True):
         df = df.sort_values("rtt_ms")
         u = df["utilization"].tolist()
         ok = all(b <= a + 0.01 for a, b in zip(u, u[1:]))
         backlog = ", ".join(f"{q:.0f}" for q in df["signal_queue_packets"])
-        rows.append({"what": f"{aqm}, β {beta:g}: U falls as RTT grows", "paper": "yes (L151)",
-                     "ours": " / ".join(f"{x:.3f}" for x in u), "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else (
-                         f"the AQM grants a different backlog per RTT (median at its signals: {backlog} "
-                         "packets) and U follows eq. (5) with it; at short RTTs PIE's probability "
-                         "outlives the short sawtooth and signals at a smaller queue")})
+        checks.append(Check(
+            f"{aqm}, β {beta:g}: U falls as RTT grows", "falls with the RTT", "Fig. 4, L151", None,
+            shown=" / ".join(f"{x:.3f}" for x in u),
+            reason="a shape, no number of the paper: ours " + ("never rises by more than 0.01" if ok else (
+                f"rises somewhere; the AQM grants a different backlog per RTT (median at its signals: {backlog} "
+                "packets) and U follows eq. (5) with it"))))
     for (aqm, rtt), df in summary.groupby(["aqm", "rtt_ms"], sort=True):
         u = df.sort_values("beta")["utilization"].tolist()
         ok = all(b >= a - 0.01 for a, b in zip(u, u[1:]))
-        rows.append({"what": f"{aqm}, RTT {rtt} ms: U rises with β", "paper": "yes (L151)",
-                     "ours": " / ".join(f"{x:.3f}" for x in u), "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else "falls by more than 0.01 somewhere"})
+        checks.append(Check(
+            f"{aqm}, RTT {rtt} ms: U rises with β", "a larger β increases utilisation", "Fig. 4, L151", None,
+            shown=" / ".join(f"{x:.3f}" for x in u),
+            reason="a shape, no number of the paper: ours " + ("never falls by more than 0.01" if ok
+                                                               else "falls by more than 0.01 somewhere")))
     codel = summary[summary["aqm"] == "codel"]
     if "utilization_std" in codel and len(codel) and codel["seeds"].max() > 1:
         worst = float(codel["utilization_std"].max())
-        ok = worst < CODEL_STD_LIMIT
-        rows.append({"what": "codel: std dev of U over seeds", "paper": "negligible (L141, L147)",
-                     "ours": f"at most {worst:.4f}", "verdict": "agrees" if ok else "differs",
-                     "reason": "" if ok else (
-                         f"above {CODEL_STD_LIMIT}: host timing noise (docs/model.md) moves the "
-                         "instants CoDel signals at; without it (ns-2's default) CoDel runs are "
-                         "deterministic and every seed gives the same U")})
-    return rows
+        checks.append(Check(
+            "codel: std dev of U over seeds", "negligible fluctuations", "Fig. 4 caption, L141, L147", None,
+            shown=f"at most {worst:.4f}",
+            reason=f"no number of the paper: ours at most {worst:.4f}, "
+                   + ("below" if worst < CODEL_STD_LIMIT else "above") + f" the notes' {CODEL_STD_LIMIT}"
+                   + ("" if worst < CODEL_STD_LIMIT else
+                      " (host timing noise, docs/model.md, moves the instants CoDel signals at; without it, "
+                      "ns-2's default, every seed gives the same U)")))
+    return checks
 
 
 def _comparison(summary) -> list:
     summary = _compare(summary) if "model" not in summary else summary
-    return _model_rows(summary) + _trend_rows(summary)
+    return [check.row() for check in _model_checks(summary) + _trend_checks(summary)]
 
 
 def _figure(summary, out_dir: Path) -> Path:
