@@ -107,10 +107,10 @@ def test_log_crossing_and_loop_rtt_equilibrium():
 def test_every_experiment_writes_its_outputs(quick):
     for name in NAMES:
         out, _ = quick[name]
-        for file in ("results.csv", "summary.csv", "comparison.md", f"{name}.png"):
+        for file in ("results.csv", "summary.csv", "comparison.md", "comparison.json", f"{name}.png"):
             assert (out / file).stat().st_size > 0, (name, file)
-        text = (out / "comparison.md").read_text()
-        assert "| what | paper | ours | tolerance | verdict | reason |" in text
+        rows = json.loads((out / "comparison.json").read_text())
+        assert rows and all(r["source"] and r["paper"] and r["ours"] for r in rows), name
 
 
 @pytest.mark.parametrize("name", NAMES)
