@@ -1,11 +1,12 @@
 """ABE testbed single-flow figures 3, 5 and 11, reproduced in simulation: the paper's claims with
 the tolerances of the notes (experiments-abe.md, BED class), on a quick subset of each grid.
 
-What does not hold in our simulator is not asserted here; comparison.md of each experiment says
+What does not hold in our simulator is not asserted here; comparison.json of each experiment says
 why (Fig. 3: PIE at 200 ms keeps 0.92·C, and ECN costs CoDel up to 0.19·C near 150 ms RTT).
 """
 
 import dataclasses
+import json
 
 import pytest
 
@@ -13,6 +14,7 @@ from ccbench.experiments import run_experiment
 from ccbench.experiments.abe.fig3 import EXPERIMENT as FIG3
 from ccbench.experiments.abe.fig5 import EXPERIMENT as FIG5
 from ccbench.experiments.abe.fig11 import EXPERIMENT as FIG11
+from ccbench.experiments.checks import redecide
 
 
 def _by(results, *keys):
@@ -58,6 +60,14 @@ def test_fig3_ecn_alone_gives_limited_help(fig3):
                 assert abs(gain) <= 0.10, (aqm, rtt, gain)
 
 
+def _checked_rows(out) -> list:
+    """comparison.json, every verdict being what its claim decides for our number."""
+    rows = json.loads((out / "comparison.json").read_text())
+    for row in rows:
+        assert row["verdict"] == redecide(row, row["value"]), row
+    return rows
+
+
 def test_fig3_droptail_with_enough_buffer_fills_the_link(fig3):
     """L159: with DropTail (buffer ≥ BDP·0.3/0.7) CUBIC reaches ≥ 0.95·C at every RTT."""
     for rtt in (20, 40, 100, 200, 400):
@@ -74,8 +84,11 @@ def test_fig5_cubic_standing_queue(tmp_path):
     assert full["min_queue_delay_ms"] >= 50.0, full["min_queue_delay_ms"]
     assert full["peak_queue_delay_ms"] == pytest.approx(200.0, rel=0.20)
     assert half["peak_queue_delay_ms"] == pytest.approx(100.0, rel=0.20)
-    comparison = (tmp_path / "comparison.md").read_text()
-    assert "| differs |" not in comparison, comparison
+    rows = _checked_rows(tmp_path)
+    claims = {r["what"]: r["claim"] for r in rows}
+    assert claims["½ BDP: minimum queueing delay in congestion avoidance (lowest seed), ms"]["value"] == \
+        pytest.approx(10.0)  # the sawtooth's minimum, β·(b + δ) − δ, not a number of ours
+    assert claims["1 BDP: peak queueing delay, ms"]["value"] == 200.0
     assert (tmp_path / "abe-fig5.png").stat().st_size > 0
 
 
@@ -92,4 +105,5 @@ def test_fig11_larger_beta_ecn_recovers_throughput_at_large_rtt(tmp_path):
         medians = [rows[(rtt, b)]["median_rtt_ms"] for b in (0.5, 0.6, 0.7, 0.8)]
         assert max(medians) - min(medians) <= 5.0, (rtt, medians)
         assert min(medians) >= rtt
-    assert "| differs |" not in (tmp_path / "comparison.md").read_text()
+    rows = _checked_rows(tmp_path)
+    assert [r["claim"]["value"] for r in rows if r["claim"]] == [1.0, 1.0]  # no effect: a ratio of 1
