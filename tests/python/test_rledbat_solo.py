@@ -33,7 +33,7 @@ import pytest
 import ccbench
 from conftest import run_quick
 from ccbench.experiments import registry
-from ccbench.experiments.rledbat import common, fig5, fig6, fig7, fig8, fig9, fig22, solo
+from ccbench.experiments.rledbat import common, fig5, fig6, fig7, fig8, fig9, fig22, solo, voip
 
 NAMES = ["rledbat-fig5", "rledbat-fig6", "rledbat-fig7", "rledbat-fig8", "rledbat-fig9", "rledbat-fig22"]
 
@@ -111,7 +111,7 @@ def test_trace_helpers_on_hand_made_series():
     ramp = fig8.ramp_after(flight, flight * 0, 1.4, 1.6, 0.1)
     assert ramp["pre"] == 100 and ramp["restored"] == 100 and not ramp["decrease"]
     mask = [True, True, False, True, False, False, True]
-    assert fig5.runs_of(mask, [0, 1, 2, 3, 4, 5, 6], gap_s=2) == [(0, 3), (6, 6)]
+    assert voip.runs_of(mask, [0, 1, 2, 3, 4, 5, 6], gap_s=2) == [(0, 3), (6, 6)]
     flow = pd.DataFrame({"retransmits": [0, 2, 1, 0, 4, 0, 3]}, index=[0.0, 0.1, 0.2, 0.5, 0.9, 1.5, 2.5])
     assert fig9.loss_episodes(flow) == [(0.1, 0.9), (2.5, 2.5)], "merged across gaps under 1 s"
     assert fig9.AIMD_BOUND[300] == 0.816 and all(fig9.AIMD_BOUND[r] >= fig9.AIMD_BOUND[s]

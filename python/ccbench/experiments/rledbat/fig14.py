@@ -151,7 +151,7 @@ def _ledbatpp_rows(summary) -> list:
               + (f"with {seeds} seed{'s' if seeds != 1 else ''} there is no standard error to weigh it"
                  if seeds < 2 else
                  f"higher by {(mine - other) / error:.1f} standard errors" if error > 0 and higher else
-                 f"not higher by twice its standard error: " + _not_more_aggressive_reason(ours)))
+                 "not higher by twice its standard error: " + _not_more_aggressive_reason(ours)))
     rows.append(Check("rLEDBAT more aggressive than sender-side LEDBAT++ (grid-mean share)",
                       "rLEDBAT more aggressive than LEDBAT++: it reacts to retransmissions", "L422", None,
                       shown=(f"rLEDBAT {mine:.1%}, LEDBAT++ {other:.1%}, difference {mine - other:+.1%} ± {error:.1%} "

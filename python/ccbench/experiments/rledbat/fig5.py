@@ -34,96 +34,17 @@ from pathlib import Path
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import common
+from ccbench.experiments.rledbat.voip import (BELOW_MIN, BEST_KBPS, BUFFER, DOWNLOAD_START_S, DURATION_S, KBPS_MIN,
+                                              PAPER, PAPER_BELOW, PAPER_KBPS, VARIANTS, VOIP_KBPS, apply, flows,
+                                              frame_ms, metric, settles_at_target, voip_delays)
 
-VOIP, DOWNLOAD = "voip", "rledbat"
-VOIP_BYTES, VOIP_INTERVAL_MS = 160, 20
-DOWNLOAD_START_S, DURATION_S, BUFFER = 10.0, 50.0, "150ms"
-#: Details the paper leaves open (notes §1.4, §5 item 6), varied at the main point only, to see
-#: whether any of them moves the share of VoIP packets under T.
-PAPER = "as-paper"
-VARIANTS = {PAPER: {}, "host-noise-off": {"host_noise": "off"}, "no-delayed-ack": {"delayed_ack": False},
-            "ts-tick-4ms": {"ts_granularity": "4ms"}}
 MAIN = {"capacity_mbps": 1, "rtt_ms": 20, "variant": PAPER}
 #: L338: "capacities ranging between 1 Mbps and 40 Mbps, RTTs between 10 ms and 300 ms".
 SPOTS = [{"capacity_mbps": c, "rtt_ms": r, "variant": PAPER} for c, r in ((1, 10), (1, 300), (10, 100), (40, 20),
                                                                           (40, 300))]
 QUICK_SPOTS = [{"capacity_mbps": 40, "rtt_ms": 20, "variant": PAPER}]
 SENSITIVITY = [{**MAIN, "variant": v} for v in VARIANTS if v != PAPER]
-PAPER_BELOW, PAPER_KBPS, BEST_KBPS, VOIP_KBPS = 0.917, 890, 954, 64
-BELOW_MIN, KBPS_MIN, IDLE_SLACK_MS, DIPS_MIN = 0.85, 800, 5.0, 3
-DIP_FRACTION, DIP_GAP_S = 0.25, 1.0
-
-
-def _flows(seed: int, variant: str = PAPER) -> list:
-    voip = {"name": VOIP, "type": "cbr", "packet_size": VOIP_BYTES, "interval": f"{VOIP_INTERVAL_MS}ms",
-            "start": f"{common.start_jitter_s(seed, VOIP):.6f}s"}
-    if variant not in VARIANTS:
-        raise ValueError(f"variant: unknown {variant!r} (known: {', '.join(VARIANTS)})")
-    start = DOWNLOAD_START_S + common.start_jitter_s(seed, DOWNLOAD)
-    return [voip, common.rledbat_flow(DOWNLOAD, start, **VARIANTS[variant])]
-
-
-def _apply(point: dict) -> dict:
-    seed = point.get("seed", 1)
-    return {"flows": _flows(seed, point.get("variant", PAPER)), "bottleneck.rate": f"{point['capacity_mbps']:g}Mbps",
-            "bottleneck.rtt": f"{point['rtt_ms']:g}ms",
-            "warmup": f"{DOWNLOAD_START_S + common.start_jitter_s(seed, DOWNLOAD):.6f}s"}
-
-
-def voip_delays(result):
-    """(send times, extra delays in ms, base one-way delay in ms, download start) of the VoIP packets."""
-    owd = result.owd
-    owd = owd[owd["flow"] == VOIP]
-    sent = owd["t_s"] - owd["owd_ms"] / 1e3
-    start = float(result.flow(DOWNLOAD)["start_s"])
-    base = float(owd.loc[sent < start, "owd_ms"].min())
-    return sent, owd["owd_ms"] - base, base, start
-
-
-def runs_of(mask, times, gap_s: float = 0.0) -> list:
-    """(first, last) times of the runs of True in ``mask`` (in time order), merging runs whose
-    gap is at most ``gap_s``."""
-    runs = []
-    previous = False
-    for flag, t in zip(mask, times):
-        if flag and previous:
-            runs[-1][1] = t
-        elif flag and runs and t - runs[-1][1] <= gap_s:
-            runs[-1][1] = t
-        elif flag:
-            runs.append([t, t])
-        previous = flag
-    return [tuple(run) for run in runs]
-
-
-def _dips(sent, extra, start: float) -> list:
-    active = sent >= start
-    return runs_of(list(extra[active] < DIP_FRACTION * common.TARGET_MS), list(sent[active]), DIP_GAP_S)
-
-
-def _metric(result, point: dict) -> dict:
-    import numpy as np
-
-    sent, extra, base, start = voip_delays(result)
-    active = sent >= start
-    over = runs_of(list(extra[active] >= common.TARGET_MS), list(sent[active]))
-    dips = _dips(sent, extra, start)
-    voip_kbps = float(result.flow(VOIP)["goodput_mbps"]) * 1e3
-    kbps = float(result.flow(DOWNLOAD)["goodput_mbps"]) * 1e3
-    left = point["capacity_mbps"] * 1e3 * common.GOODPUT_FRACTION - voip_kbps
-    owd = result.flow(VOIP)["owd_ms"]  # the core's percentiles over the measurement window
-    flows = result.flows
-    flight = flows[(flows["flow"] == DOWNLOAD) & (flows["t_s"] > start)]["inflight_bytes"]
-    bdp_bytes = point["capacity_mbps"] * 1e6 / 8 * point["rtt_ms"] / 1e3
-    return {"rledbat_kbps": kbps, "of_left": kbps / left, "voip_kbps": voip_kbps,
-            "rledbat_retransmits": float(result.flow(DOWNLOAD)["retransmits"]),
-            "flight_over_bdp": float(flight.mean()) / bdp_bytes,
-            "below_target": float((extra[active] < common.TARGET_MS).mean()),
-            "extra_p50_ms": owd["p50"] - base, "extra_p90_ms": owd["p90"] - base, "extra_p99_ms": owd["p99"] - base,
-            "idle_rtt_ms": float(result.owd.loc[sent.index[~active], "owd_ms"].mean()) + point["rtt_ms"] / 2,
-            "over_run_ms": float(np.median([(b - a) * 1e3 + VOIP_INTERVAL_MS for a, b in over])) if over else 0.0,
-            "dips": float(len(dips)),
-            "dip_every_s": float(np.mean(np.diff([a for a, _ in dips]))) if len(dips) > 1 else float("nan")}
+IDLE_SLACK_MS, DIPS_MIN = 5.0, 3
 
 
 def _main_rows(r, summary) -> list:
@@ -153,20 +74,10 @@ def _main_rows(r, summary) -> list:
     return [below.row(), spikes.row(), rate.row(), idle.row(), dips.row()]
 
 
-def frame_ms(capacity_mbps: float) -> float:
-    """The queueing delay of one frame at the link rate."""
-    return common.FRAME_BYTES * 8 / (capacity_mbps * 1e3)
-
-
 def below_reason(r, summary) -> str:
     """Why fewer VoIP packets than the paper's stay under T, from this run: where the queue settles,
     what one frame is at this rate, and the fast spot points at the same RTT as the contrast."""
-    text = (f"the queue settles at the target, not below it (median extra delay {r['extra_p50_ms']:.0f} ms, T "
-            f"{common.TARGET_MS} ms): LEDBAT++ increases while the filtered queueing delay is below T (eq. 3) and "
-            "above it decreases by W·(qd/T − 1) per RTT (eq. 4), less than one packet just over T, so the window "
-            f"hovers at the size whose queue is T. At {r['capacity_mbps']:g} Mbps one {common.FRAME_BYTES} B frame "
-            f"is {frame_ms(r['capacity_mbps']):.1f} ms of queue and the window moves in whole segments, so VoIP "
-            f"packets meet T ± a frame and {1 - r['below_target']:.0%} are over")
+    text = settles_at_target(r)
     paper = summary[summary["variant"] == PAPER]
     # Same RTT as the main point, so only the frame's share of the queue differs.
     fast = paper[(paper["capacity_mbps"] >= 10) & (paper["rtt_ms"] == r["rtt_ms"])]
@@ -266,15 +177,15 @@ EXPERIMENT = Experiment(
     name="rledbat-fig5",
     description="rLEDBAT Fig. 5: 64 kbps VoIP (160 B / 20 ms) from 0 s and an rLEDBAT download from 10 s, 1 Mbps, "
                 "150 ms buffer, RTT 20 ms, 50 s; VoIP delay and rLEDBAT rate; spot checks 1–40 Mbps, 10–300 ms",
-    base=common.base(rate_mbps=1, buffer=BUFFER, rtt_ms=20, duration_s=DURATION_S, flows=_flows(1)),
+    base=common.base(rate_mbps=1, buffer=BUFFER, rtt_ms=20, duration_s=DURATION_S, flows=flows(1)),
     grid={},
     points=[MAIN] + SPOTS + SENSITIVITY,
     quick_points=[MAIN] + QUICK_SPOTS + SENSITIVITY,
     seeds=common.SEEDS,
     quick_seeds=common.QUICK_SEEDS,
     seed_in_point=True,
-    apply=_apply,
-    metric=_metric,
+    apply=apply,
+    metric=metric,
     figure=_figure,
     comparison=_comparison,
 )
