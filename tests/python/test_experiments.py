@@ -193,7 +193,8 @@ def test_comparison_tables_show_mean_and_spread():
                         "paper_fct_s": [0.16, 0.62], "seeds": [3, 1]})
     rows = table1._comparison(tab)
     assert [r["ours"] for r in rows] == ["0.160 ± 0.002 s (3 seeds, +0%)", "0.700 s (+13%)"]
-    assert [r["verdict"] for r in rows] == ["agrees", "agrees"]
+    # +13 % is outside the ±10 % agreement band of Table 1 (alone) and inside its ±15 % tolerance.
+    assert [r["verdict"] for r in rows] == ["agrees", "within tolerance"]
 
 
 def test_explicit_points_replace_the_grid_and_can_carry_the_seed():

@@ -100,10 +100,8 @@ def _core_fingerprint() -> str:
 
 
 def package_root() -> Path:
-    """The folder of the ccbench package this process runs."""
-    import ccbench
-
-    return Path(ccbench.__file__).resolve().parent
+    """The folder of the ccbench package this process runs (this file is ``campaign/cache.py``)."""
+    return Path(__file__).resolve().parents[1]
 
 
 def package_fingerprint(root: Optional[Path] = None) -> str:
