@@ -4,9 +4,10 @@ quick subsets, with the notes' BED tolerances (``experiments-abe.md`` §3).
 
 Only claims that hold in the full runs are asserted here; the rest (CUBIC beta_ecn 0.5/0.6
 slower, 0.9 within [0.67, 1.5], NewReno/PIE 0.75 faster, every run converging) are reported in
-comparison.md with the reason they differ.
+comparison.json with the reason they differ.
 """
 
+import json
 import math
 
 import pandas as pd
@@ -16,6 +17,7 @@ import ccbench
 from ccbench.experiments import run_experiment
 from ccbench.experiments.abe import fig12_13, fig14_15
 from ccbench.experiments.abe.fig12_13 import SELF, ratios
+from ccbench.experiments.checks import redecide
 
 # ---------------------------------------------------------------- Figs. 12-13: set-up and ratios
 
@@ -78,7 +80,11 @@ def test_fig12_13_every_quick_run_converges(fig12_13_quick):
     assert results["never_converged"].sum() == 0
     assert (results["convergence_s"] > 0).all() and (results["convergence_s"] < 60).all()
     assert (out / "abe-fig12.png").is_file() and (out / "abe-fig13.png").is_file()
-    assert "| agrees |" in (out / "comparison.md").read_text()
+    rows = json.loads((out / "comparison.json").read_text())
+    converged = [r for r in rows if r["what"].endswith("stays ≥ 0.95 within 90 s")]
+    assert [r["claim"]["value"] for r in converged] == [1.0, 1.0]  # L275: all runs converged
+    for row in rows:
+        assert row["verdict"] == redecide(row, row["value"]), row
 
 
 def test_cubic_abe_never_clearly_speeds_convergence(fig12_13_quick):

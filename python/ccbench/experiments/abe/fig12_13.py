@@ -43,6 +43,7 @@ import re
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment
+from ccbench.experiments.checks import Check, Claim
 
 CAPACITIES_MBPS = [1, 5, 10, 20, 40, 100]
 RTTS_MS = [10, 20, 40, 60, 80, 160, 240, 320]
@@ -92,6 +93,8 @@ def _metric(result, point: dict) -> dict:
         "never_converged": 0.0 if settled else 1.0,
         # The paper's literal "reached" (L270): the index touches 0.95 at least once.
         "never_reached": 0.0 if result.summary["convergence_first_s"] is not None else 1.0,
+        "convergence_first_s": (result.summary["convergence_first_s"]
+                                if result.summary["convergence_first_s"] is not None else math.nan),
         f"convergence_s_seed{seed}": seconds if settled else math.inf,
         "jain_index": result.summary["jain_index"],
     }
@@ -162,14 +165,17 @@ def _median_text(rows) -> str:
     return text
 
 
-def cell_mean_ratios(summary, cca: str, beta: float, aqm=None):
+def cell_mean_ratios(summary, cca: str, beta: float, aqm=None, column: str = "convergence_s"):
     """Per (aqm, capacity, RTT) cell: the seed-mean convergence time at ``beta`` over the
     seed-mean at the default beta_ecn (settled runs only). Less noisy than single runs; shown
-    beside the paper's single-run ratios, never instead of them."""
+    beside the paper's single-run ratios, never instead of them. ``column``
+    ``convergence_first_s`` takes the first time the index reaches 0.95 (the paper's wording)."""
     cell = ["aqm", "rate_mbps", "rtt_ms"]
     rows = summary[summary["cca"] == cca]
     rows = rows if aqm is None else rows[rows["aqm"] == aqm]
-    times = rows.set_index(cell + ["beta_ecn"])["convergence_s"]
+    if column not in rows:
+        return rows["beta_ecn"].iloc[:0]
+    times = rows.set_index(cell + ["beta_ecn"])[column]
     if beta not in times.index.get_level_values("beta_ecn"):
         return times.iloc[:0]
     default = times.xs(DEFAULT_BETA_ECN[cca], level="beta_ecn")
@@ -181,7 +187,7 @@ def _cell_text(summary, cca: str, beta: float, aqm=None) -> str:
     return f"; per-cell seed means: median {cells.median():.2f}" if len(cells) else ""
 
 
-def _cell_verdict(summary, cca: str, beta: float) -> str:
+def _cell_lean(summary, cca: str, beta: float) -> str:
     cells = cell_mean_ratios(summary, cca, beta)
     if not len(cells):
         return ""
@@ -193,11 +199,6 @@ def _faster_fraction(rows) -> float:
     return float((rows["ratio"] < 1).mean())
 
 
-def _row(what, paper, ours, ok, reason) -> dict:
-    return {"what": what, "paper": paper, "ours": ours, "verdict": "agrees" if ok else "differs",
-            "reason": "" if ok else reason}
-
-
 def _noise_note(table, cca: str) -> str:
     noise = _select(table, cca, SELF)
     if noise.empty:
@@ -206,120 +207,151 @@ def _noise_note(table, cca: str) -> str:
             f"{noise['ratio'].median():.2f}, {100 * _faster_fraction(noise):.0f}% below 1")
 
 
-def _cubic_rows(summary, table) -> list:
-    rows = []
+#: A strict "> 1" / "< 1" of the notes as a closed bound (the claim type has no strict relation).
+ABOVE_ONE, BELOW_ONE = math.nextafter(1.0, 2.0), math.nextafter(1.0, 0.0)
+SOURCE = "Figs. 12–13, Sec. IV-C, L279"
+
+
+def _cubic_checks(summary, table) -> list:
+    checks = []
     for beta in CUBIC_SLOWER_BETAS:
         sel = _select(table, "cubic", beta)
         if sel.empty:
             continue
-        median = sel["ratio"].median()
-        rows.append(_row(f"CUBIC, beta_ecn {beta:g}: median convergence ratio (CoDel and PIE pooled)",
-                         "> 1: a beta_ecn clearly below 0.7 consistently slows convergence (L279)",
-                         _median_text(sel) + _cell_text(summary, "cubic", beta), median > 1.0,
-                         "single-run ratios are dominated by run-to-run noise" + _noise_note(table, "cubic")
-                         + _cell_verdict(summary, "cubic", beta)))
+        median = float(sel["ratio"].median())
+        check = Check(f"CUBIC, beta_ecn {beta:g}: median convergence ratio (CoDel and PIE pooled)",
+                      "a beta_ecn clearly below 0.7 consistently slows convergence (notes: median > 1)", SOURCE,
+                      median, Claim("≥", ABOVE_ONE), shown=_median_text(sel) + _cell_text(summary, "cubic", beta))
+        if check.verdict != "agrees":
+            check.reason = ("single-run ratios are dominated by run-to-run noise" + _noise_note(table, "cubic")
+                            + _cell_lean(summary, "cubic", beta))
+        checks.append(check)
+    lo, hi = CUBIC_MEDIAN_RANGE
     for beta in [b for b in BETA_ECN if b > DEFAULT_BETA_ECN["cubic"]]:
         sel = _select(table, "cubic", beta)
         if sel.empty:
             continue
-        median, faster = sel["ratio"].median(), _faster_fraction(sel)
-        lo, hi = CUBIC_MEDIAN_RANGE
-        ok = lo <= median <= hi and faster <= CUBIC_MAX_FASTER_FRACTION
-        rows.append(_row(f"CUBIC, beta_ecn {beta:g}: median ratio in [{lo:g}, {hi:g}], ratio < 1 in "
-                         f"≤ {CUBIC_MAX_FASTER_FRACTION:.0%} of runs",
-                         "no value clearly improves convergence; generally fewer than half faster (L279)",
-                         f"{_median_text(sel)}; {100 * faster:.0f}% below 1"
-                         + _cell_text(summary, "cubic", beta), ok,
-                         "outside the notes' BED range: CUBIC converges more slowly with this "
-                         "beta_ecn (each mark moves the shares by only 1 − beta_ecn, so the old flow "
-                         "cedes slowly when marks hit one flow at a time, which L253's argument for "
-                         "simultaneous marks leaves out); CUBIC's fast convergence with beta_ecn is "
-                         "not the cause (turning it off on a 5-40 Mbps subset left the median above 1.5)"
-                         + _noise_note(table, "cubic")))
-    return rows
+        median, faster = float(sel["ratio"].median()), _faster_fraction(sel)
+        check = Check(f"CUBIC, beta_ecn {beta:g}: median convergence ratio (pooled)",
+                      f"no value clearly improves convergence (notes: median in [{lo:g}, {hi:g}])", SOURCE,
+                      median, Claim("in", CUBIC_MEDIAN_RANGE),
+                      shown=f"{_median_text(sel)}" + _cell_text(summary, "cubic", beta))
+        if check.verdict != "agrees":
+            check.reason = ("outside the notes' BED range: CUBIC converges more slowly with this beta_ecn (each "
+                            "mark moves the shares by only 1 − beta_ecn, so the old flow cedes slowly when marks "
+                            "hit one flow at a time, which L253's argument for simultaneous marks leaves out)"
+                            + _noise_note(table, "cubic"))
+        checks.append(check)
+        check = Check(f"CUBIC, beta_ecn {beta:g}: share of runs converging faster than with 0.7",
+                      f"generally fewer than half faster (notes: ≤ {CUBIC_MAX_FASTER_FRACTION:.0%})", SOURCE,
+                      faster, Claim("≤", CUBIC_MAX_FASTER_FRACTION), shown=f"{100 * faster:.0f}% of {len(sel)} ratios below 1")
+        if check.verdict != "agrees":
+            check.reason = f"{100 * faster:.0f}% of the runs converge faster" + _noise_note(table, "cubic")
+        checks.append(check)
+    return checks
 
 
-def _newreno_rows(summary, table) -> list:
-    rows = []
+def _newreno_checks(summary, table) -> list:
+    checks = []
     lo, hi = NEWRENO_MEDIAN_RANGE
     for beta in [b for b in BETA_ECN if b != DEFAULT_BETA_ECN["newreno"]]:
         sel = _select(table, "newreno", beta)
         if sel.empty:
             continue
-        median = sel["ratio"].median()
-        rows.append(_row(f"NewReno, beta_ecn {beta:g}: median ratio in [{lo:g}, {hi:g}] (pooled)",
-                         "convergence not significantly or consistently harmed (L279, L289)",
-                         _median_text(sel) + _cell_text(summary, "newreno", beta), lo <= median <= hi,
-                         "outside the notes' BED range" + _noise_note(table, "newreno")))
+        median = float(sel["ratio"].median())
+        check = Check(f"NewReno, beta_ecn {beta:g}: median convergence ratio (pooled)",
+                      f"convergence not significantly or consistently harmed (notes: median in [{lo:g}, {hi:g}])",
+                      "Figs. 12–13, L279, L289", median, Claim("in", NEWRENO_MEDIAN_RANGE),
+                      shown=_median_text(sel) + _cell_text(summary, "newreno", beta))
+        if check.verdict != "agrees":
+            check.reason = "outside the notes' BED range" + _noise_note(table, "newreno")
+        checks.append(check)
     sel = _select(table, "newreno", 0.75, aqm="pie")
     if not sel.empty:
-        median = sel["ratio"].median()
-        rows.append(_row("NewReno, PIE, beta_ecn 0.75: median ratio < 1 (soft)",
-                         "0.75 seemed to have consistently improved convergence (L279)",
-                         f"{_median_text(sel)}; {100 * _faster_fraction(sel):.0f}% below 1"
-                         + _cell_text(summary, "newreno", 0.75, "pie"), median < 1.0,
-                         "the median is not below 1" + _noise_note(table, "newreno")))
-    return rows
+        median = float(sel["ratio"].median())
+        check = Check("NewReno, PIE, beta_ecn 0.75: median convergence ratio",
+                      "0.75 seemed to have consistently improved convergence (notes: median < 1)", SOURCE,
+                      median, Claim("≤", BELOW_ONE),
+                      shown=f"{_median_text(sel)}; {100 * _faster_fraction(sel):.0f}% below 1"
+                            + _cell_text(summary, "newreno", 0.75, "pie"))
+        if check.verdict != "agrees":
+            check.reason = f"the median is {median:.2f}, not below 1" + _noise_note(table, "newreno")
+        checks.append(check)
+    return checks
 
 
-def _tail_rows(table) -> list:
-    """L277: heavy tails in both directions. Shown as the 5th and 95th percentiles per CCA."""
-    rows = []
+def _tail_checks(table) -> list:
+    """L277: heavy tails in both directions: no number of the paper (reported, the notes' 0.5 and
+    2 quoted)."""
+    checks = []
     for cca in ("cubic", "newreno"):
         sel = table[(table["cca"] == cca) & (table["beta_ecn"] != SELF)].dropna(subset=["ratio"])
         if sel.empty:
             continue
         p5, p95 = sel["ratio"].quantile(0.05), sel["ratio"].quantile(0.95)
-        ok = p5 < 0.5 and p95 > 2.0
-        rows.append(_row(f"{cca}: outliers in both directions (5th percentile < 0.5, 95th > 2)",
-                         "heavy-tailed, very large and very small ratios (L277)",
-                         f"5th percentile {p5:.2f}, 95th {p95:.2f} over {len(sel)} ratios", ok,
-                         "the tails are not that wide here"))
-    return rows
+        wide = p5 < 0.5 and p95 > 2.0
+        checks.append(Check(
+            f"{cca}: outliers in both directions (5th and 95th percentile of the ratios)",
+            "heavy-tailed, very large and very small ratios", "Figs. 12–13, L277", None,
+            shown=f"5th percentile {p5:.2f}, 95th {p95:.2f} over {len(sel)} ratios",
+            reason="no number of the paper: ours " + ("reaches" if wide else "does not reach")
+                   + " the notes' < 0.5 and > 2"))
+    return checks
 
 
-def _convergence_rows(summary) -> list:
-    rows = []
+def _convergence_checks(summary) -> list:
+    checks = []
     for cca in ("cubic", "newreno"):
         sel = summary[summary["cca"] == cca]
         if sel.empty:
             continue
         never = int((sel["never_converged"] * sel["seeds"]).round().sum())
+        unreached = int((sel["never_reached"] * sel["seeds"]).round().sum())
         runs = int(sel["seeds"].sum())
         stuck = sel[sel["never_converged"] > 0]
         cells = sorted(set(zip(stuck["rate_mbps"], stuck["rtt_ms"])))
         where = ", ".join(f"{rate:g} Mbps/{rtt:g} ms" for rate, rtt in cells)
-        rows.append(_row(f"{cca}: runs that reach Jain ≥ 0.95 for good within 90 s",
-                         "all (L275)", f"{runs - never} of {runs}" + (f"; never: {where}" if where else ""),
-                         never == 0,
-                         f"{never} runs end with Jain's index below 0.95: a lasting imbalance, mostly at "
-                         "long RTTs or high rates, where 60 s after the second start are few congestion "
-                         "cycles; many (checked on the full grid) touched 0.95 during the new flow's "
-                         "slow start, which the paper's 'reached' (L270) would count and the core's "
-                         "'for good' does not; the paper's gap between the flows is not given (30 s "
-                         "chosen)"))
-        unreached = int((sel["never_reached"] * sel["seeds"]).round().sum())
-        rows.append(_row(f"{cca}: runs whose index reaches 0.95 at least once (convergence_first_s)",
-                         "all (L275)", f"{runs - unreached} of {runs}", unreached == 0,
-                         f"{unreached} runs never touch 0.95 in 90 s, even in the paper's literal "
-                         "reading"))
-    return rows
+        check = Check(f"{cca}: share of runs whose Jain index stays ≥ 0.95 within 90 s",
+                      "all runs converged", "Figs. 12–13, L275", (runs - never) / runs, Claim("≈", 1.0),
+                      shown=f"{runs - never} of {runs}" + (f"; never: {where}" if where else ""))
+        if check.verdict != "agrees":
+            check.reason = (f"{never} runs end with Jain's index below 0.95: a lasting imbalance; "
+                            f"{never - unreached} of them touched 0.95 once (the paper's 'reached', L270, counts "
+                            f"them), {unreached} never; the paper does not give the gap between the flows "
+                            f"({SECOND_FLOW_START_S} s chosen, {DURATION_S - SECOND_FLOW_START_S} s to converge)")
+        checks.append(check)
+        check = Check(f"{cca}: share of runs whose index reaches 0.95 at least once",
+                      "all runs converged ('reached', L270)", "Figs. 12–13, L270, L275", (runs - unreached) / runs,
+                      Claim("≈", 1.0), shown=f"{runs - unreached} of {runs}")
+        if check.verdict != "agrees":
+            check.reason = f"{unreached} runs never touch 0.95 in {DURATION_S} s, even in the paper's literal reading"
+        checks.append(check)
+    return checks
+
+
+def _definition_check(summary) -> Check:
+    """The paper's "reached" (L270) against the core's "stays": what the first reach would make
+    of the medians, from this run's first-reach times."""
+    effects = []
+    for cca, betas in (("cubic", CUBIC_SLOWER_BETAS), ("newreno", [b for b in BETA_ECN if b != 0.5])):
+        for beta in betas:
+            stays = cell_mean_ratios(summary, cca, beta)
+            first = cell_mean_ratios(summary, cca, beta, column="convergence_first_s")
+            if len(stays) and len(first):
+                effects.append(f"{cca} {beta:g}: {stays.median():.2f} → {first.median():.2f}")
+    return Check("convergence time definition", "the time until Jain's index 'reached' 0.95", "Figs. 12–13, L270",
+                 None, shown="the core's convergence_s: from when it stays ≥ 0.95 to the end, 10 ms bins",
+                 reason=("a definition, not a number: a run whose index touches 0.95 (typically in the new flow's "
+                         "slow start) and falls back counts as converged in the paper's wording but not here"
+                         + ("; per-cell median ratios, stays → first reach: " + ", ".join(effects) if effects else "")))
 
 
 def _comparison(summary) -> list:
     summary = _compare(summary) if "never_converged_runs" not in summary else summary
     table = ratios(summary)
-    rows = (_convergence_rows(summary) + _cubic_rows(summary, table) + _newreno_rows(summary, table)
-            + _tail_rows(table))
-    rows.append(_row("convergence time definition", "the time until Jain's index 'reached' 0.95 (L270)",
-                     "the core's convergence_s: from when it stays ≥ 0.95 to the end, 10 ms bins "
-                     "(convergence_first_s, the first reach, is in the summary too)", False,
-                     "a run whose index touches 0.95 (typically in the new flow's slow start) and "
-                     "falls back counts as converged in the paper's wording but not here; besides "
-                     "the never-converged rows above this moves single-run ratios (a one-seed check "
-                     "with first-reach times put the CUBIC 0.5/0.6 medians below 1 and NewReno's "
-                     "0.6-0.9 above 1)"))
-    return rows
+    checks = (_convergence_checks(summary) + _cubic_checks(summary, table) + _newreno_checks(summary, table)
+              + _tail_checks(table) + [_definition_check(summary)])
+    return [check.row() for check in checks]
 
 
 def _cdf(ax, values, **style) -> None:
