@@ -98,10 +98,6 @@ def yield_claim(lbe_max: float, lbe: float, other: float, other_min: float = 0.0
     return Claim("≥", round(max(other_min, lbe + other - lbe_max), 4), relative=False)
 
 
-def verdict(ok: bool) -> str:
-    return "agrees" if ok else "differs"
-
-
 def share_figure(summary, out_path, columns: Sequence[tuple], title: str, x: str = "rtt_ms",
                  xlabel: str = "base RTT (ms)", ylabel: str = "share of the link",
                  bands: Optional[Sequence[tuple]] = None):
