@@ -15,16 +15,19 @@ from pathlib import Path
 import pytest
 
 from ccbench.experiments.checks import Check, Claim, redecide
-from ccbench.experiments.siad import (cbr, common, components, delay_jitter, inter_protocol, rate_jitter,
-                                      rtt_change, single_flow, table4_2, table4_3, table4_4, table4_5, ten_flows,
-                                      timestamps, two_flows)
+from ccbench.experiments.siad import (aqm, capacity_change, cbr, cbr_onoff, common, components, delay_jitter,
+                                      inter_protocol, random_loss, rate_jitter, rtt_change, short_flows, single_flow,
+                                      staggered, table4_2, table4_3, table4_4, table4_5, ten_flows, timestamps,
+                                      two_flows)
 
-#: The SIAD experiments whose rows are checks (issue 25 item 2); the others join as they migrate.
+#: The SIAD experiments whose rows are checks (issue 25 item 2): all of them.
 MIGRATED = {"siad-two-flows": two_flows, "siad-table4-2": table4_2, "siad-table4-3": table4_3,
             "siad-table4-4": table4_4, "siad-table4-5": table4_5, "siad-ten-flows": ten_flows,
             "siad-inter-protocol": inter_protocol, "siad-components": components,
             "siad-single-flow": single_flow, "siad-rtt-change": rtt_change, "siad-rate-jitter": rate_jitter,
-            "siad-delay-jitter": delay_jitter, "siad-cbr": cbr, "siad-timestamps": timestamps}
+            "siad-delay-jitter": delay_jitter, "siad-cbr": cbr, "siad-timestamps": timestamps,
+            "siad-capacity-change": capacity_change, "siad-cbr-onoff": cbr_onoff, "siad-staggered": staggered,
+            "siad-short-flows": short_flows, "siad-random-loss": random_loss, "siad-aqm": aqm}
 
 
 def rows_that_cannot_fail(rows):
@@ -76,3 +79,4 @@ def test_no_figure_imports_another_figures_helpers():
         source = inspect.getsource(module)
         assert "from ccbench.experiments.siad.two_flows import" not in source, module.__name__
         assert "from ccbench.experiments.siad.single_flow import" not in source, module.__name__
+        assert "from ccbench.experiments.siad.capacity_change import" not in source, module.__name__

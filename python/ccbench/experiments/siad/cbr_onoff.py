@@ -35,7 +35,8 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment, expand_grid
 from ccbench.experiments.checks import Claim
-from ccbench.experiments.siad.common import check, dumbbell, flow, reach_s, reallocation, rows, seconds
+from ccbench.experiments.siad.common import (
+    check, dumbbell, factor_claim, flow, reach_s, reallocation, rows, seconds)
 
 DURATION_S = 90.0
 CBR_STOP_S, CBR_RESTART_S = 30.0, 60.0
@@ -231,17 +232,6 @@ def within_factor(ours: float, paper: float, factor: float) -> bool:
 def _row(summary, rate: int, buffer: float, scheme: str):
     match = summary[(summary["rate_mbps"] == rate) & (summary["buffer_bdp"] == buffer) & (summary["scheme"] == scheme)]
     return None if match.empty else match.iloc[0]
-
-
-def factor_claim(paper: float, factor: float) -> Claim:
-    """About the thesis's single sample, within tolerance from ``paper / factor`` up: the band is
-    ± (1 − 1/factor) of it, which keeps :func:`within_factor`'s lower end and tightens its upper
-    one (``paper · factor``) to ``paper · (2 − 1/factor)``, so a claim stays a check about the
-    thesis's number (``≈``) with its band as a tolerance. A thesis value of 0 allows up to
-    ``factor`` (a handful against none)."""
-    if paper == 0:
-        return Claim("≈", 0.0, within=factor, relative=False)
-    return Claim("≈", paper, within=round(1 - 1 / factor, 4))
 
 
 def _never(value: float) -> float:

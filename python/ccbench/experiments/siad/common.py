@@ -170,6 +170,17 @@ def every(what: str, paper: str, source: str, passed: int, total: int, unit: str
                  shown=f"{passed}/{total} {unit}", why=why)
 
 
+def factor_claim(paper: float, factor: float) -> Claim:
+    """About the thesis's single sample, within tolerance from ``paper / factor`` up: the band is
+    ± (1 − 1/factor) of it, which keeps a factor band's lower end and tightens its upper
+    one (``paper · factor``) to ``paper · (2 − 1/factor)``, so a claim stays a check about the
+    thesis's number (``≈``) with its band as a tolerance. A thesis value of 0 allows up to
+    ``factor`` (a handful against none)."""
+    if paper == 0:
+        return Claim("≈", 0.0, within=factor, relative=False)
+    return Claim("≈", paper, within=round(1 - 1 / factor, 4))
+
+
 def rows(checks) -> List[Dict[str, Any]]:
     """``comparison.json``'s rows of a list of checks."""
     return [c.row() for c in checks]

@@ -25,7 +25,8 @@ import math
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.siad.common import dumbbell, flow
+from ccbench.experiments.checks import Claim
+from ccbench.experiments.siad.common import check, dumbbell, flow, rows
 
 LOSS_PCT = [0.1, 0.2, 0.3, 0.4, 0.5]
 SCHEMES = ["NewReno", "Cubic", "H-TCP", "SIAD(20)", "SIAD(40)"]
@@ -39,7 +40,8 @@ THESIS_RANGE = {"NewReno": (15.25, 24.93), "Cubic": (17.46, 31.6), "H-TCP": (25.
 #: Fig. 4.33 is one stochastic run per point and not one of the notes' tight anchors (§8):
 #: utilization within 10 points of the thesis's value, or of its 0.2–0.5 % range.
 UTIL_TOL = 0.10
-#: Done-means: SIAD above 90 % at 0.1 %; NewReno "about a third": at most 45 %.
+#: Done-means: SIAD above 90 % at 0.1 %; NewReno "about a third": at most 45 % (asserted by the
+#: tests; the comparison holds NewReno to the thesis's 35.15 % instead).
 SIAD_MIN, NEWRENO_MAX = 0.90, 0.45
 #: NewReno against the square-root law: within 5 points (the law ignores the queue's few ms,
 #: timeouts and the discreteness of a ½-segment-per-RTT sawtooth).
@@ -70,34 +72,36 @@ def _compare(summary):
 
 
 def _point_rows(summary) -> list:
-    rows = []
+    checks = []
     for scheme, paper in THESIS_AT_01.items():
         match = summary[(summary["scheme"] == scheme) & (summary["loss_pct"] == 0.1)]
         if match.empty:
             continue
-        ours = match["utilization"].iloc[0]
-        ok = abs(ours * 100 - paper) <= UTIL_TOL * 100
-        rows.append({"what": f"{scheme}, 0.1 % random loss: utilization", "paper": f"{paper} % (L2740)",
-                     "ours": f"{ours * 100:.2f} %", "verdict": "within tolerance" if ok else "differs",
-                     "reason": "" if ok else
-                     f"off by {ours * 100 - paper:+.1f} points (tolerance ±{UTIL_TOL * 100:g})"})
-    return rows
+        ours = float(match["utilization"].iloc[0]) * 100
+        checks.append(check(
+            f"{scheme}, 0.1 % random loss: utilization [%]", f"{paper}", "Fig. 4.33, Sec. 4.6.1, L2740", ours,
+            Claim("≈", paper, within=UTIL_TOL * 100, relative=False), shown=f"{ours:.2f}",
+            why=f"off by {ours - paper:+.1f} points (tolerance ±{UTIL_TOL * 100:g})"))
+    return checks
 
 
 def _range_rows(summary) -> list:
-    rows = []
+    """L2778 gives each scheme's range over 0.2–0.5 % loss; utilization falls with the loss rate,
+    so the range's low end is the thesis's value at 0.5 % and its high end the one at 0.2 %: each
+    is compared with ours at that loss rate (within UTIL_TOL, as the 0.1 % points)."""
+    checks = []
     for scheme, (low, high) in THESIS_RANGE.items():
-        match = summary[(summary["scheme"] == scheme) & (summary["loss_pct"] >= 0.2)]
-        if match.empty:
-            continue
-        ours_low, ours_high = match["utilization"].min() * 100, match["utilization"].max() * 100
-        ok = ours_low >= low - UTIL_TOL * 100 and ours_high <= high + UTIL_TOL * 100
-        rows.append({"what": f"{scheme}, {match['loss_pct'].min():g}–{match['loss_pct'].max():g} % loss: "
-                             "utilization range",
-                     "paper": f"{low}–{high} % (0.2–0.5 %, L2778)", "ours": f"{ours_low:.2f}–{ours_high:.2f} %",
-                     "verdict": "within tolerance" if ok else "differs",
-                     "reason": "" if ok else f"outside the range ± {UTIL_TOL * 100:g} points"})
-    return rows
+        for loss, paper, end in ((0.5, low, "low"), (0.2, high, "high")):
+            match = summary[(summary["scheme"] == scheme) & (summary["loss_pct"] == loss)]
+            if match.empty:
+                continue
+            ours = float(match["utilization"].iloc[0]) * 100
+            checks.append(check(
+                f"{scheme}, {loss:g} % loss: utilization [%] (the {end} end of the 0.2–0.5 % range)",
+                f"{paper} (range {low}–{high} over 0.2–0.5 %)", "Fig. 4.33, Sec. 4.6.1, L2778", ours,
+                Claim("≈", paper, within=UTIL_TOL * 100, relative=False), shown=f"{ours:.2f}",
+                why=f"off by {ours - paper:+.1f} points (tolerance ±{UTIL_TOL * 100:g})"))
+    return checks
 
 
 def model_agrees(row) -> bool:
@@ -105,27 +109,30 @@ def model_agrees(row) -> bool:
 
 
 def _model_rows(summary) -> list:
-    return [{"what": f"NewReno, {r['loss_pct']:g} % loss vs the square-root law (b = 2)",
-             "paper": f"{r['mathis_utilization'] * 100:.1f} % (model)", "ours": f"{r['utilization'] * 100:.2f} %",
-             "verdict": "agrees" if model_agrees(r) else "differs",
-             "reason": "" if model_agrees(r) else f"more than {MODEL_TOL * 100:g} points from the law"}
+    return [check(f"NewReno, {r['loss_pct']:g} % loss vs the square-root law (b = 2): utilization",
+                  f"{r['mathis_utilization'] * 100:.1f} % (model)", "Mathis et al. 1997; Sec. 4.6.1",
+                  float(r["utilization"]), Claim("≈", round(float(r["mathis_utilization"]), 4), agree=MODEL_TOL,
+                                                 relative=False),
+                  shown=f"{r['utilization'] * 100:.2f} %",
+                  why=f"{(r['utilization'] - r['mathis_utilization']) * 100:+.1f} points from the law "
+                      f"(more than {MODEL_TOL * 100:g})")
             for _, r in summary[summary["scheme"] == "NewReno"].iterrows()]
 
 
 def _headline_rows(summary) -> list:
+    """"SIAD above 90 % while NewReno falls to about a third" (L2740): SIAD's part as a bound,
+    NewReno's by its point row (35.15 %), not by a one-sided "at most 45 %" that a collapse passes."""
     at01 = summary[summary["loss_pct"] == 0.1].set_index("scheme")["utilization"]
-    if "SIAD(20)" not in at01 or "NewReno" not in at01:
+    if "SIAD(20)" not in at01:
         return []
-    ok = at01["SIAD(20)"] > SIAD_MIN and at01["NewReno"] <= NEWRENO_MAX
-    return [{"what": "0.1 % loss: SIAD(20) above 90 % while NewReno falls to about a third",
-             "paper": "94.3 % vs 35.15 % (L2740)",
-             "ours": f"{at01['SIAD(20)'] * 100:.1f} % vs {at01['NewReno'] * 100:.1f} %",
-             "verdict": "agrees" if ok else "differs",
-             "reason": "" if ok else f"SIAD(20) ≤ {SIAD_MIN:.0%} or NewReno > {NEWRENO_MAX:.0%}"}]
+    ours = float(at01["SIAD(20)"])
+    return [check("0.1 % loss: SIAD(20) above 90 % (NewReno: its own row)", "94.3 % vs NewReno's 35.15 %",
+                  "Sec. 4.6.1, L2740", ours, Claim("≥", SIAD_MIN), shown=f"{ours * 100:.1f} %",
+                  why=f"SIAD(20) at or below {SIAD_MIN:.0%}")]
 
 
 def _comparison(summary) -> list:
-    return _headline_rows(summary) + _point_rows(summary) + _range_rows(summary) + _model_rows(summary)
+    return rows(_headline_rows(summary) + _point_rows(summary) + _range_rows(summary) + _model_rows(summary))
 
 
 def _figure(summary, out_dir: Path) -> Path:
