@@ -124,13 +124,14 @@ def cell(summary, row: str, rtt: float) -> Optional[float]:
     return None if hit.empty else float(hit["fct_s"].iloc[0])
 
 
-def cell_rows(summary, labels: Mapping[str, str], table: str, why: Optional[Mapping[str, str]] = None) -> List[dict]:
+def cell_rows(summary, labels: Mapping[str, str], table: str, why: Optional[Mapping[str, str]] = None,
+              why_short: Optional[Mapping[str, str]] = None) -> List[dict]:
     """One check per paper cell: ours about the paper's value, agreeing within ±10 % and within
     tolerance within the row's band (±15 % alone, ±25 % with a background: the issue's band for
     the middle row, applied to the background rows too, whose notes' ±35 % let −33 % pass).
     ``table`` is the source (``"Table 1, L406–L408"``); a cell out of its band gets the reason
     computed from this run (the queue and losses it met, the rounds its time is), and ``why[row]``
-    (the mechanism found in the traces) when it runs long."""
+    (the mechanism found in the traces) when it runs long, ``why_short[row]`` when it runs short."""
     out = []
     for _, r in summary.iterrows():
         paper = r.get("paper_fct_s")
@@ -143,8 +144,9 @@ def cell_rows(summary, labels: Mapping[str, str], table: str, why: Optional[Mapp
             notes = [queue_note(summary, r["row"], r["rtt_ms"])]
             if check.verdict != "agrees":
                 notes.append(rounds_note(summary, r["row"], r["rtt_ms"], paper))
-                if why and r["row"] in why and err > 0:
-                    notes.append(why[r["row"]])
+                mechanism = why if err > 0 else why_short
+                if mechanism and r["row"] in mechanism:
+                    notes.append(mechanism[r["row"]])
             check.reason = "; ".join(filter(None, notes))
         out.append(check.row())
     return out

@@ -30,7 +30,7 @@ SOURCE = "Table 2, L441–L443"
 
 
 def _comparison(summary) -> list:
-    rows = sf.cell_rows(summary, LABELS, SOURCE)
+    rows = sf.cell_rows(summary, LABELS, SOURCE, why_short={sf.SAME: sf.long_bbr_queue(LABEL)})
     cells = {**PAPER, CUBIC_BG: PAPER_CUBIC_BG}
     checks = [(20, f"{LABEL}-bg < rLEDBAT-bg at 20 ms", "0.41 < 0.55: BBRv1 queues ≈1 BDP = 20 ms < T (L450)",
                [(sf.SAME, ""), (sf.RLEDBAT, "<")], "")]

@@ -34,7 +34,7 @@ BOTH_SHORT_QUEUES = ("both long BBR flows leave only a few ms of queue, so both 
 
 
 def _comparison(summary) -> list:
-    rows = sf.cell_rows(summary, LABELS, SOURCE)
+    rows = sf.cell_rows(summary, LABELS, SOURCE, why_short={sf.SAME: sf.long_bbr_queue(LABEL)})
     cells = {**PAPER, BBR1_BG: PAPER_BBR1_BG}
     checks = [(20, f"{LABEL}-bg < rLEDBAT-bg at 20 ms", "0.40 < 0.54 (not stated in the text)", SOURCE,
                [(sf.SAME, ""), (sf.RLEDBAT, "<")], "")]
