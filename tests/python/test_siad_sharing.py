@@ -9,7 +9,7 @@ Asserted on the quick runs (each claim's line and tolerance is named at its test
 * ten flows: Jain ≥ 0.95 over the ten rates, utilization ≥ 95 %;
 * inter-protocol: SIAD(20) beats NewReno with delayed ACKs; SIAD(40) vs NewReno without them and
   SIAD(30) vs Cubic share about equally (SIAD's share 0.4–0.6).
-Whatever of this the core does not reproduce is in each experiment's comparison.md with its
+Whatever of this the core does not reproduce is in each experiment's comparison.json with its
 reason; the tests do not relax the thesis's claims to pass.
 """
 

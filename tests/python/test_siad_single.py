@@ -111,7 +111,7 @@ def test_rate_jitter_utilizations(quick):
 
 def test_cbr_keeps_more_queue_than_siad_alone(quick):
     """L2425–L2431: SIAD cannot empty the queue beside CBR. (The minimum fill over the full
-    580 s still touches 0 at 100 Mbit/s, so the standing-queue row differs in comparison.md.)"""
+    580 s still touches 0 at 100 Mbit/s, so the standing-queue row differs in comparison.json.)"""
     _, s = quick["siad-cbr"]
     for (rate, cbr_mbps) in cbr.CBR.items():
         rows = s[s["rate_mbps"] == rate].set_index("cbr_mbps")
