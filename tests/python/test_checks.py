@@ -75,4 +75,5 @@ def test_a_misspelt_or_hand_written_verdict_is_an_error():
 def test_claims_read_as_written():
     assert Claim("≈", 8.23, agree=0.05, within=0.10).text() == "≈ 8.23 (agrees ±5 %, within ±10 %)"
     assert Claim("≥", 0.9).text() == "≥ 0.9"
+    assert Claim("≈", 90.0, within=5.0, relative=False).text() == "≈ 90 (within ±5)"
     assert Claim("in", (3.0, 4.0), within=0.5, relative=False).text() == "in [3, 4] (within ±0.5)"

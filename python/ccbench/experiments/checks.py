@@ -83,7 +83,7 @@ class Claim:
         else:
             head = f"{self.relation} {float(self.value):g}"  # type: ignore[arg-type]
         bands = []
-        if self.relation == "≈":
+        if self.relation == "≈" and self.agree > 0:
             bands.append(f"agrees {band(self.agree)}")
         if self.within > (self.agree if self.relation == "≈" else 0):
             bands.append(f"within {band(self.within)}")
