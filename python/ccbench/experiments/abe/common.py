@@ -12,13 +12,14 @@ import copy
 from pathlib import Path
 from typing import Mapping, Optional, Sequence, Tuple
 
-from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.base import mean_spread
+from ccbench.experiments.checks import Check, Claim
 from ccbench.models import aqm_utilization
 
 #: The AQMs of the simulation figures 7–10: CoDel with the Linux defaults (5 ms, 100 ms), PIE as
 #: Linux 3.17 ``sch_pie`` with the 10 % ECN-drop rule off (L203–L207).
-AQM_PARAMS = {"codel": {}, "pie": {"profile": "linux-3.17", "ecn_drop_above": 1.0}}
+PIE_LINUX_3_17 = {"profile": "linux-3.17", "ecn_drop_above": 1.0}
+AQM_PARAMS = {"codel": {}, "pie": PIE_LINUX_3_17}
 #: The queueing delay each AQM steers to (CoDel target 5 ms; PIE target 20 ms, L203).
 TARGET_MS = {"codel": 5.0, "pie": 20.0}
 #: Transmission time of one 1500 B packet at 10 Mbps: what a sojourn measured to the end of
@@ -39,6 +40,11 @@ NEWRENO_FLOW = {"cca": "newreno", "ecn": True, "cc": {"beta_ecn": 0.5}, "sack": 
 #: delayed ACKs off (notes §5).
 CUBIC_FLOW = {"cca": "cubic", "ecn": True, "cc": {"beta_ecn": 0.7, "hystart": True},
               "sack": True, "delayed_ack": False, "initial_window": 10}
+
+
+def bdp_packets(rate_mbps: float, rtt_ms: float, packet_bytes: int = 1500) -> float:
+    """The bandwidth-delay product in packets of ``packet_bytes`` on the wire."""
+    return rate_mbps * 1e6 * rtt_ms / 1e3 / 8 / packet_bytes
 
 
 def single_flow_base(flow: Mapping, sojourn_samples: bool) -> dict:

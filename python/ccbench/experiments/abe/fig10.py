@@ -7,9 +7,9 @@ percentile grow by 6 / 3 ms (PIE, 0.85), 12 / 5 ms (PIE, 0.95), 1 / 1 ms (CoDel,
 (L238). Pass criteria (notes ``experiments-abe.md`` §3 Fig. 10): each increment within ±3 ms or
 ±50 %, whichever is larger; PIE's increments larger than CoDel's.
 
-The scenario is Fig. 9's (``fig9.EXPERIMENT.base``: CUBIC with HyStart, IW 10, SACK on, delayed
+The scenario is Fig. 9's (``common.single_flow_base(CUBIC_FLOW)``: CUBIC with HyStart, IW 10, SACK on, delayed
 ACKs off, 300 s, 20 s warm-up, 5 seeds) with per-packet sojourns recorded; the delay measure,
-its window and the CDF construction are Fig. 8's (``fig8.delay_metric``: enqueue to start of
+its window and the CDF construction are Fig. 8's (``common.delay_metric``: enqueue to start of
 transmission, core percentiles; see fig8's module doc for why the absolute levels sit below the
 AQM targets while the increments are comparable).
 """

@@ -42,6 +42,7 @@ import math
 import re
 from pathlib import Path
 
+from ccbench.experiments.abe.common import AQM_PARAMS
 from ccbench.experiments.base import Experiment
 from ccbench.experiments.checks import Check, Claim
 
@@ -53,7 +54,6 @@ DEFAULT_BETA_ECN = {"cubic": 0.7, "newreno": 0.5}
 #: Fig. 12 is CUBIC on Linux hosts, Fig. 13 NewReno on FreeBSD hosts (L382).
 FIGURE_OF = {"cubic": "abe-fig12", "newreno": "abe-fig13"}
 STACK = {"cubic": "linux", "newreno": "freebsd"}
-AQM_PARAMS = {"codel": {}, "pie": {"profile": "linux-3.17", "ecn_drop_above": 1.0}}
 SECOND_FLOW_START_S = 30
 DURATION_S = 90
 #: Label of the noise yardstick: the default beta_ecn against itself on another seed.

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ccbench.experiments.abe.common import AQM_PARAMS
 from ccbench.experiments.base import Experiment
 from ccbench.experiments.checks import Check, Claim
 
@@ -35,7 +36,6 @@ RTTS_MS = [20, 80, 160, 320]
 BETA_ECN = [0.7, 0.75, 0.8, 0.85, 0.9]
 CUBIC_FLOWS = [1, 3, 5, 7, 9]
 TOTAL_FLOWS = 10
-AQM_PARAMS = {"codel": {}, "pie": {"profile": "linux-3.17", "ecn_drop_above": 1.0}}
 FIGURE_OF = {"codel": "abe-fig14", "pie": "abe-fig15"}
 #: Notes' PASS criteria (BED class) for Figs. 14–15.
 #: L298: the ratio is "limited to a factor of 3" at beta_ecn 0.9 and "about double" at 0.85; the

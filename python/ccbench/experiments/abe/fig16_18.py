@@ -46,6 +46,7 @@ import random
 from pathlib import Path
 from typing import List, Optional
 
+from ccbench.experiments.abe.common import PIE_LINUX_3_17
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 
@@ -54,7 +55,7 @@ FINE_PIE = "pie-fine-scaling"
 #: The queues, by the name used in the results: (``bottleneck.aqm``, ``bottleneck.aqm_params``).
 AQM_SETUPS = {
     "codel": ("codel", {}),
-    "pie": ("pie", {"profile": "linux-3.17", "ecn_drop_above": 1.0}),
+    "pie": ("pie", PIE_LINUX_3_17),
     # Sensitivity run for Fig. 17 only: the paper's simulations used ns-2's PIE code (L203),
     # which scales PIE's step down more finely while p is small than Linux 3.17 does (ns-2
     # divides it by 32 below p = 0.1 %; Linux by 8 below 1 %), so p leaves zero later and slow

@@ -30,13 +30,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ccbench.experiments.abe.common import PIE_LINUX_3_17
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.models import aimd_utilization
 
 RATE_MBPS = 20.0
 RTTS_MS = [20, 40, 60, 80, 100, 150, 200, 300, 400]
-PIE_LINUX_3_17 = {"profile": "linux-3.17", "ecn_drop_above": 1.0}
 #: Every queue set-up of the figure: (queue discipline, its parameters, ECN, buffer).
 SETUPS = {
     "codel": ("codel", {}, False, "1000p"),

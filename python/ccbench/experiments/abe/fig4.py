@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from ccbench.experiments.abe import common
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.models import aimd_utilization, aqm_utilization
@@ -50,7 +51,7 @@ CODEL_STD_LIMIT = 0.01
 
 
 def bdp_packets(rtt_ms: float) -> float:
-    return RATE_MBPS * 1e6 * rtt_ms / 1e3 / 8 / PACKET_BYTES
+    return common.bdp_packets(RATE_MBPS, rtt_ms, PACKET_BYTES)
 
 
 def cycle_s(aqm: str, rtt_ms: float, beta: float) -> float:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from ccbench.experiments.abe import common
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 
@@ -40,7 +41,7 @@ UNDERUSED = 0.8
 
 
 def bdp_packets(rtt_ms: float) -> float:
-    return RATE_MBPS * 1e6 * rtt_ms / 1e3 / 8 / WIRE_BYTES
+    return common.bdp_packets(RATE_MBPS, rtt_ms, WIRE_BYTES)
 
 
 def _apply(point: dict) -> dict:

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ccbench.experiments.abe.common import (AQM_PARAMS, TARGET_MS, NEWRENO_FLOW, add_gains, apply_point,
-                                            gain_figure, select, single_flow_base, throughput_metric)
 from ccbench.experiments.abe import common
+from ccbench.experiments.abe.common import (NEWRENO_FLOW, TARGET_MS, add_gains, apply_point, gain_figure, select,
+                                            single_flow_base, throughput_metric)
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-
-__all__ = ["AQM_PARAMS", "TARGET_MS", "EXPERIMENT", "model_gain"]
 
 BETA_ECN = [0.5, 0.7, 0.85, 0.95]
 #: The beta_ecn every gain is taken against (NewReno's default).

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ccbench.experiments.abe.common import (AQM_PARAMS, NEWRENO_FLOW, TARGET_MS, TX_TIME_MS, add_increments, apply_point,
-                                            cdf_figure, delay_metric, increment_checks, monotone_checks,
-                                            single_flow_base)
+from ccbench.experiments.abe.common import (AQM_PARAMS, NEWRENO_FLOW, TARGET_MS, TX_TIME_MS, add_increments,
+                                            apply_point, cdf_figure, delay_metric, increment_checks,
+                                            monotone_checks, single_flow_base)
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.models import aimd_utilization
@@ -59,7 +59,6 @@ def _compare(summary):
 
 
 def _codel_checks(summary) -> list:
-    low, high = CODEL_MEDIAN_RANGE_MS
     checks = []
     for rtt, df in summary[summary["aqm"] == "codel"].groupby("rtt_ms", sort=True):
         df = df.sort_values("beta_ecn")

@@ -9,7 +9,7 @@ always helps except at large RTT, where "surprisingly" 0.5 and 0.6 gain 5 % and 
 and 19 ± 5 % and monotone; CoDel gains > 0 for beta_ecn > 0.7 at the RTTs other than the
 largest; CoDel at the largest RTT is report only (eq. (6) predicts the opposite, notes §6 item 9).
 
-The gain is that of Fig. 7 (``fig7._metric``): the bottleneck's departed bytes (link throughput,
+The gain is that of Fig. 7 (``common.throughput_metric``): the bottleneck's departed bytes (link throughput,
 headers included) over the window [warmup, duration], relative to beta_ecn 0.7 at the same AQM
 and RTT. ``model_gain_pct`` is eq. (6) with b = the AQM's target, as fig7 computes it.
 
