@@ -2,11 +2,11 @@
 FCT of one short NewReno flow vs size, beta_ecn and RTT through CoDel and PIE (Figs. 16–18), and
 PIE's 10 % ECN-drop rule (Fig. 19), on small subsets of the experiments' grids.
 
-What does not hold in our simulator is not asserted; comparison.md of each experiment says why:
+What does not hold in our simulator is not asserted; comparison.json of each experiment says why:
 our Linux-3.17 PIE stops slow start at ~310 packets, not the paper's 448 (its ns-2 PIE scales
 small p more finely; the "pie-fine-scaling" sensitivity run matches), so PIE's FCT gain at 2000 KB
 is larger than the paper's and gains at 400 ms are marginal; CoDel's beta_ecn 0.6 takes one more
-cut than 0.5 and is slower (L322–L324); with the rule on, 20 flows of ~4 packets hold PIE's p *at*
+cut than 0.5 and is slower (L320, L328); with the rule on, 20 flows of ~4 packets hold PIE's p *at*
 10 % rather than under it; the 1 MB short flow's FCT difference is within the seed spread.
 """
 
@@ -50,7 +50,7 @@ def _fig16(summary, aqm, size, beta):
 
 def test_fct_writes_three_figures(fct):
     _, out = fct
-    for name in ("abe-fig16.png", "abe-fig17.png", "abe-fig18.png", "comparison.md"):
+    for name in ("abe-fig16.png", "abe-fig17.png", "abe-fig18.png", "comparison.md", "comparison.json"):
         assert (out / name).stat().st_size > 0, name
 
 
@@ -84,7 +84,7 @@ def test_fig16_codel_gains_more_than_pie(fct):
 @pytest.mark.parametrize("beta,reductions,final", [(0.5, 2, 49), (0.9, 8, 84)])
 def test_fig17_codel_trace(fct, beta, reductions, final):
     """L312: CoDel cuts 2 times (190 → 49) at 0.5 and 8 times (down to 84) at 0.9; ±1 cut and
-    ±25 % cwnd. One flow meets deterministic marks, so every seed cuts equally often (L322)."""
+    ±25 % cwnd. One flow meets deterministic marks, so every seed cuts equally often (L320)."""
     summary, _ = fct
     row = _fig16(summary, "codel", 2000, beta)
     assert abs(row["ecn_reductions"] - reductions) <= 1
@@ -118,7 +118,7 @@ def test_fig17_pie_slow_start_overshoot(fct):
 
 
 def test_fig18_pie_gain_saturates_near_075(fct):
-    """L320: at 100 ± 10 ms PIE's FCT falls for every beta_ecn > 0.5 and 0.75 has ≥ 80 % of the
+    """L318: at 100 ± 10 ms PIE's FCT falls for every beta_ecn > 0.5 and 0.75 has ≥ 80 % of the
     best reduction."""
     summary, _ = fct
     rows = summary[(summary["aqm"] == "pie") & (summary["rtt_jitter_ms"] == 10) & (summary["rtt_ms"] == 100)]
@@ -128,7 +128,7 @@ def test_fig18_pie_gain_saturates_near_075(fct):
 
 
 def test_fig18_codel_counts_cuts(fct):
-    """L322–L324: CoDel's deterministic cuts make beta_ecn 0.6 one cut deeper than 0.5 (slower),
+    """L320, L328: CoDel's deterministic cuts make beta_ecn 0.6 one cut deeper than 0.5 (slower),
     while 0.75 and 0.9 gain at both RTTs."""
     summary, _ = fct
     rows = summary[(summary["aqm"] == "codel") & (summary["rtt_jitter_ms"] == 10)]

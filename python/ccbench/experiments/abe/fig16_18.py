@@ -21,7 +21,7 @@ Settings (ns-2 runs, L304; notes ``experiments-abe.md`` §1.1, §5):
   seeded ``random``: the same seed gives every beta_ecn
   the same start, so the reductions compare like with like;
 * ``host_noise = "off"``: ns-2 is deterministic apart from what the seed draws, and the paper's
-  claim that CoDel gives every seed the same number of reductions (L322) depends on it;
+  claim that CoDel gives every seed the same number of reductions (L320) depends on it;
 * 1000 seeds in the full variant (L304), 30 in the quick one.
 
 The FCT reduction is 100·(FCT(0.5) − FCT(beta_ecn)) / FCT(0.5) of the seed-mean FCTs (notes §2);

@@ -5,9 +5,11 @@ Paper (seed text, L236–L240): the trends follow NewReno's (Fig. 7) with smalle
 being already aggressive with 0.7 (L236–L238). With PIE, 0.85 and 0.95 gain 14 % and 19 % over
 0.7 (L240; the RTT is not given, the notes take the largest). With CoDel, a beta_ecn above 0.7
 always helps except at large RTT, where "surprisingly" 0.5 and 0.6 gain 5 % and 10 % and
-0.75–0.8 lose (L240). Pass criteria (notes ``experiments-abe.md`` §3 Fig. 9): PIE gains 14 ± 5
-and 19 ± 5 % and monotone; CoDel gains > 0 for beta_ecn > 0.7 at the RTTs other than the
-largest; CoDel at the largest RTT is report only (eq. (6) predicts the opposite, notes §6 item 9).
+0.75–0.8 lose (L240). Checks: CoDel's 5 % and 10 % at the largest RTT (±5 points, notes §3 Fig. 9;
+eq. (6) predicts the opposite, notes §6 item 9) and CUBIC's 0.95 gain at 400 ms at most NewReno's
+(Fig. 7, L219). PIE's 14 % and 19 % are reported, since the paper gives no RTT for them, and so are
+the shapes and signs without a number (PIE monotone, CoDel > 0 below the largest RTT, 0.75–0.8
+losing).
 
 The gain is that of Fig. 7 (``common.throughput_metric``): the bottleneck's departed bytes (link throughput,
 headers included) over the window [warmup, duration], relative to beta_ecn 0.7 at the same AQM
