@@ -158,9 +158,9 @@ def match_rows(table, source: str) -> List[dict]:
     return out
 
 
-def share_rows(table, bbr_label: str) -> List[dict]:
+def share_rows(table, bbr_label: str, source: str) -> List[dict]:
     """Every RTT's shares, reported (both arms, of C and of the best goodput, Jain, queue)."""
-    return [Check(f"shares at RTT {r['rtt_ms']:g} ms (LBE/{bbr_label} of C)", "figure only (no numbers printed)", "",
+    return [Check(f"shares at RTT {r['rtt_ms']:g} ms (LBE/{bbr_label} of C)", "figure only (no numbers printed)", source,
                   None, shown=(f"rLEDBAT {_shares(r, RLEDBAT)} (rLEDBAT {r['rledbat_lbe_share_of_best']:.2f} of best "
                                f"goodput, Jain {r['rledbat_jain']:.2f}, {queue_state(r)}); "
                                f"LEDBAT++ {_shares(r, LEDBATPP)}"),
@@ -222,7 +222,7 @@ def _comparison_for(fig: Figure):
         table = wide(summary)
         source = fig.source or f"Fig. {fig.number}"
         rows = [row for claim in fig.claims for row in claim_rows(claim, table, fig.explain, source, fig.bbr_label)]
-        return rows + fig.curve_rows(table) + match_rows(table, source) + share_rows(table, fig.bbr_label)
+        return rows + fig.curve_rows(table) + match_rows(table, source) + share_rows(table, fig.bbr_label, f"Fig. {fig.number}")
     return comparison
 
 
