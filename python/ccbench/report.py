@@ -23,8 +23,8 @@ from ccbench.result import Result
 
 #: Verdicts as experiments write them → the report's four kinds (the rest count as reported).
 VERDICTS = {"agrees": "reproduced", "reproduced": "reproduced", "within tolerance": "within tolerance",
-            "differs": "differs"}
-KINDS = ("reproduced", "within tolerance", "differs", "reported")
+            "differs": "differs", "full run decides": "full run decides"}
+KINDS = ("reproduced", "within tolerance", "differs", "full run decides", "reported")
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1400px; color: #222; padding: 0 1em; }
@@ -40,6 +40,7 @@ td.n { text-align: right; }
 .muted { color: #666; font-size: 0.9em; }
 .v-reproduced { background: #d9f2d9; } .v-within-tolerance { background: #eef7d0; }
 .v-differs { background: #fbe0d6; } .v-reported { background: #eee; }
+.v-full-run-decides { background: #e6ecf7; }
 .failed { color: #a00; font-weight: bold; }
 details { margin: 0.4em 0; }
 """

@@ -62,7 +62,7 @@ def test_a_row_carries_what_decides_it_again():
 
 def test_a_misspelt_or_hand_written_verdict_is_an_error():
     good = {"what": "x", "paper": "p", "ours": "o", "verdict": "agrees"}
-    check_rows("e", [good] + [dict(good, verdict=v) for v in VERDICTS])
+    check_rows("e", [good] + [dict(good, verdict=v, unsettled="1 seed") for v in VERDICTS])
     with pytest.raises(ValueError, match="verdict 'agree' is not one of"):
         check_rows("e", [dict(good, verdict="agree")])
     with pytest.raises(ValueError, match="no verdict"):
@@ -77,3 +77,32 @@ def test_claims_read_as_written():
     assert Claim("≥", 0.9).text() == "≥ 0.9"
     assert Claim("≈", 90.0, within=5.0, relative=False).text() == "≈ 90 (within ±5)"
     assert Claim("in", (3.0, 4.0), within=0.5, relative=False).text() == "in [3, 4] (within ±0.5)"
+
+
+def test_a_quick_run_leaves_to_the_full_run_only_what_it_lacks():
+    from ccbench.experiments.checks import quick_lacks, settle_quick
+
+    claim = Claim("≈", 10.0, agree=0.05, within=0.1)
+    seeds = Check("mean over seeds", "10", "Fig. 1", 20.0, claim, reason="far", needs=("seeds",)).row()
+    longer = Check("long-run mean", "10", "Fig. 1", 20.0, claim, reason="far", needs=("duration",)).row()
+    plain = Check("no needs", "10", "Fig. 1", 20.0, claim, reason="far").row()
+    agreeing = Check("agrees anyway", "10", "Fig. 1", 10.0, claim, needs=("seeds",)).row()
+    lacks = quick_lacks(1, 20, "60s", "600s")
+    assert lacks == {"seeds": "1 seed (full run: 20)", "duration": "60s runs (full run: 600s)"}
+    rows = settle_quick([seeds, longer, plain, agreeing], {"seeds": lacks["seeds"]})
+    assert [r["verdict"] for r in rows] == ["full run decides", "differs", "differs", "agrees"]
+    assert rows[0]["reason"].startswith("quick run: 1 seed (full run: 20); the full run decides.")
+    check_rows("e", rows)
+    # Decided again, the row keeps its quick-run meaning; at the paper's value it agrees.
+    assert redecide(rows[0], 20.0) == "full run decides" and redecide(rows[0], 10.0) == "agrees"
+    # A full run (nothing lacking) judges every row.
+    assert [r["verdict"] for r in settle_quick([seeds, longer], {})] == ["differs", "differs"]
+    assert quick_lacks(3, 3, None, "600s") == {}
+
+
+def test_full_run_decides_needs_a_quick_run_that_lacks_something():
+    row = Check("x", "10", "Fig. 1", 20.0, Claim("≈", 10.0, 0.05, 0.1), reason="far", needs=("seeds",)).row()
+    with pytest.raises(ValueError, match="only a quick run"):
+        check_rows("e", [dict(row, verdict="full run decides")])
+    with pytest.raises(ValueError, match="needs"):
+        Check("x", "10", "Fig. 1", 20.0, needs=("patience",))

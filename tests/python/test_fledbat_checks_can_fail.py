@@ -36,7 +36,7 @@ def cannot_fail(rows) -> list:
         ours, verdict = row["value"], row["verdict"]
         if redecide(row, ours * 0.5) != verdict or redecide(row, ours * 2) != verdict:
             continue
-        if verdict == "differs" and redecide(row, _anchor(row["claim"])) == "agrees":
+        if verdict in ("differs", "full run decides") and redecide(row, _anchor(row["claim"])) == "agrees":
             continue
         stuck.append(f"{row['what']} ({verdict}, ours {ours}, claim {row['claim']})")
     return stuck

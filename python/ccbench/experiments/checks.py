@@ -17,8 +17,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
-#: Every verdict a row may carry, in the report's order.
-VERDICTS = ("agrees", "within tolerance", "differs", "reported")
+#: Every verdict a row may carry, in the report's order. ``full run decides`` is a quick run's
+#: verdict for a row that differs where its number needs what only the full run has (more seeds,
+#: a longer run): see :func:`settle_quick`.
+VERDICTS = ("agrees", "within tolerance", "differs", "full run decides", "reported")
+
+#: What a quick run may lack that a check's number can depend on (a check's ``needs``).
+NEEDS = ("seeds", "duration")
 
 #: The relations a claim may state between our number and the paper's.
 RELATIONS = ("≈", "≤", "≥", "in")
@@ -122,7 +127,9 @@ class Check:
     figure or table, equation, line of the seed); ``ours`` our number (None: nothing to judge),
     ``shown`` how ours is written (with spread and unit; default: the number); ``claim`` what the
     paper's number says of ours (None: reported). ``reason`` says why a row differs or is only
-    reported; a number it quotes must come from this run's data.
+    reported; a number it quotes must come from this run's data. ``needs`` names what of the full
+    run our number depends on (:data:`NEEDS`: the paper's seeds, its duration): a quick run that
+    lacks it cannot settle the row, so there a difference is "full run decides".
     """
 
     what: str
@@ -133,6 +140,12 @@ class Check:
     shown: str = ""
     reason: str = ""
     extra: Dict[str, Any] = field(default_factory=dict)
+    needs: Tuple[str, ...] = ()
+
+    def __post_init__(self):
+        unknown = [n for n in self.needs if n not in NEEDS]
+        if unknown:
+            raise ValueError(f"check {self.what[:60]!r}: needs {unknown!r}: not one of {', '.join(NEEDS)}")
 
     @property
     def verdict(self) -> str:
@@ -145,7 +158,8 @@ class Check:
         return {"what": self.what, "paper": paper, "ours": ours,
                 "tolerance": "" if self.claim is None else self.claim.text(), "verdict": self.verdict,
                 "reason": self.reason, "source": self.source, "value": _json_number(self.ours),
-                "claim": None if self.claim is None else self.claim.as_dict(), **self.extra}
+                "claim": None if self.claim is None else self.claim.as_dict(), "needs": list(self.needs),
+                **self.extra}
 
 
 def _json_number(value: Optional[float]) -> Optional[float]:
@@ -159,7 +173,36 @@ def redecide(row: Mapping[str, Any], ours: Optional[float]) -> str:
     """A ``comparison.json`` row's verdict with ``ours`` in place of its number (for the tests
     that perturb our numbers)."""
     claim = row.get("claim")
-    return decide(None if claim is None else Claim.from_dict(claim), ours)
+    verdict = decide(None if claim is None else Claim.from_dict(claim), ours)
+    return "full run decides" if verdict == "differs" and row.get("unsettled") else verdict
+
+
+def quick_lacks(quick_seeds: int, full_seeds: int, quick_duration: Any, full_duration: Any) -> Dict[str, str]:
+    """What a quick run lacks of the full one, by :data:`NEEDS` name, as the reason says it."""
+    lacks = {}
+    if quick_seeds < full_seeds:
+        lacks["seeds"] = f"{quick_seeds} seed{'s' * (quick_seeds != 1)} (full run: {full_seeds})"
+    if quick_duration is not None and str(quick_duration) != str(full_duration):
+        lacks["duration"] = f"{quick_duration} runs (full run: {full_duration})"
+    return lacks
+
+
+def settle_quick(rows: Sequence[Mapping[str, Any]], lacks: Mapping[str, str]) -> list:
+    """A quick run's rows: where a row's number needs what this run lacks, the row says so
+    (``unsettled``), and if it differs its verdict is "full run decides" — the full run, with
+    the paper's seeds and duration, judges it. Every other row keeps its verdict."""
+    settled = []
+    for row in rows:
+        missing = [lacks[n] for n in row.get("needs") or () if n in lacks]
+        if not missing:
+            settled.append(dict(row))
+            continue
+        row = dict(row, unsettled="; ".join(missing))
+        if row["verdict"] == "differs":
+            row["verdict"] = "full run decides"
+            row["reason"] = f"quick run: {row['unsettled']}; the full run decides. {row.get('reason', '')}".strip()
+        settled.append(row)
+    return settled
 
 
 def check_rows(experiment: str, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -172,6 +215,9 @@ def check_rows(experiment: str, rows: Sequence[Mapping[str, Any]]) -> None:
         if r["verdict"] not in VERDICTS:
             raise ValueError(f"{experiment}: comparison row {i} ({str(r['what'])[:60]!r}): verdict "
                              f"{r['verdict']!r} is not one of {', '.join(VERDICTS)}")
+        if r["verdict"] == "full run decides" and not r.get("unsettled"):
+            raise ValueError(f"{experiment}: comparison row {i} ({str(r['what'])[:60]!r}): only a quick "
+                             "run that lacks what the row needs leaves it to the full run")
         if r.get("claim") is not None and r["verdict"] != redecide(r, r.get("value")):
             raise ValueError(f"{experiment}: comparison row {i} ({str(r['what'])[:60]!r}): verdict "
                              f"{r['verdict']!r} is not what its claim decides")

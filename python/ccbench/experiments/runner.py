@@ -143,9 +143,11 @@ def write_outputs(exp: Experiment, results, out, quick: bool, info: Optional[dic
     succeeded = "error" not in results or bool((results["error"] == "").any())
     if exp.comparison is not None and not summary.empty and succeeded:
         from ccbench.experiments.base import comparison_markdown
-        from ccbench.experiments.checks import check_rows
+        from ccbench.experiments.checks import check_rows, settle_quick
 
         rows = exp.comparison(summary)
+        if quick:
+            rows = settle_quick(rows, _quick_lacks(exp))
         check_rows(exp.name, rows)
         files.write_text(out_dir / "comparison.md", comparison_markdown(exp.description or exp.name, rows))
         files.write_json(out_dir / "comparison.json", [dict(r) for r in rows])
@@ -158,6 +160,14 @@ def write_outputs(exp: Experiment, results, out, quick: bool, info: Optional[dic
     if info is not None:
         info["output_seconds"] = round(time.perf_counter() - start, 3)
         files.write_json(out_dir / "meta.json", info)
+
+
+def _quick_lacks(exp: Experiment) -> dict:
+    """What ``exp``'s quick variant lacks of its full one (fewer seeds, shorter runs)."""
+    from ccbench.experiments.checks import quick_lacks
+
+    return quick_lacks(len(exp.run_seeds(True)), len(exp.run_seeds(False)),
+                       exp.quick_overrides.get("duration"), exp.base.get("duration", "the scenario's"))
 
 
 def _parquet_safe(results):
