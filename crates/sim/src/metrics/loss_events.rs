@@ -1,5 +1,9 @@
 //! Congestion events from loss times, as the SIAD thesis measures its feedback rate (§4.1.2,
-//! L2140): losses less than `gap` (2·RTT) after the previous loss belong to the same event, and
+//! L2139): "all losses that occur within 2·RTT are accounted for the same congestion event", the
+//! RTT being what the flow sees at that loss — its base RTT plus the queueing then (at a full
+//! drop-tail buffer, twice the base RTT at 1 BDP). Each loss carries its own window, and the next
+//! loss within the previous loss's window belongs to the same event; the distance between two events
+//! runs from the last loss of the first to the first loss of the second. SIAD aims at one event every Num_RTT RTTs (Table 4.1).
 //! the distance between two events runs from the last loss of the first to the first loss of
 //! the second. SIAD aims at one event every Num_RTT RTTs (Table 4.1).
 
@@ -54,20 +58,20 @@ pub struct LossEvents {
     pub distance_s: Option<MeanStd>,
 }
 
-/// Group `times` (non-decreasing) into events no loss of which is more than `gap` after the one
-/// before.
-pub fn loss_events(times: impl IntoIterator<Item = Nanos>, gap: Nanos, from: Nanos) -> LossEvents {
+/// Group `losses` — (time, grouping window), times non-decreasing — into events: a loss more
+/// than the previous loss's window after it starts a new event.
+pub fn loss_events(losses: impl IntoIterator<Item = (Nanos, Nanos)>, from: Nanos) -> LossEvents {
     let (mut events, mut distances) = (0, Welford::default());
-    let mut last: Option<Nanos> = None;
-    for t in times {
-        let new_event = last.is_none_or(|l| t - l > gap);
+    let mut last: Option<(Nanos, Nanos)> = None;
+    for (t, window) in losses {
+        let new_event = last.is_none_or(|(l, gap)| t - l > gap);
         if new_event && t >= from {
             events += 1;
-            if let Some(l) = last {
+            if let Some((l, _)) = last {
                 distances.add((t - l) as f64 / 1e9);
             }
         }
-        last = Some(t);
+        last = Some((t, window));
     }
     LossEvents { events, distance_s: distances.get() }
 }
@@ -78,12 +82,17 @@ mod tests {
 
     const MS: Nanos = 1_000_000;
 
+    /// Losses at `times`, each with the same window `gap`.
+    fn at(times: impl IntoIterator<Item = Nanos>, gap: Nanos) -> Vec<(Nanos, Nanos)> {
+        times.into_iter().map(|t| (t, gap)).collect()
+    }
+
     #[test]
     fn losses_within_the_gap_are_one_event() {
         // Events {1.00, 1.05, 1.10} s, {3.0} s, {5.5, 5.6} s with a 200 ms gap: distances
         // 3.0 − 1.1 = 1.9 s and 5.5 − 3.0 = 2.5 s.
         let t = [1000, 1050, 1100, 3000, 5500, 5600].map(|ms| ms * MS);
-        let e = loss_events(t, 200 * MS, 0);
+        let e = loss_events(at(t, 200 * MS), 0);
         assert_eq!(e.events, 3);
         let d = e.distance_s.unwrap();
         assert!((d.mean - 2.2).abs() < 1e-9, "{d:?}");
@@ -94,18 +103,29 @@ mod tests {
     fn a_chain_of_close_losses_stays_one_event() {
         // Each loss 150 ms after the last: one event over 1.5 s though it spans more than 2 RTT.
         let t: Vec<Nanos> = (0..10).map(|k| k * 150 * MS).collect();
-        assert_eq!(loss_events(t, 200 * MS, 0), LossEvents { events: 1, distance_s: None });
+        assert_eq!(loss_events(at(t, 200 * MS), 0), LossEvents { events: 1, distance_s: None });
     }
 
     #[test]
     fn events_before_the_window_only_anchor_the_first_distance() {
         let t = [1000, 4000, 6000].map(|ms| ms * MS);
-        let e = loss_events(t, 200 * MS, 2000 * MS);
+        let e = loss_events(at(t, 200 * MS), 2000 * MS);
         assert_eq!(e.events, 2);
         let d = e.distance_s.unwrap();
         assert!((d.mean - 2.5).abs() < 1e-9 && (d.std - (0.5f64).sqrt()).abs() < 1e-9, "{d:?}");
         // A loss continuing an event that began before the window starts no event.
-        assert_eq!(loss_events([1900 * MS, 2050 * MS], 200 * MS, 2000 * MS).events, 0);
-        assert_eq!(loss_events([], 200 * MS, 0), LossEvents::default());
+        assert_eq!(loss_events(at([1900 * MS, 2050 * MS], 200 * MS), 2000 * MS).events, 0);
+        assert_eq!(loss_events([], 0), LossEvents::default());
+    }
+
+    #[test]
+    fn each_loss_groups_within_its_own_window() {
+        // Base RTT 100 ms: a loss at a full 1-BDP buffer (100 ms queueing) holds the event open
+        // for 2 × 200 ms; one at an empty queue for 2 × 100 ms. 1.0 → 1.3 s is one event (window
+        // 400 ms), 1.3 → 1.55 s a new one (the loss at 1.3 s met no queue: window 200 ms).
+        let losses = [(1000 * MS, 400 * MS), (1300 * MS, 200 * MS), (1550 * MS, 400 * MS)];
+        let e = loss_events(losses, 0);
+        assert_eq!(e.events, 2);
+        assert!((e.distance_s.unwrap().mean - 0.25).abs() < 1e-9);
     }
 }

@@ -248,7 +248,7 @@ pub struct FlowSummary {
     /// fallback (rLEDBAT without timestamps) or a window scale too coarse for it.
     pub notes: Vec<String>,
     /// This flow's losses on its path in the window, grouped into congestion events within
-    /// 2 × its base RTT ([`loss_events`]).
+    /// 2 × its RTT at each loss, base plus the queueing met ([`loss_events`]).
     pub loss_events: u64,
     pub loss_event_distance_s: Option<MeanStd>,
     /// cwnd swings between consecutive extrema in the window ([`Swings`]), as fractions of the
@@ -296,7 +296,8 @@ pub struct LinkSummary {
     pub queue_fill_mean: f64,
     pub queue_fill_min: f64,
     /// Drops and random losses here in the window grouped into congestion events within
-    /// 2 × the largest base RTT of the TCP flows crossing the link ([`loss_events`]).
+    /// 2 × (the largest base RTT of the TCP flows crossing the link + the queueing at each
+    /// loss) ([`loss_events`]).
     pub loss_events: u64,
     pub loss_event_distance_s: Option<MeanStd>,
     /// Among the TCP flows whose data crosses this link (None without two of them): Jain's

@@ -21,21 +21,23 @@ pub fn queue_fill(sc: &Scenario, i: usize, link: &Link, integrals: (u128, u128),
     }
 }
 
-/// Loss events at link `i`, grouped within 2 × the largest base RTT of its TCP flows.
+/// Loss events at link `i`, each loss grouped within 2 × (the largest base RTT of the link's TCP
+/// flows + the queueing delay at that loss).
 pub fn link_loss_events(sc: &Scenario, i: usize, link: &Link) -> LossEvents {
     let crossing = sc.flows.iter().filter(|f| f.kind == FlowKind::Tcp && f.path.contains(&i));
     let rtt = crossing.map(|f| f.rtt).max().unwrap_or(0);
-    loss_events(link.losses.log.iter().map(|&(t, _)| t), 2 * rtt, sc.warmup)
+    loss_events(link.losses.log.iter().map(|l| (l.at, 2 * (rtt + l.queue_delay()))), sc.warmup)
 }
 
-/// Every flow's loss times on the links of its data path, in time order: one pass over the
-/// links' logs, so swarms of many flows stay linear.
-pub fn loss_times_by_flow(sc: &Scenario, links: &[Link]) -> Vec<Vec<Nanos>> {
+/// Every flow's losses on the links of its data path — (time, queueing delay at the loss) — in
+/// time order: one pass over the links' logs, so swarms of many flows stay linear.
+pub fn loss_times_by_flow(sc: &Scenario, links: &[Link]) -> Vec<Vec<(Nanos, Nanos)>> {
     let mut times = vec![Vec::new(); sc.flows.len()];
     for (l, link) in links.iter().enumerate() {
-        for &(t, f) in &link.losses.log {
-            if sc.flows.get(f as usize).is_some_and(|flow| flow.path.contains(&l)) {
-                times[f as usize].push(t);
+        for loss in &link.losses.log {
+            let f = loss.flow as usize;
+            if sc.flows.get(f).is_some_and(|flow| flow.path.contains(&l)) {
+                times[f].push((loss.at, loss.queue_delay()));
             }
         }
     }
@@ -43,10 +45,11 @@ pub fn loss_times_by_flow(sc: &Scenario, links: &[Link]) -> Vec<Vec<Nanos>> {
     times
 }
 
-/// Loss events of flow `f` (its `times` from [`loss_times_by_flow`]), grouped within 2 × its
-/// base RTT.
-pub fn flow_loss_events(sc: &Scenario, f: usize, times: &[Nanos]) -> LossEvents {
-    loss_events(times.iter().copied(), 2 * sc.flows[f].rtt, sc.warmup)
+/// Loss events of flow `f` (its losses from [`loss_times_by_flow`]), each loss grouped within
+/// 2 × the flow's RTT at that loss: its base RTT plus the queueing the loss met.
+pub fn flow_loss_events(sc: &Scenario, f: usize, losses: &[(Nanos, Nanos)]) -> LossEvents {
+    let rtt = sc.flows[f].rtt;
+    loss_events(losses.iter().map(|&(t, queued)| (t, 2 * (rtt + queued))), sc.warmup)
 }
 
 /// The buffer (bytes) of flow `f`'s bottleneck, the slowest link of its path; packet limits

@@ -63,7 +63,7 @@ pub struct Link {
     /// Backlog (packets) at each AQM congestion signal (mark or AQM drop), with its time: the
     /// largest queue the AQM let build in a cycle, the `b` of the ABE paper's model (L149).
     pub signal_backlogs: Vec<(Nanos, u32)>,
-    /// Every drop and random loss: (time, flow), in time order (loss events, `crate::metrics`).
+    /// Every drop and random loss, in time order (loss events, `crate::metrics`).
     pub losses: Losses,
     /// The least backlog (bytes, packets) since [`Link::reset_min_backlog`].
     min_backlog: (u64, usize),
@@ -80,26 +80,51 @@ pub struct Link {
 #[derive(Default)]
 pub struct Losses {
     by_flow: Vec<u64>,
-    pub log: Vec<(Nanos, u32)>,
+    pub log: Vec<Loss>,
+}
+
+/// One drop or random loss.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Loss {
+    pub at: Nanos,
+    pub flow: u32,
+    /// The queueing delay at this link when the packet was lost (µs): its sojourn when the AQM
+    /// dropped it at the head, else the backlog it met. The SIAD thesis groups losses within
+    /// 2 × the RTT *including* this queueing (§4.1.2, L2139).
+    pub queue_delay_us: u32,
+}
+
+impl Loss {
+    pub fn queue_delay(&self) -> Nanos {
+        self.queue_delay_us as Nanos * 1_000
+    }
 }
 
 impl Losses {
-    fn count(&mut self, flow: u32, now: Nanos) {
+    fn count(&mut self, flow: u32, now: Nanos, queue_delay: Nanos) {
         let i = flow as usize;
         if i >= self.by_flow.len() {
             self.by_flow.resize(i + 1, 0);
         }
         self.by_flow[i] += 1;
-        self.log.push((now, flow));
+        let queue_delay_us = u32::try_from(queue_delay / 1_000).unwrap_or(u32::MAX);
+        self.log.push(Loss { at: now, flow, queue_delay_us });
     }
 }
 
-fn count_drop(counters: &mut LinkCounters, losses: &mut Losses, flow: u32, reason: DropReason, now: Nanos) {
+fn count_drop(
+    counters: &mut LinkCounters,
+    losses: &mut Losses,
+    flow: u32,
+    reason: DropReason,
+    now: Nanos,
+    queue_delay: Nanos,
+) {
     match reason {
         DropReason::Overflow => counters.overflow_drops += 1,
         DropReason::Aqm => counters.aqm_drops += 1,
     }
-    losses.count(flow, now);
+    losses.count(flow, now, queue_delay);
 }
 
 /// Counts what an AQM discards or marks while dequeuing.
@@ -110,8 +135,8 @@ struct DequeueCounter<'a> {
 }
 
 impl DequeueSink<Packet> for DequeueCounter<'_> {
-    fn dropped(&mut self, pkt: Packet, reason: DropReason, _sojourn: Nanos) {
-        count_drop(self.counters, self.losses, pkt.flow, reason, self.now);
+    fn dropped(&mut self, pkt: Packet, reason: DropReason, sojourn: Nanos) {
+        count_drop(self.counters, self.losses, pkt.flow, reason, self.now, sojourn);
     }
     fn marked(&mut self, _pkt: &Packet, _sojourn: Nanos) {
         self.counters.ecn_marks += 1;
@@ -204,6 +229,15 @@ impl Link {
         self.delay = delay;
     }
 
+    /// How long the current backlog takes to serialise at the nominal rate.
+    fn backlog_delay(&self) -> Nanos {
+        if self.rate.is_finite() {
+            (self.queue.len_bytes() as f64 * 8e9 / self.rate) as Nanos
+        } else {
+            0
+        }
+    }
+
     pub fn queue_bytes(&self) -> u64 {
         self.queue.len_bytes()
     }
@@ -279,7 +313,8 @@ impl Link {
         self.counters.arrivals += 1;
         if self.loss > 0.0 && unit(&mut self.loss_rng) < self.loss {
             self.counters.random_losses += 1;
-            self.losses.count(pkt.flow, now);
+            let waiting = self.backlog_delay();
+            self.losses.count(pkt.flow, now, waiting);
             return;
         }
         if self.rate.is_infinite() {
@@ -294,7 +329,8 @@ impl Link {
             Enqueued::Queued => {}
             Enqueued::Marked => self.counters.ecn_marks += 1,
             Enqueued::Dropped(p, reason) => {
-                count_drop(&mut self.counters, &mut self.losses, p.flow, reason, now)
+                let waiting = self.backlog_delay();
+                count_drop(&mut self.counters, &mut self.losses, p.flow, reason, now, waiting)
             }
         }
         self.note_signal_backlog(signals, now);
