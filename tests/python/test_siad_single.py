@@ -8,8 +8,11 @@ mean ≈ 0.5; the loss-event distance within 20 % of Num_RTT RTTs and doubling w
 NewReno's standing queue above 1 BDP; the per-packet-rate utilizations of L2409 (±2 points);
 CBR raises SIAD's mean queue fill.
 
-Reported in comparison.json, not asserted (they differ here): SI_trend's convergence within 15 s
-(L2251), the delay-jitter utilizations of L2419 (H-TCP, SIAD hardly suffer here), the standing
+SI_trend and SIAD_trend run the printed listings' trend rule (A.6 L4725–4747, A.11 L5904–5921)
+and converge within 15 s (L2251, L2309); the prose's rule is a contrast arm, its rows reported
+in comparison.json.
+
+Reported in comparison.json, not asserted (they differ here): the delay-jitter utilizations of L2419 (H-TCP, SIAD hardly suffer here), the standing
 queue after the RTT drops to 40 ms, and fewer Additional Decreases without timestamps (L2439).
 """
 
@@ -72,6 +75,24 @@ def test_fixed_increase_rates_and_epochs(quick):
     base = _case(s, "si-only-10M")["loss_distance_s"]
     assert abs(_case(s, "si-only-20M")["loss_distance_s"] / base - 1) <= components.EPOCH_TOL
     assert abs(_case(s, "si-only-n30")["loss_distance_s"] / base / 1.5 - 1) <= components.EPOCH_TOL
+
+
+def test_trend_variants_run_the_listing_with_the_prose_as_contrast():
+    """Issue 25 item 5: the listing's trend is the main arm, the prose's a labelled contrast."""
+    for name, case in components.CASES.items():
+        if case["variant"] in ("SI_trend", "SIAD_trend"):
+            listing = not name.endswith("-prose")
+            assert case["rule"] == (components.LISTING if listing else components.PROSE), name
+            assert all(p["literal_trend"] is listing for p in case["params"]), name
+            if not listing:
+                assert name.removesuffix("-prose") in components.CASES, name
+
+
+def test_trend_converges_within_15_s(quick):
+    """L2251, L2309: SI_trend (second flow 0 or 6 s late) and SIAD_trend converge within ≈ 15 s."""
+    _, s = quick["siad-components"]
+    for name in ("si-trend-0s", "si-trend-6s", "siad-trend-6s"):
+        assert _case(s, name)["larger_over_smaller"] <= components.CONVERGED, name
 
 
 def test_decrease_components_drain_or_not(quick):

@@ -18,6 +18,17 @@ scales with Num_RTT 30 (L2215); SI_trend converges within ≈ 15 s with the seco
 queue at 1.0 BDP when unsynchronized (L2281–L2287); SIAD_only converges no better than SI_only
 (L2301); SIAD_addDecrease drains the queue even unsynchronized (L2305); SIAD_trend converges
 like SI_trend (L2309). The variant list comes from the core (``ccbench list``).
+
+The trend rule (issue 25 item 5). The prose computes ``trend = cwnd_max − prev_cwnd_max`` and
+``incthresh = cwnd_max + trend`` (§3.2.2, L1677–1684; full SIAD's listing does so too, L3664–3674);
+the printed SI_trend and SIAD_trend listings compute ``trend = ssthresh − prev_max_cwnd`` and
+``incthresh = max(ssthresh + trend, ssthresh)`` (A.6 L4725–4747, A.11 L5904–5921), which stays at
+ssthresh, α = 1 packet per RTT, unless ssthresh exceeds the previous maximum. The listing is the
+code the thesis ran, so it is the main arm (``literal_trend = true``); the prose's rule runs as a
+contrast arm (cases ``…-prose``) judged against the same claims; the convergence cases run 60 s
+in quick and full runs alike. Which rule reaches L2251/L2309 is in the rows (split per rule), and
+a reported row per variant gives each rule's loss-event distance in RTTs, which separates them:
+about Num_RTT for the prose's, a Reno epoch (α = 1) for the listing's.
 """
 
 from __future__ import annotations
@@ -43,10 +54,19 @@ RATE_TOL = 0.15
 EPOCH_TOL = 0.20
 
 
+#: The trend rule of SI_trend and SIAD_trend (the ``literal_trend`` key of the controller): the
+#: printed listings (A.6 L4725–4747, A.11 L5904–5921: ``trend = ssthresh − prev_max``) run in the
+#: main cases, the prose's rule (§3.2.2 L1677–1684: ``trend = cwnd_max − prev_cwnd_max``) in the
+#: ``-prose`` contrast cases, judged against the same claims.
+LISTING, PROSE = "listing", "prose"
+
+
 def _case(variant: str, starts=(0.0, 0.0), rate=10, buffer=0.5, duration=FULL_S,
-          params: Optional[List[dict]] = None, ref=None, group="") -> dict:
+          params: Optional[List[dict]] = None, ref=None, group="", rule: Optional[str] = None) -> dict:
+    if rule is not None:
+        params = [{**p, "literal_trend": rule == LISTING} for p in (params or [{}, {}])]
     return {"variant": variant, "starts": starts, "rate": rate, "buffer": buffer,
-            "duration": duration, "params": params or [{}, {}], "ref": ref, "group": group}
+            "duration": duration, "params": params or [{}, {}], "ref": ref, "group": group, "rule": rule}
 
 
 #: case → its setting; ``ref`` = the thesis's (rate 1, rate 2) in Mbit/s.
@@ -61,8 +81,10 @@ CASES: Dict[str, dict] = {
     "si-only-10M": _case("SI_only", group="epoch"),
     "si-only-20M": _case("SI_only", rate=20, group="epoch"),
     "si-only-n30": _case("SI_only", params=[{"num_rtt": 30}, {"num_rtt": 30}], group="epoch"),
-    "si-trend-0s": _case("SI_trend", duration=SHORT_S, group="converge"),
-    "si-trend-6s": _case("SI_trend", (0.0, 6.0), duration=SHORT_S, group="converge"),
+    "si-trend-0s": _case("SI_trend", duration=SHORT_S, group="converge", rule=LISTING),
+    "si-trend-6s": _case("SI_trend", (0.0, 6.0), duration=SHORT_S, group="converge", rule=LISTING),
+    "si-trend-0s-prose": _case("SI_trend", duration=SHORT_S, group="converge", rule=PROSE),
+    "si-trend-6s-prose": _case("SI_trend", (0.0, 6.0), duration=SHORT_S, group="converge", rule=PROSE),
     "si-trend-fi": _case("SI_trend_fastIncrease", ref=(4.96, 4.6), group="fast"),
     "si-trend-fi-20v40": _case("SI_trend_fastIncrease", params=[{"num_rtt": 20}, {"num_rtt": 40}], group="fast"),
     "ad-only-0.5": _case("AD_only", group="drain"),
@@ -77,7 +99,8 @@ CASES: Dict[str, dict] = {
     "siad-only-5s-long": _case("SIAD_only", (0.0, 5.0), group="drain"),
     "siad-adddec-0s": _case("SIAD_addDecrease", group="drain"),
     "siad-adddec-5s": _case("SIAD_addDecrease", (0.0, 5.0), group="drain"),
-    "siad-trend-6s": _case("SIAD_trend", (0.0, 6.0), duration=SHORT_S, group="converge"),
+    "siad-trend-6s": _case("SIAD_trend", (0.0, 6.0), duration=SHORT_S, group="converge", rule=LISTING),
+    "siad-trend-6s-prose": _case("SIAD_trend", (0.0, 6.0), duration=SHORT_S, group="converge", rule=PROSE),
     "siad-6s": _case("SIAD", (0.0, 6.0), duration=SHORT_S, group="converge"),
     "siad-full": _case("SIAD", group="drain"),
 }
@@ -182,21 +205,55 @@ def _epoch_rows(summary) -> list:
     return checks
 
 
+#: How a row names a case's trend rule.
+RULE_TEXT = {LISTING: "trend as the listing prints it (A.6 L4725–4747, A.11 L5904–5921)",
+             PROSE: "contrast arm: trend as the prose says (L1677–1684)"}
+#: The convergence cases, main arm (listing) first, then the prose contrast arm.
+CONVERGE_CASES = ("si-trend-0s", "si-trend-6s", "siad-trend-6s", "siad-6s",
+                  "si-trend-0s-prose", "si-trend-6s-prose", "siad-trend-6s-prose")
+
+
+def _label(name: str) -> str:
+    rule = CASES[name]["rule"]
+    return CASES[name]["variant"] + ("" if rule is None else f" [{RULE_TEXT[rule]}]")
+
+
+def _epoch_rtts(r, name: str) -> float:
+    """The link's mean loss-event distance in mean RTTs: base 100 ms plus the mean queue delay
+    (fill × buffer, the buffer being ``buffer`` BDPs of 100 ms)."""
+    rtt_s = 0.1 * (1 + float(r["queue_fill_mean"]) * CASES[name]["buffer"])
+    return float(r["loss_distance_s"]) / rtt_s
+
+
 def _converge_rows(summary) -> list:
     checks = []
-    for name in ("si-trend-0s", "si-trend-6s", "siad-trend-6s", "siad-6s"):
+    for name in CONVERGE_CASES:
         r = _row(summary, name)
         if r is None:
             continue
         late = max(CASES[name]["starts"])
         split = float(r["larger_over_smaller"])
         checks.append(check(
-            f"{CASES[name]['variant']}, flow 2 at {late:g} s: split (larger / smaller) over "
+            f"{_label(name)}, flow 2 at {late:g} s: split (larger / smaller) over "
             f"[{late + CONVERGE_AFTER_S:g} s, 60 s]",
             f"converged within ≈ 15 s (split within ×{CONVERGED})" if name != "siad-6s" else
             f"full SIAD, the components' reference: converged (split within ×{CONVERGED})",
             "Sec. 4.2, L2251, L2309", split, Claim("≤", CONVERGED), shown=_split_text(r),
             why=f"split ×{split:.3f} beyond ×{CONVERGED} after 15 s"))
+    for variant, names in (("SI_trend", ("si-trend-0s", "si-trend-6s", "si-trend-0s-prose", "si-trend-6s-prose")),
+                           ("SIAD_trend", ("siad-trend-6s", "siad-trend-6s-prose"))):
+        found = [(n, _row(summary, n)) for n in names if _row(summary, n) is not None]
+        found = [(n, r) for n, r in found if not is_nan(r["loss_distance_s"])]
+        if not found:
+            continue
+        checks.append(check(
+            f"{variant}: loss-event distance per trend rule (what separates the two rules)",
+            "no number: Fig. 4.4 / 4.10 show traces; Scalable Increase alone targets Num_RTT = 20 RTTs "
+            "(L2215)", "Sec. 4.2, L2251, L2309", None, None,
+            shown="; ".join(f"{n}: {r['loss_distance_s']:.2f} s ≈ {_epoch_rtts(r, n):.0f} RTTs" for n, r in found),
+            reported="the listing's incthresh = max(2·ssthresh − prev_max, ssthresh) is ssthresh unless "
+                     "ssthresh exceeds the previous maximum, so α = 1 packet per RTT; the prose's "
+                     "max(2·cwnd_max − prev_max, ssthresh) targets the last maximum plus its change"))
     r = _row(summary, "si-trend-fi")
     if r is not None:
         split = float(r["larger_over_smaller"])
