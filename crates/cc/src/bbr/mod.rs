@@ -20,15 +20,22 @@
 //!   before the episode restored when it ends (`bbr_set_cwnd_to_recover_or_restore`). RTO:
 //!   `cwnd = inflight + 1 segment` after the timeout marked its losses (`tcp_enter_loss`).
 //!   ECN is ignored.
+//! * ACK aggregation ([`aggregation`], param `extra_acked`, on by default): once the pipe is
+//!   full the cwnd target is `cwnd_gain · BDP + min(extra_acked, bw · 100 ms)` before the
+//!   quantization budget, `extra_acked` being the largest excess of delivered data over
+//!   `bw · time` in an aggregation epoch over the last 5–10 rounds, capped by cwnd
+//!   (`bbr_update_ack_aggregation`, `bbr_ack_aggregation_cwnd`; Linux 5.1, commit
+//!   78dc70ebaa38, after the BBRv1 paper). `extra_acked = false` gives the earlier kernels'
+//!   `cwnd_gain · BDP` alone. The epoch also restarts when sending resumes after idle.
 //! * Omitted, as documented differences from Linux: long-term bandwidth sampling (`lt_bw`,
-//!   policer detection), the ACK-aggregation cwnd allowance (added to Linux in 4.19, after
-//!   the BBRv1 paper; the simulator does not aggregate ACKs), marking ProbeRTT and idle
-//!   restarts app-limited (the stack owns the app-limited mark), and `is_ack_delayed`.
+//!   policer detection), marking ProbeRTT and idle restarts app-limited (the stack owns the
+//!   app-limited mark), and `is_ack_delayed`.
 //! * Linux starts ProbeBW at a random phase (never the 0.75 one). The controller has no RNG:
 //!   `cycle_start = "clock"` (default) takes Linux's draw `r` as the millisecond of the
 //!   connection clock modulo 7 at the moment ProbeBW starts, which separates flows that reach
 //!   ProbeBW at different times; a digit pins the phase.
 
+pub mod aggregation;
 pub mod mode;
 pub mod model;
 #[cfg(test)]
@@ -38,6 +45,7 @@ use crate::{
     AckSample, CaState, Cause, CcState, CongestionControl, CongestionEvent, LossInfo, Nanos, ParamError,
     Params, PathInfo, Reaction, NANOS_PER_SEC,
 };
+use aggregation::{AckAggregation, EXTRA_ACKED_MAX, EXTRA_ACKED_WIN_RTTS};
 use mode::{gains, send_quantum, start_phase, Mode, CWND_MIN_TARGET, CYCLE_LEN, FULL_BW_CNT, FULL_BW_THRESH};
 use model::{MaxBwFilter, MinRtt, Rounds};
 
@@ -69,6 +77,10 @@ pub struct BbrConfig {
     pub pacing_margin: f64,
     /// ProbeBW start phase, see [`CycleStart`].
     pub cycle_start: CycleStart,
+    /// Add the ACK-aggregation allowance to the cwnd target (Linux ≥ 5.1, `tcp_bbr.c`
+    /// `bbr_ack_aggregation_cwnd` with `bbr_extra_acked_gain` = 1); false: `cwnd_gain · BDP`
+    /// alone, as before it. See [`aggregation`].
+    pub extra_acked: bool,
 }
 
 impl Default for BbrConfig {
@@ -81,6 +93,7 @@ impl Default for BbrConfig {
             probe_rtt_time: 200 * MS,
             pacing_margin: mode::PACING_MARGIN,
             cycle_start: CycleStart::Clock,
+            extra_acked: true,
         }
     }
 }
@@ -101,6 +114,7 @@ impl BbrConfig {
             probe_rtt_time: p.duration("probe_rtt_time", d.probe_rtt_time, 0, 10 * NANOS_PER_SEC)?,
             pacing_margin: p.f64_in("pacing_margin", d.pacing_margin, 0.0, 0.5)?,
             cycle_start,
+            extra_acked: p.bool("extra_acked", d.extra_acked)?,
         })
     }
 }
@@ -133,6 +147,8 @@ pub struct Bbr {
     last_delivered: u64,
     /// An RTO is marking its losses: cwnd follows `inflight + 1 segment` (`tcp_enter_loss`).
     rto_marking: bool,
+    /// The ACK-aggregation estimator (used when `cfg.extra_acked`).
+    aggregation: AckAggregation,
 }
 
 impl Bbr {
@@ -158,6 +174,7 @@ impl Bbr {
             has_init_pacing: false,
             last_delivered: 0,
             rto_marking: false,
+            aggregation: AckAggregation::default(),
             cfg,
         }
     }
@@ -177,6 +194,19 @@ impl Bbr {
 
     pub fn cycle_idx(&self) -> usize {
         self.cycle_idx
+    }
+
+    /// Linux `bbr_extra_acked`: the windowed maximum of the aggregation excess, bytes.
+    pub fn extra_acked(&self) -> u64 {
+        self.aggregation.extra_acked()
+    }
+
+    /// Linux `bbr_ack_aggregation_cwnd`: what ACK aggregation adds to the cwnd target now.
+    pub fn ack_aggregation_cwnd(&self, mss: u32) -> u64 {
+        if !self.cfg.extra_acked || !self.full_bw_reached {
+            return 0;
+        }
+        self.aggregation.cwnd(1.0, self.bw(), EXTRA_ACKED_MAX, mss as u64)
     }
 
     /// Linux `bbr_bdp`: `ceil(bw · min_rtt · gain)` in whole segments; the initial window
@@ -205,8 +235,9 @@ impl Bbr {
 
     // ----- model (bbr_update_model) --------------------------------------------------------
 
-    fn update_model(&mut self, st: &mut CcState, path: &PathInfo, ack: &AckSample) {
+    fn update_model(&mut self, st: &mut CcState, path: &PathInfo, ack: &AckSample, acked: u64) {
         self.update_bw(path, ack);
+        self.update_ack_aggregation(st, path, ack, acked);
         self.update_cycle_phase(st, path, ack);
         self.check_full_bw_reached(ack);
         self.check_drain(st, path);
@@ -228,6 +259,18 @@ impl Bbr {
         if !rs.is_app_limited || rs.delivery_rate >= self.bw() {
             self.max_bw.update(self.rounds.count, rs.delivery_rate);
         }
+    }
+
+    /// Linux `bbr_update_ack_aggregation`: only for ACKs that delivered data with a valid rate
+    /// sample, after the bandwidth filter took this ACK's sample.
+    fn update_ack_aggregation(&mut self, st: &CcState, path: &PathInfo, ack: &AckSample, acked: u64) {
+        let valid = ack.rate.is_some_and(|rs| rs.interval > 0);
+        if !self.cfg.extra_acked || acked == 0 || !valid {
+            return;
+        }
+        let (round_start, bw) = (self.round_start, self.bw());
+        let mss = path.mss as u64;
+        self.aggregation.update(path.now, round_start, EXTRA_ACKED_WIN_RTTS, bw, acked, st.cwnd, mss);
     }
 
     /// Linux `bbr_update_cycle_phase` / `bbr_is_next_cycle_phase`: each phase lasts at least
@@ -413,10 +456,12 @@ impl Bbr {
         }
     }
 
-    /// Grow towards `cwnd_gain · BDP` (plus quantization) by what was delivered; before the
-    /// pipe is full, never shrink (and always grow during the first initial window).
+    /// Grow towards `cwnd_gain · BDP` plus the ACK-aggregation allowance (plus quantization)
+    /// by what was delivered; before the pipe is full, never shrink (and always grow during
+    /// the first initial window).
     fn model_cwnd(&self, cwnd: u64, st: &CcState, path: &PathInfo, acked: u64) -> u64 {
-        let target = self.inflight_target(self.bw(), self.cwnd_gain, st, path);
+        let bdp = self.bdp(self.bw(), self.cwnd_gain, path);
+        let target = self.quantization_budget(bdp + self.ack_aggregation_cwnd(path.mss), st, path);
         if self.full_bw_reached {
             (cwnd + acked).min(target)
         } else if cwnd < target || path.delivered < path.initial_window {
@@ -437,6 +482,7 @@ impl CongestionControl for Bbr {
         self.min_rtt.value = path.min_rtt;
         self.min_rtt.stamp = path.now;
         self.last_delivered = path.delivered;
+        self.aggregation = AckAggregation::new(path.now);
         st.ssthresh = u64::MAX;
         self.init_pacing_rate(st, path);
     }
@@ -445,7 +491,7 @@ impl CongestionControl for Bbr {
         let acked = path.delivered.saturating_sub(self.last_delivered);
         self.last_delivered = path.delivered;
         self.rto_marking = false;
-        self.update_model(st, path, ack);
+        self.update_model(st, path, ack, acked);
         self.set_pacing_rate(st, path);
         self.set_cwnd(st, path, ack, acked);
     }
@@ -472,6 +518,14 @@ impl CongestionControl for Bbr {
     fn on_packet_lost(&mut self, st: &mut CcState, path: &PathInfo, _lost: &LossInfo) {
         if self.rto_marking {
             st.cwnd = st.cwnd.min(path.inflight + path.mss as u64);
+        }
+    }
+
+    /// Linux `bbr_cwnd_event(CA_EVENT_TX_START)`: a new aggregation epoch. (Its pacing and
+    /// ProbeRTT parts are the app-limited handling omitted above.)
+    fn on_idle_restart(&mut self, _st: &mut CcState, path: &PathInfo, _idle: Nanos) {
+        if self.cfg.extra_acked {
+            self.aggregation.restart_epoch(path.now);
         }
     }
 

@@ -1,6 +1,7 @@
 //! BBRv2's parameters: scenario keys, with v2alpha's defaults (`tcp_bbr2.c` module params).
 
 use super::MS;
+use crate::bbr::aggregation::{EXTRA_ACKED_MAX, EXTRA_ACKED_WIN_RTTS, MAX_WIN_RTTS};
 use crate::bbr::mode::{HIGH_GAIN, PACING_MARGIN};
 use crate::{Nanos, ParamError, Params, NANOS_PER_SEC};
 
@@ -54,6 +55,20 @@ pub struct Bbr2Config {
     pub ecn_alpha_gain: f64,
     /// ECN is used only when min RTT is at most this (`bbr_ecn_max_rtt_us` = 5 ms); 0 = any RTT.
     pub ecn_max_rtt: Nanos,
+    /// Add the ACK-aggregation allowance to the cwnd target (`bbr_update_ack_aggregation`,
+    /// `bbr_ack_aggregation_cwnd`; on in v2alpha); false: `cwnd_gain · BDP` alone.
+    pub extra_acked: bool,
+    /// Multiple of the measured excess added (`bbr_extra_acked_gain` = 256/256 = 1); 0 also
+    /// turns the allowance off, as in Linux.
+    pub extra_acked_gain: f64,
+    /// Rounds per slot of the excess's windowed maximum (`bbr_extra_acked_win_rtts` = 5).
+    pub extra_acked_rounds: u64,
+    /// The allowance is at most this much data at the estimated rate (`bbr_extra_acked_max_us`
+    /// = 100 ms).
+    pub extra_acked_max: Nanos,
+    /// Apply the allowance in Startup too, with 1-round slots there
+    /// (`bbr_extra_acked_in_startup` = 1).
+    pub extra_acked_in_startup: bool,
 }
 
 impl Default for Bbr2Config {
@@ -82,6 +97,11 @@ impl Default for Bbr2Config {
             ecn_factor: 1.0 / 3.0,
             ecn_alpha_gain: 1.0 / 16.0,
             ecn_max_rtt: 5 * MS,
+            extra_acked: true,
+            extra_acked_gain: 1.0,
+            extra_acked_rounds: EXTRA_ACKED_WIN_RTTS,
+            extra_acked_max: EXTRA_ACKED_MAX,
+            extra_acked_in_startup: true,
         }
     }
 }
@@ -114,6 +134,11 @@ impl Bbr2Config {
             ecn_factor: p.f64_in("ecn_factor", d.ecn_factor, 0.0, 1.0)?,
             ecn_alpha_gain: p.f64_in("ecn_alpha_gain", d.ecn_alpha_gain, 0.0, 1.0)?,
             ecn_max_rtt: p.duration("ecn_max_rtt", d.ecn_max_rtt, 0, 10 * s)?,
+            extra_acked: p.bool("extra_acked", d.extra_acked)?,
+            extra_acked_gain: p.f64_in("extra_acked_gain", d.extra_acked_gain, 0.0, 8.0)?,
+            extra_acked_rounds: p.u64_in("extra_acked_rounds", d.extra_acked_rounds, 1, MAX_WIN_RTTS)?,
+            extra_acked_max: p.duration("extra_acked_max", d.extra_acked_max, 0, 10 * s)?,
+            extra_acked_in_startup: p.bool("extra_acked_in_startup", d.extra_acked_in_startup)?,
         };
         if cfg.probe_rtt_window > cfg.min_rtt_window {
             // Linux clamps bbr_probe_rtt_win_ms to the min-RTT window; we say so instead.

@@ -85,11 +85,13 @@ impl Bbr2 {
     }
 
     /// Linux `bbr_set_cwnd` (v2alpha has no packet conservation): grow by what was delivered
-    /// towards `cwnd_gain · BDP`, snap down to it once the pipe was full.
+    /// towards `cwnd_gain · BDP` plus the ACK-aggregation allowance (then the quantization
+    /// budget), snap down to it once the pipe was full.
     pub(super) fn set_cwnd(&mut self, st: &mut CcState, path: &PathInfo, acked: u64) {
         let mss = path.mss as u64;
         if acked > 0 {
-            let target = self.inflight(self.bw(), self.cwnd_gain, st, mss);
+            let bdp = self.bdp(self.bw(), self.cwnd_gain, mss);
+            let target = self.quantization_budget(bdp + self.ack_aggregation_cwnd(mss), st, mss);
             let mut cwnd = st.cwnd;
             if self.full_bw_reached {
                 cwnd = (cwnd + acked).min(target);

@@ -28,8 +28,14 @@
 //!   counts: an ACK with ECE counts the bytes it delivers as CE (exact with a DCTCP-style
 //!   receiver, an over-estimate with RFC 3168 latching); `ce_delta` is used when the stack
 //!   provides it.
-//! * Omitted, as in our BBRv1: the ACK-aggregation allowance (`extra_acked`; the simulator
-//!   does not aggregate ACKs), the app-limited fast path (a CPU saving), marking ProbeRTT
+//! * ACK aggregation (params `extra_acked*`, on by default): the cwnd target is
+//!   `cwnd_gain · BDP + min(gain · extra_acked, bw · 100 ms)` before the quantization budget,
+//!   with v2alpha's `bbr_update_ack_aggregation` / `bbr_ack_aggregation_cwnd` (shared
+//!   estimator in [`crate::bbr::aggregation`]); v2 differs from v1 in using the bounded
+//!   `bw` (`bbr_bw`: max_bw, bw_lo, bw_hi) and, with `bbr_extra_acked_in_startup`, in
+//!   applying the allowance in Startup too, where the maximum's slots last 1 round instead of
+//!   5 (`extra_acked_rounds`).
+//! * Omitted, as in our BBRv1: the app-limited fast path (a CPU saving), marking ProbeRTT
 //!   app-limited (the stack owns the mark), `ecn_reprobe_gain` and `refill_add_inc` (both 0
 //!   upstream; with them the `loss_in_cycle`/`ecn_in_cycle` flags only they read), and EDT
 //!   pacing (nothing waits in a pacing queue here, so `bbr_packets_in_net_at_edt` is in
@@ -50,6 +56,7 @@ mod probe;
 #[cfg(test)]
 mod tests;
 
+use crate::bbr::aggregation::AckAggregation;
 use crate::bbr::model::Rounds;
 use crate::{
     AckSample, CaState, Cause, CcState, CongestionControl, CongestionEvent, LossInfo, Nanos, PathInfo,
@@ -150,6 +157,8 @@ pub struct Bbr2 {
     idle_restart: bool,
     last_delivered: u64,
     rto_marking: bool,
+    /// The ACK-aggregation estimator (used when `cfg.extra_acked`).
+    aggregation: AckAggregation,
 }
 
 impl Bbr2 {
@@ -202,6 +211,7 @@ impl Bbr2 {
             idle_restart: false,
             last_delivered: 0,
             rto_marking: false,
+            aggregation: AckAggregation::default(),
             cfg,
         }
     }
@@ -298,6 +308,7 @@ impl Bbr2 {
         }
         self.ecn_in_round |= self.cfg.ecn && ack.ece;
         self.update_congestion_signals(st, path, s);
+        self.update_ack_aggregation(st, path, s);
         self.check_loss_too_high_in_startup(st, path, s);
         self.check_full_bw_reached(s);
         self.check_drain(st, path);
@@ -309,6 +320,40 @@ impl Bbr2 {
         self.set_cwnd(st, path, s.acked_sacked);
         self.bound_cwnd_for_inflight_model(st, mss);
         self.prev_ca_state = path.state;
+    }
+
+    fn extra_acked_on(&self) -> bool {
+        self.cfg.extra_acked && self.cfg.extra_acked_gain > 0.0
+    }
+
+    /// Linux `bbr_update_ack_aggregation` (v2alpha): after the congestion signals took this
+    /// ACK's sample; slots of one round while in Startup with `extra_acked_in_startup`.
+    fn update_ack_aggregation(&mut self, st: &CcState, path: &PathInfo, s: &Sample) {
+        if !self.extra_acked_on() || !s.valid {
+            return;
+        }
+        let window = if self.cfg.extra_acked_in_startup && !self.full_bw_reached {
+            1
+        } else {
+            self.cfg.extra_acked_rounds
+        };
+        let (round_start, bw, mss) = (self.round_start, self.bw(), path.mss as u64);
+        self.aggregation.update(path.now, round_start, window, bw, s.acked_sacked, st.cwnd, mss);
+    }
+
+    /// Linux `bbr_extra_acked`: the windowed maximum of the aggregation excess, bytes.
+    pub fn extra_acked(&self) -> u64 {
+        self.aggregation.extra_acked()
+    }
+
+    /// Linux `bbr_ack_aggregation_cwnd` (v2alpha): once the pipe is full, or in Startup with
+    /// `extra_acked_in_startup`.
+    pub fn ack_aggregation_cwnd(&self, mss: u64) -> u64 {
+        if !self.extra_acked_on() || !(self.full_bw_reached || self.cfg.extra_acked_in_startup) {
+            return 0;
+        }
+        let cfg = &self.cfg;
+        self.aggregation.cwnd(cfg.extra_acked_gain, self.bw(), cfg.extra_acked_max, mss)
     }
 
     /// Linux `bbr_update_gains` with v2alpha's ProbeBW gains per phase.
@@ -337,6 +382,7 @@ impl CongestionControl for Bbr2 {
         self.last_delivered = path.delivered;
         self.loss_round_delivered = path.delivered + 1;
         self.ecn = EcnState::new(path.delivered);
+        self.aggregation = AckAggregation::new(path.now);
         st.ssthresh = u64::MAX;
         self.init_pacing_rate(st, path);
     }
@@ -382,6 +428,9 @@ impl CongestionControl for Bbr2 {
     /// Linux `bbr_cwnd_event(CA_EVENT_TX_START)` while app-limited; here after idle > RTO.
     fn on_idle_restart(&mut self, st: &mut CcState, path: &PathInfo, _idle: Nanos) {
         self.idle_restart = true;
+        if self.extra_acked_on() {
+            self.aggregation.restart_epoch(path.now);
+        }
         match self.mode {
             Mode::ProbeBw => self.set_pacing_rate(st, path, self.bw(), 1.0),
             Mode::ProbeRtt => self.check_probe_rtt_done(st, path),

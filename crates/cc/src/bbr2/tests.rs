@@ -499,3 +499,114 @@ fn bad_params_name_their_key() {
     assert_eq!(Bbr2Config::from_params(&p).err().unwrap().key, "ecn");
     assert_eq!(Bbr2Config::from_params(&Params::new()).unwrap(), Bbr2Config::default());
 }
+
+// ----- ACK aggregation (v2alpha `bbr_update_ack_aggregation`, `bbr_ack_aggregation_cwnd`) -----
+
+/// One segment per millisecond: BDP 100 packets at the 100 ms RTT, 100 ms of data 100.
+const BW_A: f64 = 1_448_000.0;
+
+/// Startup at `BW_A` (10-packet round ACKs), Drain, DOWN, CRUISE. Returns the time.
+fn cruise_at_one_segment_per_ms(c: &mut Conn) -> Nanos {
+    let mut now = 0;
+    let deep = Ack { rate: BW_A, inflight: 1_000 * M, ..Ack::default() };
+    for _ in 0..4 {
+        now += RTT;
+        c.round(now, deep);
+    }
+    assert_eq!(c.bbr.mode(), Mode::Drain);
+    let at_bdp = Ack { bytes: M, rate: BW_A, inflight: 100 * M, tx_in_flight: 100 * M, ..Ack::default() };
+    for _ in 0..2 {
+        now += MS;
+        c.ack(now, at_bdp);
+    }
+    assert_eq!((c.bbr.mode(), c.bbr.phase()), (Mode::ProbeBw, Phase::Cruise));
+    now
+}
+
+/// Every 20 ms a burst of ten ACKs 0.1 ms apart delivering 2 packets each (20 ms of data in
+/// 0.9 ms), within one round, until `until`.
+fn bursts(c: &mut Conn, from: Nanos, until: Nanos) {
+    let a = Ack { bytes: 2 * M, rate: BW_A, inflight: 100 * M, tx_in_flight: 100 * M, ..Ack::default() };
+    let mut start = from + 20 * MS;
+    while start <= until {
+        for k in 0..10 {
+            c.ack(start + k * 100_000, a);
+        }
+        start += 20 * MS;
+    }
+}
+
+/// Startup (`bbr_extra_acked_in_startup` = 1): the allowance applies before the pipe is
+/// full, and the windowed maximum's slots last one round, so an excess is gone two round
+/// starts later. The first round's ACK delivers 10 packets at once: the excess is 10.
+#[test]
+fn startup_uses_the_allowance_with_one_round_slots() {
+    let mut c = Conn::new(fixed_cfg());
+    c.round(RTT, Ack { rate: BW_A, inflight: 300 * M, ..Ack::default() });
+    assert_eq!(c.bbr.mode(), Mode::Startup);
+    assert_eq!(c.bbr.extra_acked(), 10 * M);
+    assert_eq!(c.bbr.ack_aggregation_cwnd(M), 10 * M);
+    let small = Ack { bytes: M, rate: BW_A, inflight: 300 * M, ..Ack::default() };
+    c.round(2 * RTT, small);
+    assert_eq!(c.bbr.extra_acked(), 10 * M, "one round start later: the other slot");
+    c.round(3 * RTT, small);
+    assert_eq!(c.bbr.extra_acked(), M, "two round starts later: cleared");
+
+    let mut off = Conn::new(Bbr2Config { extra_acked_in_startup: false, ..fixed_cfg() });
+    off.round(RTT, Ack { rate: BW_A, inflight: 300 * M, ..Ack::default() });
+    assert_eq!(off.bbr.extra_acked(), 10 * M, "measured all the same");
+    assert_eq!(off.bbr.ack_aggregation_cwnd(M), 0, "but not added before the pipe is full");
+}
+
+/// In CRUISE (no bounds set) the cwnd target is `2·BDP` = 200 packets plus the allowance.
+/// The bursts' excess is 20 packets: the first ACK of each burst restarts the epoch (20
+/// packets delivered in the 20 ms since the last burst, 20 expected), the burst then
+/// delivers 20 against floor(0.9 ms · 1 packet/ms) = 0 expected.
+#[test]
+fn bursts_raise_the_cruise_cwnd_by_the_excess() {
+    let drive = |cfg: Bbr2Config| {
+        let mut c = Conn::new(cfg);
+        let now = cruise_at_one_segment_per_ms(&mut c);
+        bursts(&mut c, now, now + 300 * MS);
+        // The next burst's first ACK (it restarts the epoch) snaps the window to the target.
+        c.st.cwnd = 1_000 * M;
+        c.ack(now + 320 * MS, Ack { bytes: 2 * M, rate: BW_A, inflight: 100 * M, ..Ack::default() });
+        assert_eq!(c.bbr.phase(), Phase::Cruise);
+        c
+    };
+    let with = drive(fixed_cfg());
+    assert_eq!(with.bbr.extra_acked(), 20 * M);
+    assert_eq!(with.st.cwnd, 220 * M);
+    let without = drive(Bbr2Config { extra_acked: false, ..fixed_cfg() });
+    assert_eq!(without.st.cwnd, 200 * M);
+    let no_gain = drive(Bbr2Config { extra_acked_gain: 0.0, ..fixed_cfg() });
+    assert_eq!((no_gain.st.cwnd, no_gain.bbr.extra_acked()), (200 * M, 0), "gain 0 is off too");
+    let half = drive(Bbr2Config { extra_acked_gain: 0.5, ..fixed_cfg() });
+    assert_eq!(half.st.cwnd, 210 * M);
+    // extra_acked_max = 15 ms: at most 15 packets at one packet per ms.
+    let capped = drive(Bbr2Config { extra_acked_max: 15 * MS, ..fixed_cfg() });
+    assert_eq!(capped.st.cwnd, 215 * M);
+}
+
+#[test]
+fn extra_acked_params_are_read_and_checked() {
+    let d = Bbr2Config::default();
+    assert!(d.extra_acked && d.extra_acked_in_startup);
+    assert_eq!((d.extra_acked_gain, d.extra_acked_rounds, d.extra_acked_max), (1.0, 5, 100 * MS));
+    for (key, value) in [
+        ("extra_acked", ParamValue::Int(1)),
+        ("extra_acked_gain", ParamValue::Float(9.0)),
+        ("extra_acked_rounds", ParamValue::Int(32)),
+        ("extra_acked_max", ParamValue::Str("11s".into())),
+        ("extra_acked_in_startup", ParamValue::Str("yes".into())),
+    ] {
+        let mut p = Params::new();
+        p.insert(key, value);
+        assert_eq!(Bbr2Config::from_params(&p).err().unwrap().key, key);
+    }
+    let mut p = Params::new();
+    p.insert("extra_acked", ParamValue::Bool(false));
+    p.insert("extra_acked_rounds", ParamValue::Int(10));
+    let cfg = Bbr2Config::from_params(&p).unwrap();
+    assert_eq!((cfg.extra_acked, cfg.extra_acked_rounds), (false, 10));
+}
