@@ -12,6 +12,20 @@ large, so the link idles briefly, the minimum delay is re-measured, Fast Increas
 Each phase is measured on its own window of the same deterministic run (the core's summary is
 over [warm-up, duration], and a run cut at 60 s is the first 60 s of the 90 s run): the first
 10 s after each change (adaptation) and the rest (settled).
+
+Why a queue can stand after the drop to 40 ms (issue 25 item 6). SIAD's RTT_min (``min_delay``)
+is the smallest delay sample of the connection, lowered by any smaller sample (L1906–1914). When
+the base RTT drops under a full queue, the first samples on the short path are 40 ms plus the
+queue still standing, and RTT_min takes that value, not 40 ms. Adaptive Decrease,
+``ssthresh = RTT_min / RTT_curr · cwnd_max − 1`` (Eq. 3.3, L1713–1723), then cuts exactly the
+queueing above RTT_min: the queue present when RTT_min was learned is a fixed point that only
+OFFSET (one packet per event, L1723) wears down; Additional Decrease (L1731–1755) never starts,
+as RTT_min is seen again after every decrease. The thesis's "the smaller base RTT can be measured
+immediately after a decrease" (L2393) holds when the queue is low at the change, so the outcome
+depends on where in its epoch the flow is when the RTT drops: the ``sweep`` points move the change
+from 28 to 32.5 s (half an epoch apart, the window again 10–30 s after it) and a reported row
+lists their minimum fills; each run records the queue at the change and its minimum over the
+3 s after it (200 ms bin means), the queueing RTT_min keeps.
 """
 
 from __future__ import annotations
@@ -29,6 +43,13 @@ PHASES = {"100 ms": (10.0, 30.0), "40 ms, adapting": (30.0, 40.0), "40 ms": (40.
           "140 ms, adapting": (60.0, 70.0), "140 ms": (70.0, 90.0)}
 
 
+#: The change to 40 ms moved across an epoch (about 1.5 s at 40 ms): when it lands decides what
+#: RTT_min learns. 30 s, the thesis's time, is the main run's.
+SWEEP_S = (28.0, 28.5, 29.0, 29.5, 30.5, 31.0, 31.5, 32.0, 32.5)
+#: After the change, how long the queue is watched for the minimum RTT_min can learn.
+LEARN_S = 3.0
+
+
 def base() -> dict:
     return {"duration": "90s", "warmup": "10s", "output": {"bin": BIN, "sojourn_samples": False},
             "links": [{"name": "bottleneck", "from": "r1", "to": "r2", "rate": "10Mbps", "delay": "50ms",
@@ -37,20 +58,72 @@ def base() -> dict:
             "flows": [{**flow("SIAD(20)", name="flow"), "from": "r1", "to": "r2"}]}
 
 
+def _points() -> list:
+    return ([{"phase": phase, "change_s": 30.0} for phase in PHASES]
+            + [{"phase": "sweep", "change_s": at} for at in SWEEP_S])
+
+
 def _apply(point: dict) -> dict:
+    if point["phase"] == "sweep":
+        at = point["change_s"]
+        return {"duration": f"{at + 30:g}s", "warmup": f"{at + 10:g}s",
+                "links[0].changes": [{"at": f"{at:g}s", "delay": "20ms"}]}
     start, end = PHASES[point["phase"]]
     # A change must fall inside the run: a run cut at 60 s leaves out the one at 60 s.
     changes = [c for c in CHANGES if float(c["at"].rstrip("s")) < end]
     return {"duration": f"{end:g}s", "warmup": f"{start:g}s", "links[0].changes": changes}
 
 
+def _learned(result, at: float) -> dict:
+    """The queue (packets, ms of queueing at 10 Mbit/s) in the bin of the RTT drop at ``at`` and
+    its minimum over the next :data:`LEARN_S`: the queueing the new RTT_min includes."""
+    q = result.links
+    q = q[q["link"] == "bottleneck"]
+    before = q[(q["t_s"] > at - 0.2) & (q["t_s"] <= at + 1e-9)]
+    after = q[(q["t_s"] > at) & (q["t_s"] <= at + LEARN_S)]
+    if before.empty or after.empty:
+        return {"q_at_change_pkts": float("nan"), "q_min_after_pkts": float("nan"), "q_min_after_ms": float("nan")}
+    low = after.loc[after["queue_packets"].idxmin()]
+    return {"q_at_change_pkts": float(before["queue_packets"].iloc[-1]),
+            "q_min_after_pkts": float(low["queue_packets"]),
+            "q_min_after_ms": float(low["queue_bytes"]) * 8 / 10e6 * 1e3}
+
+
 def _metric(result, point: dict) -> dict:
-    return {**link_metrics(result), **flow_metrics(result, "flow", "siad")}
+    learned = _learned(result, point["change_s"]) if point["phase"] in ("sweep", "40 ms") else {}
+    return {**link_metrics(result), **flow_metrics(result, "flow", "siad"), **learned}
+
+
+def _why_standing(r) -> str:
+    text = (f"a standing queue: the minimum fill stays at {r['queue_fill_min']:.3f} of the buffer over the phase "
+            f"({r['loss_events']:.0f} loss events)")
+    if is_nan(r.get("q_min_after_pkts", float("nan"))):
+        return text
+    return (text + f"; the RTT dropped with {r['q_at_change_pkts']:.0f} packets queued and the queue stayed above "
+            f"{r['q_min_after_pkts']:.0f} packets for {LEARN_S:g} s, so RTT_min learned ≈ 40 + "
+            f"{r['q_min_after_ms']:.0f} ms, which Adaptive Decrease (Eq. 3.3) keeps queued, less one packet "
+            "(OFFSET) per event")
+
+
+def _sweep_row(summary) -> list:
+    runs = summary[summary["phase"].isin(["sweep", "40 ms"])].sort_values("change_s")
+    found = [(float(r["change_s"]), r) for _, r in runs.iterrows() if not is_nan(r["queue_fill_min"])]
+    if not found:
+        return []
+    drained = sum(r["queue_fill_min"] == 0 for _, r in found)
+    return [check(
+        "RTT 100 → 40 ms at other times of the epoch: min fill 10–30 s after the change",
+        "adapts after a few overshoots (one run, change at 30 s)", "Sec. 4.3.2, L2393", None, None,
+        shown=f"{drained}/{len(found)} drain; " + "; ".join(
+            f"{at:g} s: min fill {r['queue_fill_min']:.3f} (queue {r['q_at_change_pkts']:.0f} → "
+            f"≥ {r['q_min_after_pkts']:.0f} pkts)" for at, r in found),
+        reported="where in its epoch the flow is when the RTT drops decides what RTT_min learns; the thesis "
+                 "gives one run")]
 
 
 def _comparison(summary) -> list:
     checks = []
-    for _, r in summary.iterrows():
+    for _, r in summary[summary["phase"] != "sweep"].iterrows():
         phase = r["phase"]
         what = f"RTT {phase} ({PHASES[phase][0]:g}–{PHASES[phase][1]:g} s)"
         drained = None if is_nan(r["queue_fill_min"]) else bool(r["queue_fill_min"] == 0)
@@ -74,9 +147,8 @@ def _comparison(summary) -> list:
         else:
             checks.append(every(what_q, paper_q, "Fig. 4.15, Sec. 4.3.2", int(drained), 1,
                                 unit=f"runs (min fill {r['queue_fill_min']:.3f}, mean {r['queue_fill_mean']:.2f})",
-                                why=f"a standing queue: the minimum fill stays at {r['queue_fill_min']:.3f} of the "
-                                    f"buffer over the phase ({r['loss_events']:.0f} loss events)"))
-    return rows(checks)
+                                why=lambda r=r: _why_standing(r)))
+    return rows(checks + _sweep_row(summary))
 
 
 def _figure(summary, out_dir: Path) -> Path:
@@ -84,10 +156,11 @@ def _figure(summary, out_dir: Path) -> Path:
 
     plt = pyplot()
     fig, (ax, bars) = plt.subplots(1, 2, figsize=(15, 4.5), gridspec_kw={"width_ratios": [3, 1]})
-    trace_panel(ax, EXPERIMENT.rerun({"phase": "140 ms"}, 1, ["warmup=\"0s\"", "output.bin=\"50ms\""]),
+    trace_panel(ax, EXPERIMENT.rerun({"phase": "140 ms", "change_s": 30.0}, 1, ["warmup=\"0s\"", "output.bin=\"50ms\""]),
                 "Fig 4.15: SIAD(20), RTT 100 → 40 ms (30 s) → 140 ms (60 s)", ["flow"])
     for t in (30, 60):
         ax.axvline(t, color="k", lw=0.8, ls=":")
+    summary = summary[summary["phase"] != "sweep"]
     bars.bar(summary["phase"], summary["utilization"], color="C0", label="utilization")
     bars.bar(summary["phase"], summary["queue_fill_mean"], color="C1", alpha=0.6, width=0.4, label="mean queue fill")
     bars.tick_params(axis="x", labelsize="x-small", rotation=30)
@@ -101,7 +174,8 @@ EXPERIMENT = Experiment(
     description="SIAD thesis §4.3.2 (1), Fig. 4.15: one SIAD(20) flow, 10 Mbit/s, 0.5 BDP, "
                 "RTT 100 → 40 ms at 30 s → 140 ms at 60 s, each phase measured on its own",
     base=base(),
-    grid={"phase": list(PHASES)},
+    grid={},
+    points=_points(),
     apply=_apply,
     metric=_metric,
     figure=_figure,
