@@ -4,10 +4,16 @@ swarm, FTTH vs ADSL, with and without HTTP background traffic, against the chunk
 Setting (:func:`ccbench.topology.swarm`, its docstring gives every modelling choice): 100 peers
 (L381), each behind its own access link (FTTH 10/10 Mbps or ADSL 1 up / 8 down, 100-packet buffers
 both ways, L358) around a core that never queues; heterogeneous delays only (L385: the homogeneous
-case was "qualitatively similar"), per-peer RTT lognormal of mean 37.9 ms; 10 neighbours each, 5
+case was "qualitatively similar"): L358's "propagation delay of the access link of each peer ...
+with mean equal to 37.9 ms", a one-way delay d_i on peer i's access link (both directions), so a
+transfer i → j has the base RTT 2·(d_i + d_j), 151.6 ms on average (:func:`with_access_delays`;
+d_i a lognormal draw of mean 37.9 ms, σ_ln 0.8 per peer and seed, the notes' stand-in for the
+Meridian data, §4 item 11; until issue 25 the swarm read 37.9 ms as the mean RTT, a quarter of each
+draw per access link); 10 neighbours each, 5
 upload slots, P_P = 0.8 (L383), the idle RTT between chunks (L383); a peer's download ACKs share
 its uplink with its uploads (L381). HTTP background (L386): 25 random peers always downloading
-pages of U[1 B, 512 KB] from a 1 Gbps server over NewReno. Protocols and their parameters as in
+pages of U[1 B, 512 KB] from a 1 Gbps server over NewReno, its link's delay the mean access
+delay, 37.9 ms (unstated). Protocols and their parameters as in
 ``fig6a`` (fLEDBAT ζ 0.1, α 1, τ 25 ms; LEDBAT τ 25 ms; both restart at 1 segment). The flows
 start uniformly in [0, 5] s and the first 10 s are left out of the metrics.
 
@@ -18,9 +24,10 @@ the downlink drops.
 
 What the paper leaves out (notes §4 items 5, 12) and what we chose: run length and seeds: 60 s for
 FTTH (the issue's 100-peer, 60 s benchmark) and 300 s for ADSL (its uplink is ten times slower,
-so as many chunks end in 300 s as FTTH ends in 30 s; ADSL runs are also about five times cheaper
-to simulate), 2 seeds (one seed's 40 runs take about 7 minutes on two idle cores, so the paper's
-10, L271, would take over an hour; comparison.md's wall-time row gives the per-run cost); the
+so as many chunks end in 300 s as FTTH ends in 30 s), 2 seeds (with L358's access delays one
+100-peer run took 14 s (FTTH, 60 s) and 26 s (ADSL, 300 s) on one shared core, so one seed's 40
+runs take about 13 minutes and the paper's 10 seeds, L271, over two hours; comparison.md's
+wall-time row gives the per-run cost); the
 chunk grid {250, 512, 1024, 2048, 4096} KB (notes' suggestion). Quick: 20 peers, 30 s FTTH /
 120 s ADSL, chunks {250, 2048} KB, 1 seed.
 """
@@ -32,7 +39,7 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.fledbat.common import BASE_RTT_S, PACKET_BYTES
+from ccbench.experiments.fledbat.common import (ACCESS_DELAY_MEAN_MS, PACKET_BYTES, access_delays_ms, delay_text)
 from ccbench.experiments.fledbat.common import SWARM_CC as CC, SWARM_CCAS as CCAS, SWARM_LABEL as LABEL
 from ccbench.experiments.fledbat.common import SWARM_START_SPREAD_S as START_SPREAD_S, SWARM_WARMUP_S as WARMUP_S
 from ccbench.topology import ACCESS, swarm
@@ -51,11 +58,29 @@ def scenario(point: dict) -> dict:
     """The run of ``point`` (``peers``, ``access``, ``http``, ``chunk_kb``, ``cca``,
     ``duration_s``, ``seed``). A quarter of the peers download HTTP (25 of 100, L386)."""
     peers = point["peers"]
-    return swarm(peers=peers, access=point["access"], chunk_size=f"{point['chunk_kb']}KB",
-                 upload_slots=SLOTS, persistence=PERSISTENCE, cca=point["cca"], cc=CC[point["cca"]],
-                 http_peers=HTTP_PEERS * peers // PEERS if point["http"] else 0,
-                 start_spread=START_SPREAD_S, warmup=f"{WARMUP_S:g}s", seed=point["seed"],
-                 duration=f"{point['duration_s']}s")
+    sc = swarm(peers=peers, access=point["access"], chunk_size=f"{point['chunk_kb']}KB",
+               upload_slots=SLOTS, persistence=PERSISTENCE, cca=point["cca"], cc=CC[point["cca"]],
+               http_peers=HTTP_PEERS * peers // PEERS if point["http"] else 0,
+               start_spread=START_SPREAD_S, warmup=f"{WARMUP_S:g}s", seed=point["seed"],
+               duration=f"{point['duration_s']}s")
+    return with_access_delays(sc, point["seed"])
+
+
+def with_access_delays(sc: dict, seed: int) -> dict:
+    """``sc`` with L358's heterogeneous delays: access link ``up-<i>`` (both directions) gets the
+    one-way propagation delay d_i of mean 37.9 ms (:func:`access_delays_ms`), so p<i> → p<j>
+    has the base RTT 2·(d_i + d_j), 151.6 ms on average. ``swarm`` reads 37.9 ms as the mean
+    peer-to-peer RTT and gives each access link a quarter of a per-peer draw; the draws are the
+    same, each four times longer here. The HTTP server's link gets 37.9 ms, the mean access
+    delay: its delay is unstated (L386), and ``swarm`` gives it the mean of its own reading too."""
+    links = [dict(link) for link in sc["links"]]
+    peers = [link for link in links if link["name"].startswith("up-")]
+    for link, delay in zip(peers, access_delays_ms(len(peers), seed)):
+        link["delay"] = delay_text(delay)
+    for link in links:
+        if link["name"] == "http":
+            link["delay"] = delay_text(ACCESS_DELAY_MEAN_MS)
+    return {**sc, "links": links}
 
 
 def _points(peers: int, chunks, variant: int) -> list:
@@ -138,14 +163,16 @@ def _not_fairer_reason(summary, access: str, http: bool, cells, failing) -> str:
             f"uplink drops per run: fLEDBAT {drops['fledbat']:.0f}, LEDBAT {drops['ledbat']:.0f}")
     if drops["fledbat"] <= drops["ledbat"]:
         return text
-    # Checked on a 20-peer ADSL + HTTP run: the drops are on the HTTP peers' uplinks only, where
-    # fLEDBAT's standing queue is about twice LEDBAT's.
+    # Checked on a 20-peer ADSL + HTTP run (before issue 25's access delays): the drops are on
+    # the HTTP peers' uplinks only, where fLEDBAT's standing queue is about twice LEDBAT's.
     cc = CC["fledbat"]
     tau_s, zeta = float(cc["target"].removesuffix("ms")) / 1e3, cc["zeta"]
-    offset = SLOTS * cc["alpha"] * tau_s / (zeta * BASE_RTT_S)
+    # R: the mean base RTT between two peers, 2·(d_i + d_j) with d of mean 37.9 ms (L358).
+    rtt_s = 4 * ACCESS_DELAY_MEAN_MS / 1e3
+    offset = SLOTS * cc["alpha"] * tau_s / (zeta * rtt_s)
     c_tau = float(ACCESS[access][0].removesuffix("Mbps")) * 1e6 * tau_s / 8 / PACKET_BYTES
     return text + (f". fLEDBAT's standing uplink queue (eq. 10: Q* = Cτ + Nατ/(ζR), its Nατ/(ζR) term "
-                   f"alone {offset:.0f} packets for {SLOTS} flows at R = {BASE_RTT_S * 1e3:g} ms, where LEDBAT "
+                   f"alone {offset:.0f} packets for {SLOTS} flows at the mean R = {rtt_s * 1e3:g} ms, where LEDBAT "
                    f"holds τ, {c_tau:.1f} data packets at {ACCESS[access][0]}) leaves less of the 100-packet "
                    "buffer to the HTTP downloads' ACK bursts, which overflow it on those peers' uplinks; each "
                    "loss halves an fLEDBAT window at random")
@@ -303,14 +330,14 @@ def _figure(summary, out_dir: Path) -> Path:
     axes[0][0].set_ylabel("short-term F (1 Hz), mean over uplinks")
     axes[0][0].legend(fontsize="x-small")
     peers = int(summary["peers"].max())
-    fig.suptitle(f"fLEDBAT Fig. 6(b): {peers}-peer swarm, 5 of 10 slots, P_P 0.8, heterogeneous RTT; "
+    fig.suptitle(f"fLEDBAT Fig. 6(b): {peers}-peer swarm, 5 of 10 slots, P_P 0.8, access delays of mean 37.9 ms; "
                  "mean ± std over seeds", fontsize="medium")
     return save(fig, out_dir / "fledbat-fig6b.png")
 
 
 EXPERIMENT = Experiment(
     name="fledbat-fig6b",
-    description="fLEDBAT Fig. 6(b): 100-peer swarm, 5 of 10 upload slots, P_P 0.8, heterogeneous RTT, "
+    description="fLEDBAT Fig. 6(b): 100-peer swarm, 5 of 10 upload slots, P_P 0.8, access delays of mean 37.9 ms, "
                 "short-term F vs chunk size, FTTH vs ADSL, with and without HTTP background, "
                 "fLEDBAT (ζ 0.1) vs LEDBAT (τ 25 ms)",
     base={**scenario({**_points(QUICK_PEERS, QUICK_CHUNKS_KB, 1)[0], "seed": 1}),
