@@ -119,14 +119,28 @@ pub fn emulated_topology(sc: &Scenario) -> Result<Emulated, String> {
             flow_index(sc, f)
         ));
     }
+    if let Some(f) = sc.flows.iter().find(|f| f.tcp.gro > 0) {
+        return Err(format!(
+            "flows[{}].gro: not supported by the emulator yet (its hosts' offload is the kernel's own)",
+            flow_index(sc, f)
+        ));
+    }
     if let Some(f) = sc.flows.iter().find(|f| f.tcp.initial_ssthresh.is_some()) {
         return Err(format!(
             "flows[{}].initial_ssthresh: not supported by the emulator yet (Linux has no such sysctl)",
             flow_index(sc, f)
         ));
     }
-    if let Some(l) = sc.topology.links.iter().find(|l| l.rate_max.is_some() || l.jitter_reorder) {
-        let key = if l.rate_max.is_some() { "rate_max" } else { "jitter_reorder" };
+    if let Some(l) =
+        sc.topology.links.iter().find(|l| l.rate_max.is_some() || l.jitter_reorder || l.shaper.is_some())
+    {
+        let key = if l.rate_max.is_some() {
+            "rate_max"
+        } else if l.shaper.is_some() {
+            "burst"
+        } else {
+            "jitter_reorder"
+        };
         return Err(format!("{}.{key}: not supported by the emulator yet", l.name));
     }
     if !sc.output.pcap.is_empty() {
@@ -164,6 +178,7 @@ fn access_link(name: &str, (from, to): (usize, usize), delay: u64, reverse_of: O
         jitter_reorder: false,
         rate_max: None,
         loss: 0.0,
+        shaper: None,
         buffer: BufferSize::Packets(u64::MAX),
         rtt: 0,
         limit: Limit::Packets(u64::MAX),

@@ -15,6 +15,8 @@ pub enum TimerKind {
     /// Pacing release or a controller-owned timer.
     Send,
     DelayedAck,
+    /// The receiver's GRO aggregate is complete (`gro`).
+    GroFlush,
     /// Receiver-side window controller timer.
     ReceiverCc,
     /// A chunked flow's pause after a chunk is over: write the next one.

@@ -397,6 +397,12 @@ impl<'a> Simulation<'a> {
                         rx.on_delack_timer(now, &mut out)
                     }
                 }
+                TimerKind::GroFlush => {
+                    from = Side::Receiver;
+                    if rx.gro_timer.fire(now) {
+                        rx.on_gro_timer(now, &mut out)
+                    }
+                }
                 TimerKind::ReceiverCc => {
                     from = Side::Receiver;
                     if rx.control_timer.fire(now) {
@@ -430,6 +436,7 @@ impl<'a> Simulation<'a> {
                 Self::arm(ev, &mut tx.rto_timer, flow, TimerKind::Rto);
                 Self::arm(ev, &mut tx.send_timer, flow, TimerKind::Send);
                 Self::arm(ev, &mut rx.delack_timer, flow, TimerKind::DelayedAck);
+                Self::arm(ev, &mut rx.gro_timer, flow, TimerKind::GroFlush);
                 Self::arm(ev, &mut rx.control_timer, flow, TimerKind::ReceiverCc);
             }
             Endpoints::Cbr { tx, .. } => Self::arm(ev, &mut tx.timer, flow, TimerKind::Send),

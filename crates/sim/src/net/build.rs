@@ -34,6 +34,9 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
         let link = &mut net.links[id as usize];
         link.measure_sojourn = l.measure_sojourn;
         link.set_reorder(l.jitter_reorder);
+        if let Some(s) = l.shaper {
+            link.set_token_bucket(s.burst, s.line_rate);
+        }
         if let Some(max) = l.rate_max {
             link.set_rate_spread(max / l.rate, rng::stream(sc.seed, "link-rate", i as u64));
         }

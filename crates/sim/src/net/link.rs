@@ -72,8 +72,19 @@ pub struct Link {
     rate_rng: Option<SimRng>,
     /// Jitter may reorder packets.
     reorder: bool,
+    /// A token-bucket shaper (`burst`), or None: packets leave at `rate` back to back.
+    bucket: Option<Bucket>,
     /// Pcap trace of every packet offered (`output.pcap`); None costs one branch per packet.
     pub capture: Option<Capture>,
+}
+
+/// A token bucket's state ([`crate::scenario::TokenBucket`]): `tokens` bytes at time `at`.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    burst: f64,
+    line_rate: f64,
+    tokens: f64,
+    at: Nanos,
 }
 
 /// Losses of a link, per flow and in time order.
@@ -174,6 +185,7 @@ impl Link {
             losses: Losses::default(),
             min_backlog: (0, 0),
             rate_spread: 1.0,
+            bucket: None,
             rate_rng: None,
             reorder: false,
             capture: None,
@@ -182,6 +194,29 @@ impl Link {
 
     /// Draw each packet's service rate uniformly from `[rate, rate · spread]` (`spread` > 1),
     /// from `rng`; rate changes keep the spread.
+    /// Shape with a token bucket of `burst` bytes filled at the link's rate, serialising at
+    /// `line_rate`; it starts full, as Linux `tbf` does.
+    pub fn set_token_bucket(&mut self, burst: u64, line_rate: f64) {
+        let burst = burst as f64;
+        self.bucket = Some(Bucket { burst, line_rate, tokens: burst, at: 0 });
+    }
+
+    /// How long a packet of `bytes` waits for its tokens from `now`, taking them. The bucket
+    /// never holds more than `burst`, nor less than one packet's worth in capacity (a larger
+    /// packet waits for its full size rather than forever).
+    fn await_tokens(&mut self, now: Nanos, bytes: u32) -> Nanos {
+        let per_ns = self.rate / 8e9;
+        let Some(b) = self.bucket.as_mut() else {
+            return 0;
+        };
+        let size = bytes as f64;
+        let tokens = (b.tokens + now.saturating_sub(b.at) as f64 * per_ns).min(b.burst.max(size));
+        let wait = if tokens >= size { 0 } else { ((size - tokens) / per_ns).ceil() as Nanos };
+        b.tokens = (tokens + wait as f64 * per_ns - size).max(0.0);
+        b.at = now + wait;
+        wait
+    }
+
     pub fn set_rate_spread(&mut self, spread: f64, rng: SimRng) {
         self.rate_spread = spread;
         self.rate_rng = Some(rng);
@@ -289,9 +324,10 @@ impl Link {
     }
 
     fn tx_time(&mut self, wire_bytes: u32) -> Nanos {
-        let rate = match self.rate_rng.as_mut() {
-            Some(rng) => self.rate * (1.0 + unit(rng) * (self.rate_spread - 1.0)),
-            None => self.rate,
+        let rate = match (self.bucket, self.rate_rng.as_mut()) {
+            (Some(b), _) => b.line_rate,
+            (None, Some(rng)) => self.rate * (1.0 + unit(rng) * (self.rate_spread - 1.0)),
+            (None, None) => self.rate,
         };
         ((wire_bytes as f64 * 8e9) / rate).ceil() as Nanos
     }
@@ -353,10 +389,12 @@ impl Link {
         self.note_signal_backlog(signals, now);
         self.note_backlog();
         if let Some(d) = next {
+            // Behind a token bucket the head waits for its tokens: that wait is queueing too.
+            let wait = self.await_tokens(now, d.pkt.wire_bytes);
             if self.measure_sojourn {
-                sojourn.record(id, now, &d.pkt, d.sojourn);
+                sojourn.record(id, now + wait, &d.pkt, d.sojourn + wait);
             }
-            let done = now + self.tx_time(d.pkt.wire_bytes);
+            let done = now + wait + self.tx_time(d.pkt.wire_bytes);
             self.transmitting = Some((d.pkt, now));
             events.schedule(done, Event::TxDone(id));
         }
@@ -476,5 +514,33 @@ mod tests {
         let mean = times.iter().sum::<Nanos>() as f64 / 1000.0;
         // E[1/U] over U(10, 30) Mbit/s: 1500·8·ln(3)/20e6 s = 659 µs.
         assert!((mean / 659_167.0 - 1.0).abs() < 0.03, "mean {mean} ns");
+    }
+
+    /// A 10 Mbit/s token bucket of 15,000 B on a 1 Gbit/s interface, 20 packets of 1,500 B
+    /// offered at once. The full bucket lets 10 leave back to back at line rate (12 µs each);
+    /// the 11th waits for the tokens it lacks: 15,000 − 10·1,500 + 120 µs · 1.25 B/µs = 150 B
+    /// held, 1,350 B missing, 1,080 µs; it starts at 1,200 µs and is out at 1,212 µs. From then
+    /// on one packet every 1.2 ms: the token rate.
+    #[test]
+    fn a_token_bucket_sends_its_burst_at_line_rate_then_paces_at_its_rate() {
+        let queue = Box::new(DropTail::new(Limit::Packets(1000)));
+        let mut link = Link::new("l".into(), 10e6, 0, 0, 0.0, queue, link_streams(7, 0));
+        link.set_token_bucket(15_000, 1e9);
+        let mut events = EventQueue::with_capacity(64);
+        for k in 0..20u64 {
+            let pkt = Packet { seq: k, ..Packet::new(0, 0, crate::packet::Kind::Data, 1500, 0) };
+            link.offer(0, pkt, 0, &mut events, &mut NoSojourn);
+        }
+        let mut out = Vec::new();
+        while let Some((t, ev)) = events.pop() {
+            match ev {
+                Event::TxDone(_) => link.tx_done(0, t, &mut events, &mut NoSojourn),
+                _ => out.extend(link.arrive(0, t, &mut events).map(|_| t)),
+            }
+        }
+        const US: Nanos = 1_000;
+        let mut want: Vec<Nanos> = (1..=10).map(|k| k * 12 * US).collect();
+        want.extend((0..10).map(|k| 1_212 * US + k * 1_200 * US));
+        assert_eq!(out, want);
     }
 }

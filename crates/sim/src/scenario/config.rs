@@ -93,6 +93,9 @@ pub struct LinkSpec {
     pub rate_max: Option<f64>,
     /// Bernoulli loss probability applied to arriving packets before the queue.
     pub loss: f64,
+    /// A token-bucket shaper in place of a fixed-rate transmitter (None: every packet leaves at
+    /// `rate`, back to back).
+    pub shaper: Option<TokenBucket>,
     pub buffer: BufferSize,
     /// The RTT `bdp` buffers refer to.
     pub rtt: Nanos,
@@ -108,6 +111,23 @@ pub struct LinkSpec {
     /// Record queueing delay (summary percentiles and the sojourn series) on this link.
     pub measure_sojourn: bool,
 }
+
+/// Linux `tbf` (a token bucket filter): tokens accrue at the link's `rate` up to `burst` bytes,
+/// and a packet leaves once the bucket holds its size, serialised at the interface's
+/// `line_rate`. After an idle spell a whole burst leaves back to back at line rate — the
+/// bursts that a receiver's GRO then acknowledges in one ACK (the rLEDBAT paper's testbed
+/// shaped its bottleneck with tbf, §6, L309).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TokenBucket {
+    /// Bucket size in bytes (`tc … tbf burst`).
+    pub burst: u64,
+    /// Bits per second at which a packet is serialised once it has its tokens.
+    pub line_rate: f64,
+}
+
+/// The line rate a token bucket serialises at when a link gives none: Gigabit Ethernet, the
+/// testbeds' interfaces.
+pub const DEFAULT_LINE_RATE: f64 = 1e9;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkChange {
@@ -238,6 +258,10 @@ pub struct TcpOptions {
     pub delayed_ack: bool,
     /// Delayed-ACK timer (default 40 ms).
     pub delayed_ack_timeout: Nanos,
+    /// Receive offload at the receiving host (GRO): segments arriving within this gap of the
+    /// one before are acknowledged as one (0, the default: every segment on its own, as a
+    /// host without offload or at rates where packets never arrive back to back).
+    pub gro: Nanos,
     /// Segments ACKed immediately at connection start (Linux quick-ACK mode; default 16).
     pub quickack_segments: u32,
     pub timestamps: bool,
@@ -280,6 +304,7 @@ impl Default for TcpOptions {
             sack: true,
             delayed_ack: true,
             delayed_ack_timeout: 40_000_000,
+            gro: 0,
             quickack_segments: 16,
             timestamps: true,
             ts_granularity: 1_000_000,

@@ -52,6 +52,7 @@ fn link(t: &Topology, l: &LinkSpec) -> Value {
         "delay_ns": l.delay,
         "jitter_ns": l.jitter, "jitter_reorder": l.jitter_reorder, "rate_max_bps": l.rate_max,
         "loss": l.loss,
+        "shaper": l.shaper.map(|s| json!({"burst_bytes": s.burst, "line_rate_bps": s.line_rate})),
         "buffer": buffer(&l.buffer),
         "limit": match l.limit {
             Limit::Packets(n) => json!({"packets": n}),
@@ -111,6 +112,7 @@ fn flow(t: &Topology, f: &Flow) -> Value {
         "tcp": {
             "mss": o.mss, "header_bytes": o.header_bytes, "initial_window": o.initial_window, "initial_ssthresh": o.initial_ssthresh,
             "sack": o.sack, "delayed_ack": o.delayed_ack, "delayed_ack_timeout_ns": o.delayed_ack_timeout,
+            "gro_ns": o.gro,
             "quickack_segments": o.quickack_segments, "timestamps": o.timestamps,
             "ts_granularity_ns": o.ts_granularity, "rcv_buf_bytes": o.rcv_buf, "wscale": o.wscale,
             "handshake": o.handshake, "ecn": o.ecn, "rto_min_ns": o.rto_min,

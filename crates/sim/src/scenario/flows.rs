@@ -39,6 +39,7 @@ const FLOW_TCP_KEYS: &[&str] = &[
     "sack",
     "delayed_ack",
     "delayed_ack_timeout",
+    "gro",
     "quickack_segments",
     "timestamps",
     "ts_granularity",
@@ -484,6 +485,9 @@ fn build_tcp(t: &Table, p: &str) -> R<TcpOptions> {
     }
     if let Some(v) = get_positive_duration(t, p, "delayed_ack_timeout")? {
         o.delayed_ack_timeout = v;
+    }
+    if let Some(v) = get_duration(t, p, "gro")? {
+        o.gro = v;
     }
     if let Some(v) = get_int(t, p, "quickack_segments", 0, 1_000_000)? {
         o.quickack_segments = v as u32;

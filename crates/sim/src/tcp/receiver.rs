@@ -14,6 +14,8 @@ pub type Nanos = u64;
 
 /// The largest window a 16-bit field carries before scaling.
 const MAX_UNSCALED_WINDOW: u64 = 65_535;
+/// Largest GRO aggregate (Linux `GRO_MAX_SIZE` before BIG TCP, 6.3).
+const GRO_MAX_BYTES: u64 = 65_536;
 /// Largest window scale whose unit (2 KiB) is still about one MSS: receiver-side window control
 /// needs ≤ 11 (rLEDBAT paper L201).
 pub const MAX_FINE_WSCALE: u8 = 11;
@@ -34,6 +36,11 @@ pub struct TcpReceiver {
     last_ack_sent: u64,
     unacked_segments: u32,
     pub delack_timer: Timer,
+    /// End of the GRO aggregate being built (`gro`): no segment came within the gap.
+    pub gro_timer: Timer,
+    /// Segments held in the GRO aggregate, and the timestamp they share.
+    gro_segments: u32,
+    gro_tsval: u32,
     /// Wake-up requested by the window controller.
     pub control_timer: Timer,
     quickack_left: u32,
@@ -78,6 +85,9 @@ impl TcpReceiver {
             last_ack_sent: 0,
             unacked_segments: 0,
             delack_timer: Timer::default(),
+            gro_timer: Timer::default(),
+            gro_segments: 0,
+            gro_tsval: 0,
             control_timer: Timer::default(),
             quickack_left: opt.quickack_segments,
             ecn_ok: opt.ecn && !opt.handshake,
@@ -147,6 +157,11 @@ impl TcpReceiver {
     }
 
     fn on_data(&mut self, p: &Packet, now: Nanos, out: &mut Vec<Packet>) {
+        // Linux `tcp_gro_receive` merges only the next in-order segment with the same options
+        // (so the same timestamp) and no CE; anything else ends the aggregate first.
+        if self.gro_segments > 0 && (p.seq != self.rcv_nxt || p.tsval != self.gro_tsval || p.ecn == Ecn::Ce) {
+            self.flush_gro(now, out);
+        }
         self.wire_bytes_received += p.wire_bytes as u64;
         self.last_owd = self.measured_owd(now, p.sent_at);
         let end = p.seq + p.len as u64;
@@ -218,6 +233,17 @@ impl TcpReceiver {
         self.sync_control_timer();
 
         self.unacked_segments += 1;
+        if self.opt.gro > 0 && !immediate {
+            self.hold_for_gro(p.tsval, now, out);
+        } else {
+            self.ack_policy(immediate, now, out);
+        }
+    }
+
+    /// Linux's ACK decision for one received skb (`__tcp_ack_snd_check`): at once in quick-ACK
+    /// mode, when asked to, or with more than one full segment unacknowledged; else after the
+    /// delayed-ACK timer.
+    fn ack_policy(&mut self, immediate: bool, now: Nanos, out: &mut Vec<Packet>) {
         let quick = self.quickack_left > 0;
         self.quickack_left = self.quickack_left.saturating_sub(1);
         if !self.opt.delayed_ack || quick || immediate || self.unacked_segments >= 2 {
@@ -225,6 +251,34 @@ impl TcpReceiver {
         } else if !self.delack_timer.is_set() {
             self.delack_timer.set(now + self.opt.delayed_ack_timeout);
         }
+    }
+
+    /// Receive offload (GRO): segments arriving back to back — each within `gro` of the one
+    /// before — reach TCP as one skb, which gets one ACK decision, so a burst (a token bucket's
+    /// after an idle spell) is acknowledged by one ACK for up to 64 KB. The aggregate ends when
+    /// the gap passes (the NAPI poll finds the ring empty) or it is full.
+    fn hold_for_gro(&mut self, tsval: u32, now: Nanos, out: &mut Vec<Packet>) {
+        self.gro_segments += 1;
+        self.gro_tsval = tsval;
+        let full = (self.gro_segments as u64 + 1) * self.opt.mss as u64 > GRO_MAX_BYTES;
+        if full {
+            self.flush_gro(now, out);
+        } else {
+            self.gro_timer.set(now + self.opt.gro);
+        }
+    }
+
+    /// The GRO aggregate reaches TCP: one ACK decision for all its segments.
+    fn flush_gro(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        if self.gro_segments > 0 {
+            self.gro_segments = 0;
+            self.gro_timer.cancel();
+            self.ack_policy(false, now, out);
+        }
+    }
+
+    pub fn on_gro_timer(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        self.flush_gro(now, out);
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {
@@ -382,6 +436,8 @@ impl TcpReceiver {
         self.last_ack_sent = self.rcv_nxt;
         self.unacked_segments = 0;
         self.delack_timer.cancel();
+        self.gro_segments = 0;
+        self.gro_timer.cancel();
         self.acks_sent += 1;
         out.push(a);
     }
@@ -414,6 +470,40 @@ mod tests {
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].ack, 2000);
         assert!(!r.delack_timer.is_set());
+    }
+
+    /// GRO at 50 µs: five segments 12 µs apart (a 1 Gbit/s burst) in one timestamp tick are one
+    /// aggregate, ACKed once when the gap passes (48 + 50 µs); without GRO the same burst draws
+    /// an ACK every second segment. A segment of the next tick ends the aggregate first.
+    #[test]
+    fn gro_acknowledges_a_back_to_back_burst_once() {
+        const US: Nanos = 1_000;
+        let burst = |r: &mut TcpReceiver, out: &mut Vec<Packet>| {
+            for k in 0..5u64 {
+                r.on_packet(&data(k * 1000, 1000, k * 12 * US), k * 12 * US, out);
+            }
+        };
+        let mut plain = TcpReceiver::new(TcpOptions { quickack_segments: 0, ..opts() }, 0, None);
+        let mut out = Vec::new();
+        burst(&mut plain, &mut out);
+        assert_eq!(out.iter().map(|a| a.ack).collect::<Vec<_>>(), [2000, 4000]);
+
+        let mut r = TcpReceiver::new(TcpOptions { quickack_segments: 0, gro: 50 * US, ..opts() }, 0, None);
+        let mut out = Vec::new();
+        burst(&mut r, &mut out);
+        assert!(out.is_empty(), "held while the burst lasts");
+        assert_eq!(r.gro_timer.deadline(), Some(98 * US));
+        r.on_gro_timer(98 * US, &mut out);
+        assert_eq!(out.iter().map(|a| a.ack).collect::<Vec<_>>(), [5000], "one ACK for the aggregate");
+
+        // Two segments in tick 0 and one in tick 1: the new tick flushes the first two.
+        let mut r = TcpReceiver::new(TcpOptions { quickack_segments: 0, gro: 50 * US, ..opts() }, 0, None);
+        let mut out = Vec::new();
+        r.on_packet(&data(0, 1000, 990 * US), 990 * US, &mut out);
+        r.on_packet(&data(1000, 1000, 995 * US), 995 * US, &mut out);
+        r.on_packet(&data(2000, 1000, 1_001 * US), 1_001 * US, &mut out);
+        assert_eq!(out.iter().map(|a| a.ack).collect::<Vec<_>>(), [2000]);
+        assert!(r.gro_timer.is_set());
     }
 
     #[test]

@@ -7,9 +7,10 @@ use ccbench_aqm::{build_queue, Limit, QueueConfig};
 use toml::{Table, Value};
 
 use crate::packet::Packet;
+use crate::scenario::config::{TokenBucket, DEFAULT_LINE_RATE};
 use crate::scenario::fields::{
     check_keys, fe, get_bool, get_duration, get_params, get_positive_duration, get_probability, get_rate,
-    get_str, get_unit, join, map_param_error, required, shown, R,
+    get_size, get_str, get_unit, join, map_param_error, required, shown, R,
 };
 use crate::scenario::units::{self, format_duration};
 use crate::scenario::{BufferSize, LinkChange, LinkSpec, Nanos, Params, Topology};
@@ -30,10 +31,23 @@ pub const PROP_KEYS: &[&str] = &[
     "jitter",
     "jitter_reorder",
     "loss",
+    "burst",
+    "line_rate",
 ];
 /// Keys of a `reverse` table: what the other direction may set differently (it shares `delay`).
-pub const REVERSE_KEYS: &[&str] =
-    &["rate", "rate_max", "buffer", "aqm", "aqm_params", "ecn", "jitter", "jitter_reorder", "loss"];
+pub const REVERSE_KEYS: &[&str] = &[
+    "rate",
+    "rate_max",
+    "buffer",
+    "aqm",
+    "aqm_params",
+    "ecn",
+    "jitter",
+    "jitter_reorder",
+    "loss",
+    "burst",
+    "line_rate",
+];
 const CHANGE_KEYS: &[&str] = &["at", "rate", "delay"];
 
 /// One direction's properties as written, before the link is placed between nodes.
@@ -52,6 +66,8 @@ pub struct LinkProps {
     /// Largest per-packet service rate: each packet's drawn uniformly from [rate, rate_max].
     pub rate_max: Option<f64>,
     pub loss: f64,
+    /// `burst` (and `line_rate`): a token-bucket shaper ([`TokenBucket`]).
+    pub shaper: Option<TokenBucket>,
     /// Where errors about this direction's queue land (`links[0]`, `bottleneck`, …).
     pub field: String,
 }
@@ -71,8 +87,44 @@ pub fn parse_props(t: &Table, p: &str) -> R<LinkProps> {
         jitter_reorder: get_bool(t, p, "jitter_reorder")?.unwrap_or(false),
         rate_max: get_rate_max(t, p, rate)?,
         loss: get_probability(t, p, "loss")?.unwrap_or(0.0),
+        shaper: get_shaper(t, p, rate)?,
         field: p.to_string(),
     })
+    .and_then(|props| match (props.shaper, props.rate_max) {
+        (Some(_), Some(_)) => {
+            Err(fe(join(p, "burst"), "a token bucket paces at rate: it cannot be combined with rate_max"))
+        }
+        _ => Ok(props),
+    })
+}
+
+/// Smallest bucket: one full Ethernet frame, or no packet could ever leave (Linux refuses
+/// such a `tbf` too).
+const MIN_BURST: u64 = 1514;
+
+/// `burst` (bytes) and `line_rate` (above `rate`; default Gigabit Ethernet): a token bucket.
+fn get_shaper(t: &Table, p: &str, rate: f64) -> R<Option<TokenBucket>> {
+    let burst = get_size(t, p, "burst")?;
+    let line_rate = get_rate(t, p, "line_rate")?;
+    let Some(burst) = burst else {
+        return match line_rate {
+            Some(_) => {
+                Err(fe(join(p, "line_rate"), "needs burst (a token bucket's size, e.g. burst = \"15KB\")"))
+            }
+            None => Ok(None),
+        };
+    };
+    if burst < MIN_BURST {
+        return Err(fe(join(p, "burst"), format!("must hold a full frame ({MIN_BURST} bytes), got {burst}")));
+    }
+    let line_rate = line_rate.unwrap_or(DEFAULT_LINE_RATE.max(rate * 2.0));
+    if line_rate <= rate || line_rate.is_infinite() {
+        return Err(fe(
+            join(p, "line_rate"),
+            format!("must be a finite rate above rate ({} Mbps), got {} Mbps", rate / 1e6, line_rate / 1e6),
+        ));
+    }
+    Ok(Some(TokenBucket { burst, line_rate }))
 }
 
 /// `rate_max`, which must exceed `rate`.
@@ -103,6 +155,11 @@ pub fn parse_reverse(t: Option<&Table>, p: &str, fwd: &LinkProps) -> R<LinkProps
     check_keys(t, p, REVERSE_KEYS)?;
     if let Some(rate) = get_rate(t, p, "rate")? {
         r.rate = rate;
+    }
+    if t.contains_key("burst") || t.contains_key("line_rate") {
+        r.shaper = get_shaper(t, p, r.rate)?;
+    } else if let Some(s) = r.shaper {
+        r.shaper = (s.line_rate > r.rate).then_some(s);
     }
     if let Some(b) = get_buffer(t, p)? {
         r.buffer = b;
@@ -225,6 +282,7 @@ impl TopologyBuilder {
             jitter_reorder: props.jitter_reorder,
             rate_max: props.rate_max,
             loss: props.loss,
+            shaper: props.shaper,
             buffer: props.buffer.clone(),
             rtt: props.rtt,
             limit,
