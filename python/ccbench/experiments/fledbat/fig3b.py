@@ -11,8 +11,31 @@ contrast) show where.
 Setting: the paper's reference scenario (L261–L271): 10 Mbps, 100-packet buffer, P = 1500 B
 (1460 B payload + 40 B headers), ACKs not delayed, base RTT 50 ms plus a per-flow jitter uniform in
 [0, 1] ms (L271; drawn once per flow from the run's seed, the notes' suggestion for the unstated
-jitter model), τ = 25 ms, α = 1 (notes §4 items 2–3), second flow at 10 s (the notes' suggestion
-for the unstated gap), 300 s (notes §4 item 5), 10 runs (L271).
+jitter model), τ = 25 ms, α = 1 (notes §4 items 2–3), initial window 2 segments (ns-2's
+``windowInit_``, the paper's simulator, L261; as ``fig2`` and ``fig3a``), second flow at 10 s (the
+notes' suggestion for the unstated gap), 300 s (notes §4 item 5), 10 runs (L271). Until issue 25
+both flows started with Linux's 10 segments, the stack's default.
+
+Why our P(Q = 0) and fairness differ at ζ = 5 (issue 25 item 5), from the traces (seed 1) and the
+contrast arms:
+
+* The flush needs a larger ζ here than in the paper. Two flows at ζ = 5 that share the queue
+  (the IW 10 arm, after its join) swing it between about 8 and 22 packets every ~0.5 s: the
+  decrease starts as soon as q̂ passes τ, about 2 ms below the peak, and removes
+  ζ·W·(q̂ − τ)/τ ≈ 6 packets per flow in the next RTT (W ≈ 30), too few to empty a 21-packet
+  queue, so P(Q = 0) stays near 1 %. Each downswing grows with ζ; the queue reaches zero in most
+  swings from ζ ≈ 7 on (contrast arms ζ = 7 and 10, IW 2; at ζ = 7 the least queue is 0 in at
+  least half of seed 1's 2-s stretches): the paper's Fig. 3(b) — P(Q = 0) well above 5 %, η
+  below 1, a mean queue below Q*, fair shares — appears at ζ ≈ 7–10 in our per-ACK
+  reconstruction of the missing eq. (5) (notes §3.2) instead of at 5. A core question (the
+  rule's form or its delay filter), not one of this set-up.
+* With ns-2's IW 2 nothing flushes the queue when the latecomer joins at ζ = 5: it takes part of
+  the first-comer's queue as base delay (it never meets less than about 6 packets in seed 1), its
+  target sits that much higher, and the first-comer falls to its 2-segment floor (the latecomer
+  then alone holds the queue at τ plus its base error, about 28 packets in seed 1, without
+  swings). The IW 10 arm is fair only because the latecomer's first 10-segment window lifts the
+  queue to 28 packets, 7 above Cτ, and ζ = 5 cuts the first-comer from 60 segments to its floor
+  within 0.15 s, which empties the queue once.
 
 Measured (notes' pass rows): Jain's index F and η over the last half of the run, read from the
 core with ``warmup`` at half the duration (the bottleneck's ``jain_long`` over the flows' wire
@@ -32,11 +55,19 @@ from pathlib import Path
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.fledbat.common import (ALPHA, BASE_RTT_S, BUFFER_PACKETS, CAPACITY_MBPS, JITTERED,
-                                                PAPER_FLOW, TARGET_S, bottleneck, core_rates_mbps, empty_share,
-                                                last_half, measured_window, queue_equilibrium_packets)
+                                                PAPER_FLOW, PAPER_IW, TARGET_S, bottleneck, core_rates_mbps,
+                                                empty_share, last_half, measured_window,
+                                                queue_equilibrium_packets)
 
-ZETAS = [5.0, 0.1, 0.01, 0.001]
 PAPER_ZETA = 5.0
+#: Linux's initial window, the contrast arm (the set-up's until issue 25).
+LINUX_IW = 10
+#: (ζ, initial window): the paper's run first; too small ζ's (L296); the ζ's from which the queue
+#: flushes here; the paper's ζ with Linux's IW.
+SMALL_ZETAS, FLUSH_ZETAS = [0.1, 0.01, 0.001], [7.0, 10.0]
+POINTS = ([{"zeta": PAPER_ZETA, "initial_window": PAPER_IW}]
+          + [{"zeta": z, "initial_window": PAPER_IW} for z in SMALL_ZETAS + FLUSH_ZETAS]
+          + [{"zeta": PAPER_ZETA, "initial_window": LINUX_IW}])
 FLOWS = 2
 LATE_START_S = 10.0
 #: Run lengths (full, quick); the measurement window, ``warmup`` on, is the last half.
@@ -53,7 +84,7 @@ BARELY_IDLE = 0.995
 
 
 def _apply(point: dict) -> dict:
-    return {"flows.cc.zeta": point["zeta"]}
+    return {"flows.cc.zeta": point["zeta"], "flows.initial_window": point.get("initial_window", PAPER_IW)}
 
 
 def _metric(result, point: dict) -> dict:
@@ -85,19 +116,39 @@ def _compare(summary):
 FIG = "Fig. 3(b), Sec. 7.2"
 
 
-def _paper_rows(row) -> list:
+def _is_paper(row) -> bool:
+    return row["zeta"] == PAPER_ZETA and int(row["initial_window"]) == PAPER_IW
+
+
+def _flush_text(summary) -> str:
+    """What the larger-ζ arms (IW 2) show: where the queue starts to flush, and what follows."""
+    arms = summary[(summary["initial_window"] == PAPER_IW) & (summary["zeta"] > PAPER_ZETA)].sort_values("zeta")
+    if not len(arms):
+        return ""
+    parts = [f"ζ = {r['zeta']:g}: P(Q = 0) {r['p_empty_shared']:.1%}, F {r['jain_last_half']:.3f}, "
+             f"η {r['eta_last_half']:.3f}, mean queue {r['mean_queue_packets']:.1f} packets (Q* {r['q_star_packets']:.1f})"
+             for _, r in arms.iterrows()]
+    return ("; with larger ζ the swings reach an empty queue and Fig. 3(b)'s behaviour appears (contrast arms, "
+            + "; ".join(parts) + "): the flush sets in at a larger ζ in our per-ACK reconstruction of eq. (5) "
+            "(notes §3.2) than in the paper's ns-2 module")
+
+
+def _paper_rows(row, summary) -> list:
     q_star = row["q_star_packets"]
-    no_flush = (f"the queue empties when the latecomer joins ({row['p_empty_join']:.1%} of "
-                f"[10, 20] s) and the latecomer learns its base then, but afterwards our per-ACK "
-                f"decrease (eq. 5 reconstructed, notes §3.2) answers q̂ > τ within a fraction of an RTT, "
-                f"so the queue hovers near {row['mean_queue_packets']:.0f} packets without the wide "
-                "window swings of the paper's ns-2 module (L298)")
+    late_holds = row["late_share_last_half"] > 0.5 and row["jain_last_half"] < JAIN_MIN
+    no_flush = ("our per-ACK decrease starts as soon as q̂ passes τ, and at ζ = 5 its downswings stop short of "
+                "an empty queue (module docstring: two flows sharing it swing it between about 8 and 22 packets)"
+                + (f"; here, in the {_unfair_seeds(row)} seeds that stay unfair, the latecomer, its base wrong, holds "
+                   "the queue alone at τ plus its error, without swings, with the first-comer at its floor (mean "
+                   f"queue over all seeds {row['mean_queue_packets']:.1f} packets)" if late_holds else "")
+                + _flush_text(summary))
     fair = Check("ζ = 5: Jain's index over the last half (mean over the seeds; bound: the notes' ≥ 0.9)",
                  "fair: a large ζ flushes the queue", f"{FIG}, L296–L298", row["jain_last_half"],
                  Claim("≥", JAIN_MIN),
                  shown=(mean_spread(row, "jain_last_half") + f"; {_seeds_text(row, 'fair_last_half')} "
-                        f"≥ 0.9, lowest {row['jain_last_half_min']:.3f}"),
-                 reason=_unfair_seeds_reason(row))
+                        f"≥ 0.9, lowest {row['jain_last_half_min']:.3f}; latecomer's share "
+                        f"{row['late_share_last_half']:.1%}"),
+                 reason=_unfair_seeds_reason(row, summary))
     empty = Check("ζ = 5: P(Q = 0) over [10 s, end], 1 ms samples (bound: the notes' ≥ 5 %)",
                   "more mass at Q = 0 in the PDF", f"{FIG}, L298", row["p_empty_shared"], Claim("≥", P_EMPTY_MIN),
                   shown=mean_spread(row, "p_empty_shared", ".2%") + f"; in [10, 20] s {row['p_empty_join']:.1%}")
@@ -106,7 +157,9 @@ def _paper_rows(row) -> list:
                   f"the model somewhat overestimates the queue; Q* = {q_star:.2f} packets", f"{FIG}, L298, eq. (10)",
                   row["mean_queue_packets"], Claim("≤", q_star),
                   shown=mean_spread(row, "mean_queue_packets", ".2f", "packets"))
-    below.reason = "" if below.verdict == "agrees" else "the queue sits above the model's"
+    below.reason = "" if below.verdict == "agrees" else (
+        "the queue sits above the model's: the latecomer holds it at τ plus its base-delay error"
+        if late_holds else "the queue sits above the model's")
     # 0.8 ≤ η < 1.0: the upper end is open (a link that never idles is not "less efficient").
     efficient = Check("ζ = 5: 0.8 ≤ η < 1.0 over the last half (bound: the notes')",
                       "less efficient: the link sometimes idles", f"{FIG}, L298–L300", row["eta_last_half"],
@@ -116,20 +169,27 @@ def _paper_rows(row) -> list:
     return [c.row() for c in (fair, empty, below, efficient)]
 
 
+def _unfair_seeds(row) -> str:
+    seeds = int(row.get("seeds", 1))
+    return f"{seeds - round(row['fair_last_half'] * seeds)} of {seeds}"
+
+
 def _seeds_text(row, share_metric: str) -> str:
     seeds = int(row.get("seeds", 1))
     return f"{round(row[share_metric] * seeds)} of {seeds} seeds"
 
 
-def _unfair_seeds_reason(row) -> str:
-    """A seed stays unfair when the queue did not empty as the latecomer joined: with flow 1 at
-    its floor the latecomer alone holds the queue at τ plus its base error, and a per-ACK
-    decrease keeps it there without ever emptying it, so the error is never corrected."""
+def _unfair_seeds_reason(row, summary) -> str:
+    """A seed stays unfair when the queue did not empty as the latecomer joined: its base delay
+    then holds part of the first-comer's queue, the first-comer falls to its floor, and the
+    latecomer alone holds the queue at τ plus its base error, which at ζ = 5 a per-ACK decrease
+    keeps without ever emptying it, so the error is never corrected."""
     if row["fair_last_half"] >= 1:
         return ""
-    return ("in the unfair seeds the queue did not empty while the latecomer joined (see "
-            "results.csv, p_empty_join = 0): with flow 1 at its floor the latecomer alone holds the "
-            "queue at τ plus its base error, and the per-ACK decrease keeps it there without emptying it")
+    return (f"in the unfair seeds the queue did not empty while the latecomer joined (P(Q = 0) in [10, 20] s "
+            f"{row['p_empty_join']:.1%}, see results.csv): its base delay holds part of the first-comer's queue, "
+            "the first-comer falls to its floor, and the latecomer alone holds the queue at τ plus its base "
+            "error without emptying it" + _flush_text(summary))
 
 
 def _efficiency_reason(row, efficient: bool, no_flush: str) -> str:
@@ -141,7 +201,7 @@ def _efficiency_reason(row, efficient: bool, no_flush: str) -> str:
     return ""
 
 
-def _contrast_row(row) -> dict:
+def _small_zeta_row(row) -> dict:
     """L296 only warns that a too small ζ *may* leave the latecomer ahead: no ζ, no number."""
     zeta, q_star = row["zeta"], row["q_star_packets"]
     dominates = row["jain_last_half"] < JAIN_MIN and row["late_share_last_half"] > 0.5
@@ -166,17 +226,60 @@ def _contrast_row(row) -> dict:
                  reason=f"reported: {answer}; {why}").row()
 
 
+def _flush_row(row) -> dict:
+    """A ζ above the paper's: where the flush, fairness and idle link of L296–L300 appear here."""
+    zeta, q_star = row["zeta"], row["q_star_packets"]
+    like = (row["p_empty_shared"] >= P_EMPTY_MIN and row["jain_last_half"] >= JAIN_MIN
+            and row["eta_last_half"] < 1.0 and row["mean_queue_packets"] <= q_star)
+    return Check(f"contrast ζ = {zeta:g}: P(Q = 0) over [10 s, end] (where does the queue flush?)",
+                 "a ζ large enough to flush the queue makes the shares fair, the PDF has more mass at 0, "
+                 "η < 1, the model overestimates the queue (said of ζ = 5)", f"{FIG}, L296–L300",
+                 row["p_empty_shared"], None,
+                 shown=(f"{mean_spread(row, 'p_empty_shared', '.2%')}; F {row['jain_last_half']:.3f} (min "
+                        f"{row.get('jain_last_half_min', float('nan')):.3f}), η {row['eta_last_half']:.4f}, mean queue "
+                        f"{row['mean_queue_packets']:.1f} packets (Q* {q_star:.1f})"),
+                 reason=("reported: not the paper's ζ; " + (
+                     "all four of Fig. 3(b)'s traits hold: the flush regime the paper shows at ζ = 5 starts at a "
+                     "larger ζ here (module docstring)" if like else
+                     "not yet all of Fig. 3(b)'s traits (P(Q = 0) ≥ 5 %, F ≥ 0.9, η < 1, mean queue ≤ Q*)"))).row()
+
+
+def _linux_iw_row(row, summary) -> dict:
+    """ζ = 5 with Linux's 10-segment initial window: fair through one flush as the latecomer joins."""
+    paper = summary[summary.apply(_is_paper, axis=1)]
+    join_iw2 = f"{paper['p_empty_join'].iloc[0]:.1%} with IW 2" if len(paper) else "IW 2 not run"
+    fair = row["jain_last_half"] >= JAIN_MIN
+    return Check(f"contrast ζ = 5 with Linux's IW {LINUX_IW}: Jain's index over the last half",
+                 "fair at ζ = 5 (with ns-2's initial window)", f"{FIG}, L296–L298", row["jain_last_half"], None,
+                 shown=(f"F {mean_spread(row, 'jain_last_half')}; P(Q = 0) {row['p_empty_shared']:.2%} over "
+                        f"[10 s, end], {row['p_empty_join']:.1%} in [10, 20] s; η {row['eta_last_half']:.4f}; mean "
+                        f"queue {row['mean_queue_packets']:.1f} packets"),
+                 reason=("reported: not ns-2's initial window (the set-up's until issue 25). " + (
+                     f"Fair through one flush as it joins: the latecomer's first {LINUX_IW}-segment window lifts "
+                     "the queue above Cτ, ζ = 5 cuts the first-comer to its floor within about 0.15 s and the queue "
+                     f"empties (P(Q = 0) {row['p_empty_join']:.1%} of [10, 20] s, {join_iw2}), so the latecomer "
+                     "learns its true base; afterwards the two flows' swings seldom empty it" if fair else
+                     "The latecomer's larger first window did not flush the queue either"))).row()
+
+
 def _comparison(summary) -> list:
     summary = _compare(summary) if "q_star_packets" not in summary else summary
     rows = []
     for _, row in summary.iterrows():
-        rows += _paper_rows(row) if row["zeta"] == PAPER_ZETA else [_contrast_row(row)]
+        if _is_paper(row):
+            rows += _paper_rows(row, summary)
+        elif int(row["initial_window"]) != PAPER_IW:
+            rows.append(_linux_iw_row(row, summary))
+        elif row["zeta"] > PAPER_ZETA:
+            rows.append(_flush_row(row))
+        else:
+            rows.append(_small_zeta_row(row))
     return rows
 
 
-def trace(zeta: float, seed: int = 1):
+def trace(zeta: float, seed: int = 1, initial_window: int = PAPER_IW):
     """One run with its time series (for the figure)."""
-    return EXPERIMENT.rerun({"zeta": zeta}, seed)
+    return EXPERIMENT.rerun({"zeta": zeta, "initial_window": initial_window}, seed)
 
 
 def _figure(summary, out_dir: Path) -> Path:
@@ -185,18 +288,18 @@ def _figure(summary, out_dir: Path) -> Path:
     from ccbench.plot import pyplot, save
 
     plt = pyplot()
-    zetas = list(summary["zeta"])
-    fig, axes = plt.subplots(len(zetas), 2, figsize=(12, 2.8 * len(zetas)), squeeze=False,
+    arms = [(float(z), int(iw)) for z, iw in zip(summary["zeta"], summary["initial_window"])]
+    fig, axes = plt.subplots(len(arms), 2, figsize=(12, 2.8 * len(arms)), squeeze=False,
                              gridspec_kw={"width_ratios": [2.2, 1]})
-    for row, zeta in enumerate(zetas):
-        result = trace(zeta)
+    for row, (zeta, iw) in enumerate(arms):
+        result = trace(zeta, initial_window=iw)
         end = measured_window(result)[1]
         flows = result.flows
         for i, (name, start) in enumerate((("first", 0.0), ("late", LATE_START_S))):
             df = flows[(flows["flow"] == name) & (flows["t_s"] > start)]
             axes[row][0].plot(df["t_s"], df["cwnd_bytes"] / PAPER_FLOW["mss"], color=f"C{i}", lw=0.6,
                               label=f"{'first-comer' if i == 0 else 'latecomer'}")
-        axes[row][0].set_ylabel(f"ζ = {zeta:g}: cwnd (packets)")
+        axes[row][0].set_ylabel(f"ζ = {zeta:g}, IW {iw}: cwnd (packets)")
         queue = bottleneck(result, LATE_START_S, end)["queue_packets"].round()
         bins = np.arange(-0.5, BUFFER_PACKETS + 1.5)
         axes[row][1].hist(queue, bins=bins, density=True, color="C2")
@@ -215,28 +318,31 @@ def _figure(summary, out_dir: Path) -> Path:
     axes[-1][0].set_xlabel("time (s)")
     axes[-1][1].set_xlabel("queue (packets), 1 ms samples from 10 s on")
     fig.suptitle("fLEDBAT Fig. 3(b): two backlogged fLEDBAT flows, 10 s apart (10 Mbps, 100 p, "
-                 "RTT 50 ms, τ 25 ms, α 1); seed 1")
+                 "RTT 50 ms, τ 25 ms, α 1, IW 2 unless stated); seed 1")
     return save(fig, out_dir / "fledbat-fig3b.png")
 
 
 EXPERIMENT = Experiment(
     name="fledbat-fig3b",
     description="fLEDBAT Fig. 3(b): two backlogged fLEDBAT flows 10 s apart, ζ = 5 (and the "
-                "contrast ζ = 0.1, 0.01, 0.001), reference setup (10 Mbps, 100 p, RTT 50 ms, τ 25 ms)",
+                "contrast ζ = 0.1, 0.01, 0.001, 7, 10, and ζ = 5 with Linux's IW 10), reference setup "
+                "(10 Mbps, 100 p, RTT 50 ms, τ 25 ms, IW 2)",
     base={
         **last_half(DURATION_S),
         "seed": 1,
         "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": f"{BASE_RTT_S * 1e3:g}ms",
                        "buffer": f"{BUFFER_PACKETS}p"},
+        # L261: ns-2's TCP agents start at windowInit_ 2 (PAPER_IW), as in fig2 and fig3a.
         "flows": [
-            {"name": "first", "cca": "fledbat", **PAPER_FLOW, **JITTERED,
+            {"name": "first", "cca": "fledbat", **PAPER_FLOW, **JITTERED, "initial_window": PAPER_IW,
              "cc": {"target": f"{TARGET_S * 1e3:g}ms", "alpha": ALPHA, "zeta": PAPER_ZETA}},
             {"name": "late", "cca": "fledbat", "start": f"{LATE_START_S:g}s", **PAPER_FLOW, **JITTERED,
-             "cc": {"target": f"{TARGET_S * 1e3:g}ms", "alpha": ALPHA, "zeta": PAPER_ZETA}},
+             "initial_window": PAPER_IW, "cc": {"target": f"{TARGET_S * 1e3:g}ms", "alpha": ALPHA, "zeta": PAPER_ZETA}},
         ],
         "output": {"bin": f"{SAMPLE_BIN_S * 1e3:g}ms", "sojourn_samples": False},
     },
-    grid={"zeta": ZETAS},
+    grid={},
+    points=POINTS,
     seeds=tuple(range(1, 11)),  # L271: 10 runs per point
     quick_seeds=(1, 2),
     quick_overrides=last_half(QUICK_DURATION_S),
