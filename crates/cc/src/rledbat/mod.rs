@@ -19,10 +19,10 @@
 //! * **Current and base RTT**: LEDBAT++'s estimator in [`LedbatPpWindow`]. `RTT_c` is the
 //!   minimum of the last `current_filter` samples (default 4: Fig. 2 line 4, L215, and
 //!   LEDBAT++'s "at least 4", L83). The prototype instead filters the last 10 *queueing-delay*
-//!   values (L297); `current_filter = 10` approximates it. `RTT_b` is the minimum over the
-//!   last `base_history` minutes (default 10: L83 and "the last 10 min", L256); Fig. 2 says
-//!   180 s (L217), which is `base_history = 3`. Both inconsistencies are the paper's own; the
-//!   defaults follow its text and LEDBAT++.
+//!   values (L297); `current_filter = 10` approximates it (`profile = "authors"` below does
+//!   it exactly). `RTT_b` is the minimum over the last `base_history` minutes (default 10:
+//!   L83 and "the last 10 min", L256); Fig. 2 says 180 s (L217), which is `base_history = 3`.
+//!   Both inconsistencies are the paper's own; the defaults follow its text and LEDBAT++.
 //! * **Loss** ([`LossDetector`]): a segment below the highest byte received (`S2 < S1`) with a later
 //!   TSval (`TS2 > TS1`) is a retransmission (L164). The reaction is LEDBAT++'s halving, at
 //!   most once per `RTT_c` (Fig. 2 line 9) and by default once per loss episode
@@ -60,10 +60,21 @@
 //!   L146 implies). ECN CE marks are not used: neither the paper nor Fig. 2 reacts to them
 //!   at the receiver.
 //!
-//! Public code read for contrast, not copied: `net-research/rledbat_module`
-//! `SRC/rledbat_receive.c` (Linux 3.13 prototype of draft -02: one connection, 10-value qd
-//! filter, window starts at 1 MSS and slow-starts, halving on a retransmission).
+//! **Profiles** (key `profile`). `"rfc"` (default) is everything above. `"authors"` is the
+//! authors' Linux prototype, `net-research/rledbat_module` `SRC/rledbat_receive.c` (Linux 3.13,
+//! draft -02), which decides what RFC 9840 leaves open in its own way: the window in
+//! window-scale units from 1 MSS with a 2 MSS floor, the RTT table cleared after each
+//! decrease and each loss reaction, the minimum of the last 10 queueing-delay values, a
+//! reduction decided at most once per RTT and spread over the bytes received, a segment not
+//! above the previous one taken as a retransmission, GAIN with the module's integer ceiling.
+//! The rules and the differences are in [`authors`]. Of the keys above it reads `target`,
+//! `enhanced_target` (the module's `RLEDBAT2`), `current_filter` (`LAST_QDS`, default 10 there,
+//! at most 20), `init_cwnd` (`INIT_WINDOW`, default 1 there) and `min_cwnd`
+//! (`MIN_REDUCTION_BYTES`, 2); the others have no counterpart in the module and are refused
+//! with it. Without timestamps the module has no RTT: the profile then caps nothing and says
+//! so in the notes.
 
+pub mod authors;
 mod loss;
 pub mod rtt;
 
@@ -75,6 +86,7 @@ use std::collections::VecDeque;
 use crate::ledbatpp::{LedbatPpConfig, LedbatPpWindow, Phase};
 use crate::{Nanos, ParamError, Params, ReceiveWindowControl, ReceivedSegment, ReceiverInfo, ReceiverProbe};
 
+use authors::{AuthorsConfig, AuthorsWindow};
 pub use loss::LossDetector;
 use rtt::{EdgeRttSampler, TsRttSampler};
 
@@ -93,7 +105,29 @@ pub struct RledbatConfig {
     pub edge_fallback: bool,
     /// Which retransmissions may halve the window again. Key `loss_episode`.
     pub loss_episode: LossEpisode,
+    /// Whose decisions fill what RFC 9840 leaves open. Key `profile`.
+    pub profile: Profile,
 }
+
+/// Key `profile`: `"rfc"` (default) or `"authors"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Profile {
+    /// RFC 9840 and the paper, with this module's documented readings.
+    #[default]
+    Rfc,
+    /// The authors' Linux module (`net-research/rledbat_module`), see [`authors`].
+    Authors,
+}
+
+/// Keys with no counterpart in the authors' module, refused with `profile = "authors"`.
+const NOT_IN_THE_MODULE: &[(&str, &str)] = &[
+    ("slowdown", "the module always makes periodic slowdowns"),
+    ("base_history", "the module's rtt_min never ages"),
+    ("decrease_constant", "the module's constant is 1"),
+    ("initial_rlwnd", "the module starts at init_cwnd segments"),
+    ("no_timestamps", "the module has no RTT without timestamps"),
+    ("loss_episode", "the module reacts to the first retransmission after a reduction"),
+];
 
 /// When a retransmission starts a new loss reaction (Fig. 2 line 9 says only "once per RTT").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,6 +150,7 @@ impl Default for RledbatConfig {
             start_unbounded: true,
             edge_fallback: true,
             loss_episode: LossEpisode::Window,
+            profile: Profile::Rfc,
         }
     }
 }
@@ -123,7 +158,11 @@ impl Default for RledbatConfig {
 impl RledbatConfig {
     /// Read every supported key; the caller rejects unknown ones afterwards.
     pub fn from_params(p: &Params) -> Result<Self, ParamError> {
-        Ok(Self {
+        let profile = match p.choice("profile", "rfc", &["rfc", "authors"])?.as_str() {
+            "authors" => Profile::Authors,
+            _ => Profile::Rfc,
+        };
+        let mut cfg = Self {
             ledbat: LedbatPpConfig::from_params(p)?,
             start_unbounded: p.choice("initial_rlwnd", "max", &["max", "init_cwnd"])? == "max",
             edge_fallback: p.choice("no_timestamps", "edge", &["edge", "off"])? == "edge",
@@ -131,7 +170,93 @@ impl RledbatConfig {
                 "rtt" => LossEpisode::Rtt,
                 _ => LossEpisode::Window,
             },
-        })
+            profile,
+        };
+        if profile == Profile::Authors {
+            cfg.authors_keys(p)?;
+        }
+        Ok(cfg)
+    }
+
+    /// `profile = "authors"` with the module's defaults (`LAST_QDS` = 10, `INIT_WINDOW` = 1
+    /// MSS) and the shared keys' defaults otherwise.
+    pub fn authors() -> Self {
+        let mut cfg = Self { profile: Profile::Authors, ..Self::default() };
+        cfg.ledbat.current_filter = authors::LAST_QDS;
+        cfg.ledbat.init_cwnd = authors::INIT_WINDOW_SEGMENTS;
+        cfg
+    }
+
+    /// `profile = "authors"`: the module's defaults where a key was not given, and no key the
+    /// module has no counterpart for.
+    fn authors_keys(&mut self, p: &Params) -> Result<(), ParamError> {
+        let given = |key: &str| p.iter().any(|(k, _)| k == key);
+        let refuse = |key: &str, message: String| Err(ParamError { key: key.into(), message });
+        for (key, why) in NOT_IN_THE_MODULE {
+            if given(key) {
+                return refuse(key, format!("does not apply with profile = \"authors\" ({why})"));
+            }
+        }
+        let defaults = Self::authors().ledbat;
+        if !given("current_filter") {
+            self.ledbat.current_filter = defaults.current_filter;
+        } else if self.ledbat.current_filter > authors::MAX_LAST_QDS {
+            let max = authors::MAX_LAST_QDS;
+            return refuse("current_filter", format!("at most {max} with profile = \"authors\""));
+        }
+        if !given("init_cwnd") {
+            self.ledbat.init_cwnd = defaults.init_cwnd;
+        } else if self.ledbat.init_cwnd == 0 {
+            return refuse("init_cwnd", "at least 1 with profile = \"authors\"".into());
+        }
+        Ok(())
+    }
+
+    /// The module's knobs as this configuration sets them.
+    pub fn authors_config(&self) -> AuthorsConfig {
+        AuthorsConfig {
+            target: self.ledbat.target,
+            rledbat2: self.ledbat.enhanced_target,
+            last_qds: self.ledbat.current_filter as usize,
+            init_segments: self.ledbat.init_cwnd,
+            min_segments: self.ledbat.min_cwnd,
+        }
+    }
+}
+
+/// The authors' profile once the first data segment has shown whether timestamps are in use.
+#[derive(Clone, Debug)]
+struct AuthorsRunning {
+    window: AuthorsWindow,
+    /// No timestamps: no RTT, no cap.
+    passive: bool,
+}
+
+impl AuthorsRunning {
+    fn new(cfg: &RledbatConfig, rx: &ReceiverInfo, first: &ReceivedSegment) -> Self {
+        Self {
+            window: AuthorsWindow::new(cfg.authors_config(), rx.mss, rx.wscale),
+            passive: first.tsecr.is_none(),
+        }
+    }
+
+    fn on_segment(&mut self, seg: &ReceivedSegment) {
+        match seg.tsecr {
+            Some(tsecr) if !self.passive && seg.len > 0 => {
+                self.window.on_segment(seg.now, seg.seq, seg.len, tsecr)
+            }
+            _ => {}
+        }
+    }
+
+    fn on_sent(&mut self, rx: &ReceiverInfo, tsval: Option<u32>) {
+        if let Some(v) = tsval.filter(|_| !self.passive) {
+            self.window.on_sent(v, rx.now);
+        }
+    }
+
+    fn target(&self) -> Option<u64> {
+        (!self.passive).then(|| self.window.window())
     }
 }
 
@@ -356,11 +481,13 @@ impl Running {
 pub struct Rledbat {
     cfg: RledbatConfig,
     running: Option<Running>,
+    /// The controller with `profile = "authors"` (then `running` stays `None`).
+    authors: Option<AuthorsRunning>,
 }
 
 impl Rledbat {
     pub fn new(cfg: RledbatConfig) -> Self {
-        Self { cfg, running: None }
+        Self { cfg, running: None, authors: None }
     }
 
     pub fn config(&self) -> &RledbatConfig {
@@ -372,10 +499,19 @@ impl Rledbat {
         self.running.as_ref().map(|r| &r.window)
     }
 
+    /// The authors' module's machine (`profile = "authors"`), once the first data segment
+    /// arrived.
+    pub fn authors_machine(&self) -> Option<&AuthorsWindow> {
+        self.authors.as_ref().map(|a| &a.window)
+    }
+
     /// rLEDBAT's window is not in force (the start from "max", or no control without
     /// timestamps).
     pub fn is_unbounded(&self) -> bool {
-        self.running.as_ref().is_none_or(|r| r.unbounded)
+        match self.cfg.profile {
+            Profile::Rfc => self.running.as_ref().is_none_or(|r| r.unbounded),
+            Profile::Authors => self.authors.as_ref().is_none_or(|a| a.passive),
+        }
     }
 }
 
@@ -392,16 +528,26 @@ impl ReceiveWindowControl for Rledbat {
 
     fn on_segment_received(&mut self, rx: &ReceiverInfo, seg: &ReceivedSegment) {
         let cfg = &self.cfg;
+        if cfg.profile == Profile::Authors {
+            self.authors.get_or_insert_with(|| AuthorsRunning::new(cfg, rx, seg)).on_segment(seg);
+            return;
+        }
         self.running.get_or_insert_with(|| Running::new(cfg, rx, seg)).on_segment(seg);
     }
 
     fn on_segment_sent(&mut self, rx: &ReceiverInfo, tsval: Option<u32>, window: u64) {
+        if let Some(a) = self.authors.as_mut() {
+            a.on_sent(rx, tsval);
+        }
         if let Some(r) = self.running.as_mut() {
             r.on_sent(rx, tsval, window);
         }
     }
 
     fn window_target(&self) -> Option<u64> {
+        if let Some(a) = self.authors.as_ref() {
+            return a.target();
+        }
         self.running.as_ref().and_then(Running::target)
     }
 
@@ -416,6 +562,15 @@ impl ReceiveWindowControl for Rledbat {
     }
 
     fn probe(&self) -> ReceiverProbe {
+        if let Some(a) = self.authors.as_ref() {
+            let w = &a.window;
+            return ReceiverProbe {
+                rtt: w.rtt(),
+                base_rtt: w.rtt_min(),
+                queuing_delay: Some(w.queuing_delay()),
+                state: if a.passive { "passive" } else { w.state() },
+            };
+        }
         let Some(r) = self.running.as_ref() else {
             return ReceiverProbe { state: "waiting", ..Default::default() };
         };
@@ -436,6 +591,9 @@ impl ReceiveWindowControl for Rledbat {
     }
 
     fn notes(&self) -> Vec<String> {
+        if self.authors.as_ref().is_some_and(|a| a.passive) {
+            return vec![AUTHORS_NO_TIMESTAMPS.to_string()];
+        }
         match self.running.as_ref() {
             Some(r) if r.passive => vec![NO_TIMESTAMPS_OFF.to_string()],
             Some(r) if !r.timestamps => vec![NO_TIMESTAMPS_EDGE.to_string()],
@@ -449,3 +607,5 @@ pub const NO_TIMESTAMPS_EDGE: &str = "rledbat: no TCP timestamps; RTT timed from
      edges and sequence holes taken as losses (no_timestamps = \"edge\")";
 pub const NO_TIMESTAMPS_OFF: &str =
     "rledbat: no TCP timestamps; window control given up, a plain receiver (no_timestamps = \"off\")";
+pub const AUTHORS_NO_TIMESTAMPS: &str = "rledbat: no TCP timestamps; the authors' module has no RTT \
+     without them, window control given up, a plain receiver (profile = \"authors\")";

@@ -284,3 +284,99 @@ fn bad_parameters_name_the_key() {
     p.insert("targett", ParamValue::Str("5ms".into()));
     assert_eq!(build_receiver_control("rledbat", &p).err().unwrap().key, "targett");
 }
+
+// ----- profile = "authors" (net-research/rledbat_module, SRC/rledbat_receive.c) -----
+
+fn authors(extra: &[(&str, ParamValue)]) -> Rledbat {
+    let mut keys = vec![("profile", ParamValue::Str("authors".into()))];
+    keys.extend(extra.iter().cloned());
+    controller(&keys)
+}
+
+#[test]
+fn the_profile_key_selects_the_authors_module_and_its_defaults() {
+    assert_eq!(RledbatConfig::from_params(&Params::new()).unwrap(), RledbatConfig::default());
+    assert_eq!(RledbatConfig::default().profile, Profile::Rfc);
+    let ctl = authors(&[]);
+    assert_eq!(ctl.config(), &RledbatConfig::authors());
+    let a = ctl.config().authors_config();
+    assert_eq!((a.last_qds, a.init_segments, a.min_segments, a.target), (10, 1, 2, 60 * MS));
+    let ctl = authors(&[("current_filter", ParamValue::Int(4)), ("enhanced_target", ParamValue::Bool(true))]);
+    let a = ctl.config().authors_config();
+    assert_eq!((a.last_qds, a.rledbat2), (4, true));
+}
+
+#[test]
+fn keys_the_module_has_no_counterpart_for_are_refused_with_the_authors_profile() {
+    for (key, value) in [
+        ("slowdown", ParamValue::Bool(false)),
+        ("base_history", ParamValue::Int(3)),
+        ("decrease_constant", ParamValue::Float(2.0)),
+        ("initial_rlwnd", ParamValue::Str("max".into())),
+        ("no_timestamps", ParamValue::Str("off".into())),
+        ("loss_episode", ParamValue::Str("rtt".into())),
+        ("current_filter", ParamValue::Int(21)),
+        ("init_cwnd", ParamValue::Int(0)),
+    ] {
+        let mut p = Params::new();
+        p.insert("profile", ParamValue::Str("authors".into()));
+        p.insert(key, value.clone());
+        assert_eq!(build_receiver_control("rledbat", &p).err().unwrap().key, key);
+        // The same keys are fine with the default profile.
+        let mut p = Params::new();
+        p.insert(key, value);
+        if key != "current_filter" && key != "init_cwnd" {
+            build_receiver_control("rledbat", &p).unwrap();
+        }
+    }
+    let mut p = Params::new();
+    p.insert("profile", ParamValue::Str("linux".into()));
+    assert_eq!(build_receiver_control("rledbat", &p).err().unwrap().key, "profile");
+}
+
+/// The open-loop path at a 20 ms RTT, one 1000-byte segment per ms (window scale 7:
+/// 128-byte units). The window starts at ceil(1000/128) = 8 units. The first 20 segments
+/// echo TSvals sent before any ACK went out: not in the table, no `rtt_min`, g = 1, +1000 B
+/// each. From the 21st, `rtt_min` = 20 ms and g = ceil_rledbat(120, 20) = 7: +142 B each.
+/// After 1000 segments: 20 000 + 980 · 142 = 159 160 B = 1243 units (56 B carried), so 1251
+/// units. The queue stays empty: still the first slow start.
+#[test]
+fn authors_slow_start_then_a_retransmission_computed_by_hand() {
+    let mut ctl = authors(&[]);
+    let mut d = Drive::new();
+    d.run(&mut ctl, 1, |_| 20 * MS);
+    assert_eq!(ctl.window_target(), Some(15 * 128), "8 units + 1000 B: 7 units, 104 B carried");
+    d.run(&mut ctl, 999, |_| 20 * MS);
+    let m = ctl.authors_machine().unwrap();
+    assert_eq!(m.window_units(), 1251);
+    assert_eq!(ctl.window_target(), Some(1251 * 128));
+    assert_eq!((m.rtt_min(), ctl.probe().state), (Some(20 * MS), "slow-start"));
+    // A segment below the previous one: ssthresh = 625 units, the 626 units above it leave
+    // with the bytes received, 8 units per 1000 B: 78 segments take 624, the 79th the last 2.
+    let echo = ((d.t - 20 * MS) / MS) as u32;
+    let s = seg(d.t, 5_000, Some((d.t / MS) as u32), Some(echo));
+    ctl.on_segment_received(&info(d.t, d.seq), &s);
+    assert_eq!(ctl.authors_machine().unwrap().ssthresh_units(), 625);
+    d.run(&mut ctl, 78, |_| 20 * MS);
+    assert_eq!(ctl.window_target(), Some(627 * 128));
+    d.run(&mut ctl, 1, |_| 20 * MS);
+    assert_eq!(ctl.window_target(), Some(625 * 128));
+    // The retransmission ended the first slow start and scheduled the first periodic
+    // slowdown 2 RTTs (40 ms) later: overdue, it starts with the next segment, down to the
+    // minimum window (ceil(2000/128) = 16 units) over the bytes received.
+    d.run(&mut ctl, 1, |_| 20 * MS);
+    assert_eq!(ctl.probe().state, "freeze");
+    d.run(&mut ctl, 200, |_| 20 * MS);
+    assert_eq!(ctl.authors_machine().unwrap().ssthresh_units(), 625);
+    assert!(ctl.window_target().unwrap() < 625 * 128);
+}
+
+#[test]
+fn authors_without_timestamps_caps_nothing_and_says_so() {
+    let mut ctl = authors(&[]);
+    ctl.on_segment_received(&info(MS, 0), &seg(MS, 0, None, None));
+    assert_eq!(ctl.window_target(), None);
+    assert!(ctl.is_unbounded());
+    assert_eq!(ctl.notes(), vec![AUTHORS_NO_TIMESTAMPS.to_string()]);
+    assert_eq!(ctl.probe().state, "passive");
+}
