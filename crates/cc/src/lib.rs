@@ -140,6 +140,11 @@ pub struct AckSample {
     pub rtt: Option<Nanos>,
     /// One-way delay sample (receiver clock minus sender stamp), when the path provides it.
     pub owd: Option<Nanos>,
+    /// `now − TSecr` of this ACK, in whole ticks of the timestamp clock times the tick, when
+    /// it echoes a timestamp (RFC 7323): what a Linux 3.x module reads as its delay
+    /// (`tcp_time_stamp − rx_opt.rcv_tsecr`). With delayed ACKs or a hole it echoes an older
+    /// segment than the `rtt` sample (§4.3's rules), so the two can differ.
+    pub ts_echo: Option<Nanos>,
     /// The ACK carried ECN-Echo.
     pub ece: bool,
     /// Newly CE-marked packets, when accurate ECN feedback is available.

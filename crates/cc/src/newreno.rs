@@ -275,6 +275,7 @@ pub(crate) mod tests {
             segments_acked: segs,
             rtt: Some(100_000_000),
             owd: None,
+            ts_echo: None,
             ece: false,
             ce_delta: 0,
             rate: None,

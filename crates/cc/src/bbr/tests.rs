@@ -61,6 +61,7 @@ impl Conn {
             segments_acked: bytes.div_ceil(M) as u32,
             rtt: Some(rtt),
             owd: None,
+            ts_echo: None,
             ece: false,
             ce_delta: 0,
             rate: Some(rs),

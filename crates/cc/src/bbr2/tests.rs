@@ -109,6 +109,7 @@ impl Conn {
             segments_acked: a.bytes.div_ceil(M) as u32,
             rtt: Some(a.rtt),
             owd: None,
+            ts_echo: None,
             ece: a.ece,
             ce_delta: 0,
             rate: Some(rs),

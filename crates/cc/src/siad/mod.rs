@@ -12,12 +12,14 @@
 //!   (L1731–1755) — [`additional_decrease`].
 //!
 //! Units follow the module: windows in packets (`cwnd / mss`), delays in integer ticks of
-//! `delay_resolution` (jiffies, 1 ms). The module reads the delay as `now − TSecr`; the trait
-//! gives the ACK's RTT sample in nanoseconds instead, so a sample `r` taken at `now` becomes
-//! `⌊now/g⌋ − ⌊(now − r)/g⌋`: exactly what a TSval stamped when that segment left and echoed
-//! back would give, 1 ms granularity effects included (spec §1, L2427). Without a timestamp
-//! echo (no sample, or a connection without timestamps, whose samples come from sequence
-//! numbers) the module reads SRTT (L3121), as here (`PathInfo::timestamps`).
+//! `delay_resolution` (jiffies, 1 ms). The module reads the delay as `now − TSecr` (L3115), and
+//! so does this: [`AckSample::ts_echo`], whole timestamp ticks, 1 ms granularity effects
+//! included (L2427). TSecr follows RFC 7323 §4.3, so with delayed ACKs it echoes the first of
+//! the two segments acknowledged, and during a hole the last in-order one: not the newest
+//! segment's RTT. Where the stack gives no echo but an RTT sample, the sample `r` taken at
+//! `now` stands for it as `⌊now/g⌋ − ⌊(now − r)/g⌋`. Without a timestamp echo (a connection
+//! without timestamps, whose samples come from sequence numbers) the module reads SRTT
+//! (L3121), as here (`PathInfo::timestamps`).
 //!
 //! Hook mapping (spec §4):
 //! * `tcp_siad_cong_avoid` runs from [`CongestionControl::on_ack`] only where Linux 3.5.7 calls
@@ -192,10 +194,13 @@ impl Siad {
         self.dec_cnt
     }
 
-    /// The ACK's delay in ticks: the TS-echo difference for the RTT sample, else SRTT.
+    /// The ACK's delay in ticks: `now − TSecr`, else the RTT sample as a TS echo, else SRTT.
     fn delay_sample(&self, path: &PathInfo, ack: &AckSample) -> Option<u64> {
         let g = self.cfg.delay_resolution;
         // Linux 3.5.7's module reads `now − tsecr` only when the ACK echoes a timestamp.
+        if let Some(echo) = ack.ts_echo.filter(|_| path.timestamps) {
+            return Some(echo / g);
+        }
         match (ack.rtt.filter(|_| path.timestamps), path.srtt) {
             (Some(r), _) => Some(path.now / g - path.now.saturating_sub(r) / g),
             (None, Some(srtt)) => Some(srtt / g),

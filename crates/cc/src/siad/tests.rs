@@ -282,6 +282,23 @@ fn delays_have_the_timestamp_clock_granularity() {
     assert_eq!(s.delay_sample(&p, &a), Some(99), "SRTT without timestamps");
 }
 
+/// With a timestamp echo the module's `now − TSecr` is the delay, not the newest segment's RTT:
+/// a delayed ACK echoes the first of its two segments (RFC 7323 §4.3), 1.2 ms earlier at
+/// 10 Mbit/s, so it reads one tick more here (L3115).
+#[test]
+fn the_delay_is_now_minus_tsecr_when_the_ack_echoes_one() {
+    let s = siad(Variant::Siad);
+    let mut a = crate::newreno::tests::ack(2);
+    a.rtt = Some(100_400_000);
+    a.ts_echo = Some(102_000_000);
+    let mut p = path();
+    p.now = 1_000_300_000;
+    assert_eq!(s.delay_sample(&p, &a), Some(102));
+    p.timestamps = false;
+    p.srtt = Some(99_900_000);
+    assert_eq!(s.delay_sample(&p, &a), Some(99), "no timestamps: SRTT");
+}
+
 fn ack_of(segs: u64, inflight_segs: u64) -> AckSample {
     let mut a = crate::newreno::tests::ack(segs as u32);
     a.acked = segs * MSS;

@@ -508,6 +508,9 @@ impl TcpSender {
             segments_acked,
             rtt: a.rtt,
             owd: (p.echo_owd > 0).then_some(p.echo_owd),
+            ts_echo: (self.opt.timestamps && p.tsecr != 0).then(|| {
+                ticks(now, self.opt.ts_granularity).wrapping_sub(p.tsecr) as u64 * self.opt.ts_granularity
+            }),
             ece: p.ece,
             ce_delta: 0,
             rate: self.rate.finish_ack(&a.deliveries, now, self.sb.lost_total()),
