@@ -139,13 +139,14 @@ fn get_rate_max(t: &Table, p: &str, rate: f64) -> R<Option<f64>> {
 }
 
 /// The other direction of a bidirectional link: the forward direction's rate, buffer and queue
-/// unless `reverse` (at `p`) says otherwise; no loss and no jitter unless given.
+/// unless `reverse` (at `p`) says otherwise; no loss, no jitter and no shaper unless given.
 pub fn parse_reverse(t: Option<&Table>, p: &str, fwd: &LinkProps) -> R<LinkProps> {
     let mut r = LinkProps {
         jitter: 0,
         jitter_reorder: false,
         rate_max: None,
         loss: 0.0,
+        shaper: None,
         field: p.to_string(),
         ..fwd.clone()
     };
@@ -156,11 +157,7 @@ pub fn parse_reverse(t: Option<&Table>, p: &str, fwd: &LinkProps) -> R<LinkProps
     if let Some(rate) = get_rate(t, p, "rate")? {
         r.rate = rate;
     }
-    if t.contains_key("burst") || t.contains_key("line_rate") {
-        r.shaper = get_shaper(t, p, r.rate)?;
-    } else if let Some(s) = r.shaper {
-        r.shaper = (s.line_rate > r.rate).then_some(s);
-    }
+    r.shaper = get_shaper(t, p, r.rate)?;
     if let Some(b) = get_buffer(t, p)? {
         r.buffer = b;
     }
