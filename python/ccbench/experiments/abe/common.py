@@ -1,4 +1,5 @@
-"""What several ABE figures share: the single-flow ECN scenario of Figs. 7–10 (its grid keys,
+"""What several ABE figures share: the two PIE set-ups (ns-2's for the simulation figures, Linux
+3.17's for the testbed figures), the single-flow ECN scenario of Figs. 7–10 (its grid keys,
 AQM settings and metrics), the gain and delay-increment columns, the comparison checks built on
 them, the queueing-delay CDF plot, and a lookup of one grid point in a summary.
 
@@ -16,10 +17,20 @@ from ccbench.experiments.base import mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.models import aqm_utilization
 
-#: The AQMs of the simulation figures 7–10: CoDel with the Linux defaults (5 ms, 100 ms), PIE as
-#: Linux 3.17 ``sch_pie`` with the 10 % ECN-drop rule off (L203–L207).
+#: PIE of the testbed figures (3, 5, 6, 11–15; L380): Linux 3.17.4 ``sch_pie`` on the router
+#: (L203, L390), with the 10 % ECN-drop rule off (L207, L411).
 PIE_LINUX_3_17 = {"profile": "linux-3.17", "ecn_drop_above": 1.0}
-AQM_PARAMS = {"codel": {}, "pie": PIE_LINUX_3_17}
+#: PIE of the simulation figures (2, 4, 7–10, 16–19): every simulation ran on ns-2.35 (L376) with
+#: "the ns-2 code that is publicly available" for PIE (L203), i.e. ns-2's ``pie.cc``
+#: (``profile = "ns2"``: target 20 ms, tupdate 30 ms, alpha 0.125, beta 1.25, burst 100 ms, packet
+#: mode, L203), with the 10 % ECN-drop rule off (``mark_p_`` unused) as in every PIE run but
+#: Fig. 19(b) (L207, L411).
+PIE_NS2 = {"profile": "ns2", "ecn_drop_above": 1.0}
+#: The AQMs of the testbed figures: CoDel with the Linux defaults (5 ms, 100 ms; L203), Linux 3.17's PIE.
+TESTBED_AQM_PARAMS = {"codel": {}, "pie": PIE_LINUX_3_17}
+#: The AQMs of the ns-2 figures: CoDel with the Linux defaults (5 ms, 100 ms; L203; the core has
+#: Linux's CoDel only), ns-2's PIE.
+NS2_AQM_PARAMS = {"codel": {}, "pie": PIE_NS2}
 #: The queueing delay each AQM steers to (CoDel target 5 ms; PIE target 20 ms, L203).
 TARGET_MS = {"codel": 5.0, "pie": 20.0}
 #: Transmission time of one 1500 B packet at 10 Mbps: what a sojourn measured to the end of
@@ -48,8 +59,9 @@ def bdp_packets(rate_mbps: float, rtt_ms: float, packet_bytes: int = 1500) -> fl
 
 
 def single_flow_base(flow: Mapping, sojourn_samples: bool) -> dict:
-    """The scenario of Figs. 7–10: one long flow with ECN, 10 Mbps, 1000-packet buffer (L205),
-    300 s with 20 s warm-up; the grid sets AQM, RTT and beta_ecn (:func:`apply_point`)."""
+    """The scenario of Figs. 7–10 (ns-2 simulations, L217, L236, L376): one long flow with ECN,
+    10 Mbps, 1000-packet buffer (L205), 300 s with 20 s warm-up; the grid sets AQM, RTT and
+    beta_ecn (:func:`apply_point`)."""
     return {
         "duration": "300s",
         "warmup": "20s",
@@ -61,10 +73,10 @@ def single_flow_base(flow: Mapping, sojourn_samples: bool) -> dict:
 
 
 def apply_point(point: dict) -> dict:
-    """Grid keys ``aqm``, ``rtt_ms``, ``beta_ecn`` as overrides."""
+    """Grid keys ``aqm``, ``rtt_ms``, ``beta_ecn`` as overrides; the AQMs are ns-2's (L203, L376)."""
     return {
         "bottleneck.aqm": point["aqm"],
-        "bottleneck.aqm_params": AQM_PARAMS[point["aqm"]],
+        "bottleneck.aqm_params": NS2_AQM_PARAMS[point["aqm"]],
         "bottleneck.rtt": f"{point['rtt_ms']}ms",
         "flows[0].cc.beta_ecn": point["beta_ecn"],
     }

@@ -42,7 +42,7 @@ import math
 import re
 from pathlib import Path
 
-from ccbench.experiments.abe.common import AQM_PARAMS
+from ccbench.experiments.abe.common import TESTBED_AQM_PARAMS
 from ccbench.experiments.base import Experiment
 from ccbench.experiments.checks import Check, Claim
 
@@ -73,7 +73,7 @@ def _apply(point: dict) -> dict:
         "bottleneck.rate": f"{point['rate_mbps']}Mbps",
         "bottleneck.rtt": f"{point['rtt_ms']}ms",
         "bottleneck.aqm": point["aqm"],
-        "bottleneck.aqm_params": AQM_PARAMS[point["aqm"]],
+        "bottleneck.aqm_params": TESTBED_AQM_PARAMS[point["aqm"]],  # Linux 3.17 PIE: a testbed figure (L380)
         # No index: the same controller, stack and beta_ecn for both flows.
         "flows.cca": cca,
         "flows.stack": STACK[cca],

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ccbench.experiments.abe.common import AQM_PARAMS
+from ccbench.experiments.abe.common import TESTBED_AQM_PARAMS
 from ccbench.experiments.base import Experiment
 from ccbench.experiments.checks import Check, Claim
 
@@ -50,7 +50,7 @@ MAX_AQM_DIFFERENCE = 0.25
 def _apply(point: dict) -> dict:
     return {
         "bottleneck.aqm": point["aqm"],
-        "bottleneck.aqm_params": AQM_PARAMS[point["aqm"]],
+        "bottleneck.aqm_params": TESTBED_AQM_PARAMS[point["aqm"]],  # Linux 3.17 PIE: a testbed figure (L380)
         "bottleneck.rtt": f"{point['rtt_ms']}ms",
         "flows[0].count": point["cubic_flows"],
         "flows[1].count": TOTAL_FLOWS - point["cubic_flows"],

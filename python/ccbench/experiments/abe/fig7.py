@@ -3,9 +3,10 @@ PIE at 10 Mbps, as a gain over beta_ecn = 0.5, for RTT 100/200/400 ms.
 
 The paper's numbers (L219; notes ``experiments-abe.md`` Fig. 7): at RTT 400 ms the long-run
 gains for beta_ecn 0.7/0.85/0.95 are 13/24/31 % (CoDel) and 9/16/37 % (PIE), within ±5 points;
-gains grow with beta_ecn, and are at least as large at 400 ms as at 100 ms. PIE runs the
-Linux 3.17 code of the paper's ns-2 with the 10 % ECN-drop rule off (§IV-A, L207); CoDel the
-Linux defaults (5 ms, 100 ms); the buffer is Linux's 1000 packets.
+gains grow with beta_ecn, and are at least as large at 400 ms as at 100 ms. The figure is an
+ns-2 simulation (L217, L376), so PIE is ns-2's ``pie.cc`` (``common.PIE_NS2``: "the ns-2 code that
+is publicly available", L203) with the 10 % ECN-drop rule off (L207, L411); CoDel runs the Linux
+defaults (5 ms, 100 ms); the buffer is Linux's 1000 packets (L205).
 """
 
 from __future__ import annotations

@@ -22,15 +22,16 @@ averaged over seeds. Including the warm-up (slow start) moves median and p90 by 
 Settings for [MISSING] items (notes §5): ns-2 "Linux TCP" is modelled as SACK on, delayed ACKs
 off, IW 3 (the NewReno simulation default of the notes); 1500-byte packets (1448 B payload +
 52 B headers; L312's "83 packets" BDP); 300 s runs with 20 s warm-up and 5 seeds (notes §7, A6).
-The AQMs are those of Fig. 7 (``common.AQM_PARAMS``): CoDel with the Linux defaults, PIE as the
-Linux 3.17 ``sch_pie`` with the 10 % ECN-drop rule off (L203–L207); 1000-packet buffer (L205).
+The AQMs are those of Fig. 7 (``common.NS2_AQM_PARAMS``): the paper simulated this figure in ns-2
+(L217, L376), so PIE is ns-2's ``pie.cc`` (``profile = "ns2"``, L203) with the 10 % ECN-drop rule
+off (L207, L411), and CoDel runs the Linux defaults (5 ms, 100 ms); 1000-packet buffer (L205).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ccbench.experiments.abe.common import (AQM_PARAMS, NEWRENO_FLOW, TARGET_MS, TX_TIME_MS, add_increments,
+from ccbench.experiments.abe.common import (NEWRENO_FLOW, NS2_AQM_PARAMS, TARGET_MS, TX_TIME_MS, add_increments,
                                             apply_point, cdf_figure, delay_metric, increment_checks,
                                             monotone_checks, single_flow_base)
 from ccbench.experiments.base import Experiment, mean_spread
@@ -92,10 +93,9 @@ def _codel_checks(summary) -> list:
 def _pie_reason(df) -> str:
     text = ("each sawtooth peak overshoots the 20 ms target (p99 "
             + " / ".join(f"{v:.1f}" for v in df["p99_ms"]) + " ms)")
-    if AQM_PARAMS["pie"].get("profile") == "linux-3.17":
-        text += ("; Linux 3.17 PIE divides alpha and beta by 8 while p < 1 %, so p rises slowly and the queue "
-                 "climbs above the target before the mark that empties it (how fast the paper's ns-2 PIE "
-                 "reacted the paper does not say, L203)")
+    if NS2_AQM_PARAMS["pie"].get("profile") == "ns2":
+        text += ("; ns-2's PIE divides its step by 32 while p < 0.1 % and by 8 while p < 1 %, so p rises "
+                 "slowly and the queue climbs above the target before the mark that empties it")
     return text
 
 

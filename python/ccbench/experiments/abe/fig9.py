@@ -18,8 +18,9 @@ and RTT. ``model_gain_pct`` is eq. (6) with b = the AQM's target, as fig7 comput
 Settings for [MISSING] items (notes §5): ns-2 "Linux TCP" with Linux 3.17 CUBIC is modelled as
 CUBIC with HyStart (on in Linux, L194), IW 10, SACK on and delayed ACKs off; 1500-byte packets;
 300 s runs, 20 s warm-up, 5 seeds (notes §7, A7); beta_ecn 0.5–0.95 in steps covering every value
-L240 names. AQMs as Fig. 7: CoDel with Linux defaults, PIE as Linux 3.17 with the 10 % ECN-drop
-rule off (L203–L207), a 1000-packet buffer (L205).
+L240 names. AQMs as Fig. 7 (an ns-2 simulation, L236, L376): CoDel with Linux defaults, PIE as
+ns-2's ``pie.cc`` (``common.PIE_NS2``, L203) with the 10 % ECN-drop rule off (L207, L411), a
+1000-packet buffer (L205).
 """
 
 from __future__ import annotations
