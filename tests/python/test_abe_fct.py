@@ -2,12 +2,12 @@
 FCT of one short NewReno flow vs size, beta_ecn and RTT through CoDel and PIE (Figs. 16–18), and
 PIE's 10 % ECN-drop rule (Fig. 19), on small subsets of the experiments' grids.
 
-What does not hold in our simulator is not asserted; comparison.json of each experiment says why:
-our Linux-3.17 PIE stops slow start at ~310 packets, not the paper's 448 (its ns-2 PIE scales
-small p more finely; the "pie-fine-scaling" sensitivity run matches), so PIE's FCT gain at 2000 KB
-is larger than the paper's and gains at 400 ms are marginal; CoDel's beta_ecn 0.6 takes one more
-cut than 0.5 and is slower (L320, L328); with the rule on, 20 flows of ~4 packets hold PIE's p *at*
-10 % rather than under it; the 1 MB short flow's FCT difference is within the seed spread.
+PIE is ns-2's (``common.PIE_NS2``), as in the paper's simulations (L203, L376). What does not
+hold in our simulator is not asserted; comparison.json of each experiment says why: PIE's FCT
+gain at 2000 KB (~550 ms) is larger than the paper's 300 ms, and its window after the beta_ecn
+0.9 cuts smaller than the paper's 324 packets; CoDel's beta_ecn 0.6 takes one more cut than 0.5
+and is slower (L320, L328); with the rule on, 20 flows of ~4 packets hold PIE's p *at* 10 % rather
+than under it; the 1 MB short flow's FCT difference is within the seed spread.
 """
 
 import dataclasses
@@ -16,7 +16,7 @@ import pytest
 
 from ccbench.experiments import run_experiment, summarize
 from ccbench.experiments.abe import fig16_18, fig19
-from ccbench.experiments.abe.fig16_18 import FINE_PIE, make_points
+from ccbench.experiments.abe.fig16_18 import make_points
 
 
 def _table(exp, results):
@@ -95,26 +95,24 @@ def test_fig17_codel_trace(fct, beta, reductions, final):
 
 
 def test_fig17_fct_gains(fct):
-    """L314: beta_ecn 0.9 saves 570 ms with CoDel (±50 %); the PIE that scales small p like ns-2
-    saves 300 ms (±50 %), less than CoDel."""
+    """L314: beta_ecn 0.9 saves 570 ms with CoDel (±50 %). (PIE's 300 ms is not reproduced: ours
+    saves ~550 ms, see comparison.json.)"""
     summary, _ = fct
     codel = _fig16(summary, "codel", 2000, 0.9)["fct_gain_ms"]
-    fine_pie = _fig16(summary, FINE_PIE, 2000, 0.9)["fct_gain_ms"]
     assert codel == pytest.approx(570, rel=0.5)
-    assert fine_pie == pytest.approx(300, rel=0.5)
-    assert codel > fine_pie
 
 
 def test_fig17_pie_slow_start_overshoot(fct):
-    """L310: PIE cuts 4 times from the peak to 29 packets at beta_ecn 0.5 (±1, ±25 %); the finer
-    small-p scaling of ns-2's PIE lets slow start reach 448 packets (±25 %)."""
+    """L310: ns-2's PIE lets slow start reach 448 packets (±25 %) and then cuts 4 times to 29
+    packets at beta_ecn 0.5 (±1, ±25 %), 3 times at 0.9 (±1)."""
     summary, _ = fct
     pie = _fig16(summary, "pie", 2000, 0.5)
+    assert pie["peak_cwnd_packets"] == pytest.approx(448, rel=0.25)
     assert abs(pie["ecn_reductions"] - 4) <= 1
     assert pie["final_cwnd_packets"] == pytest.approx(29, rel=0.25)
-    fine = _fig16(summary, FINE_PIE, 2000, 0.5)
-    assert fine["peak_cwnd_packets"] == pytest.approx(448, rel=0.25)
-    assert abs(fine["ecn_reductions"] - 4) <= 1
+    high = _fig16(summary, "pie", 2000, 0.9)
+    assert high["peak_cwnd_packets"] == pytest.approx(448, rel=0.25)
+    assert abs(high["ecn_reductions"] - 3) <= 1
 
 
 def test_fig18_pie_gain_saturates_near_075(fct):
@@ -190,7 +188,7 @@ def test_fig17_chain_is_held_to_the_papers_window(fct):
     _, out = fct
     rows = json.loads((out / "comparison.json").read_text())
     chain = [r for r in rows if "peak · beta_ecn^reductions" in r["what"]]
-    assert len(chain) == 6, [r["what"] for r in chain]
+    assert len(chain) == 4, [r["what"] for r in chain]
     for row in chain:
         aqm = "codel" if "codel" in row["what"] else "pie"
         beta = 0.9 if "beta_ecn 0.9" in row["what"] else 0.5

@@ -12,8 +12,10 @@ Settings (ns-2 runs, L304; notes ``experiments-abe.md`` §1.1, §5):
 * NewReno with IW 3 (L304), SACK on, delayed ACKs off, 1448-byte segments (1500 B packets: the
   paper's BDP of 83 packets, L312), ECN; no SYN handshake, as ns-2's one-way TCP agents have
   none, so the FCT runs from the first data segment to the last ACK;
-* CoDel with the Linux defaults (5 ms, 100 ms) and PIE as Linux 3.17 with the 10 % ECN-drop rule
-  off (L207, L411); the 1000-packet Linux queue limit (L205);
+* CoDel with the Linux defaults (5 ms, 100 ms) and PIE as ns-2's ``pie.cc`` (``common.PIE_NS2``:
+  the paper's simulations ran on ns-2.35, L376, with "the ns-2 code that is publicly available"
+  for PIE, L203) with the 10 % ECN-drop rule off (L207, L411); the 1000-packet Linux queue limit
+  (L205);
 * the flow starts uniformly in the first second (L304): since one flow alone on a link has
   nothing else to be early or late for, that start only moves it against PIE's update clock
   (and its random draws, seeded per run). Each run's point carries its seed
@@ -33,11 +35,13 @@ start), peak cwnd = the largest cwnd (10 ms bins), final cwnd = ssthresh after t
 reduction. The figure's traces are one seed (:data:`TRACE_SEED`), re-run when it is drawn.
 Fig. 18's beta_ecn 0.5 runs also record the peak, which explains the RTT trend.
 
-Sensitivity run (Fig. 17 pair only, ``aqm = "pie-fine-scaling"``): the paper simulated ns-2's
-PIE, not Linux's (L203), and ns-2's PIE scales its step down further while p is small, so slow
-start overshoots further; our RFC 8033 profile with Linux's target, tupdate, burst and rate
-estimator stands in for it (see :data:`AQM_SETUPS`). It reproduces the paper's 448-packet peak
-and 300 ms gain that our Linux-3.17 PIE does not (comparison.md).
+Which PIE matters here: ns-2's PIE scales its step down more finely while p is small than the
+testbed's Linux 3.17 (÷32 below p = 0.1 %, ÷8 below 1 %, against Linux's ÷8 below 1 %), so p
+leaves zero later and slow start overshoots further. Full run, 1000 seeds: ns-2's PIE peaks at
+355 packets and cuts 3.45 / 3.93 times at beta_ecn 0.5 / 0.9 (the paper's trace: 448, 4 / 3);
+Linux 3.17's PIE, which these figures ran before, peaked at 308 (outside the paper's ±25 %) and
+cut 4.75 times at 0.9. An RFC 8033 stand-in with finer tiers, kept as a sensitivity run until the
+core had ns-2's PIE, is gone with it.
 """
 
 from __future__ import annotations
@@ -46,26 +50,16 @@ import random
 from pathlib import Path
 from typing import List, Optional
 
-from ccbench.experiments.abe.common import PIE_LINUX_3_17
+from ccbench.experiments.abe.common import PIE_NS2
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-
-FINE_PIE = "pie-fine-scaling"
 
 #: The queues, by the name used in the results: (``bottleneck.aqm``, ``bottleneck.aqm_params``).
 AQM_SETUPS = {
     "codel": ("codel", {}),
-    "pie": ("pie", PIE_LINUX_3_17),
-    # Sensitivity run for Fig. 17 only: the paper's simulations used ns-2's PIE code (L203),
-    # which scales PIE's step down more finely while p is small than Linux 3.17 does (ns-2
-    # divides it by 32 below p = 0.1 %; Linux by 8 below 1 %), so p leaves zero later and slow
-    # start overshoots further. Our RFC 8033 profile has such fine tiers (down to 1/2048); with
-    # Linux's target, tupdate, burst and rate estimator it stands in for ns-2's PIE. (The core
-    # now has ns-2's PIE itself, `profile = "ns2"`: over 20 seeds it peaks at 362 packets and
-    # gains 502 ms, between this stand-in and Linux 3.17; its burst allowance, armed only at the
-    # first drop check, and its 0.5/0.5 rate average shape the overshoot too.)
-    FINE_PIE: ("pie", {"profile": "rfc8033", "target": "20ms", "tupdate": "30ms", "max_burst": "100ms",
-                       "qdelay_estimator": "dq_rate", "ecn_drop_above": 1.0}),
+    # Figs. 16-18 are ns-2 simulations (L304, L376), which ran ns-2's own PIE code (L203); the
+    # Linux 3.17 PIE is the testbed's (L390).
+    "pie": ("pie", PIE_NS2),
 }
 AQMS = ["codel", "pie"]
 BETA_ECN = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]
@@ -117,14 +111,12 @@ def rtt_offset_ms(seed: int, jitter_ms: float) -> float:
 
 
 def make_points(aqms, fig16_sizes, fig16_betas, fig18_rtts, fig18_betas) -> List[dict]:
-    """Fig. 16's size sweep at 100 ms (fixed RTT), Fig. 18's RTT sweep at 2000 KB (±10 ms) and
-    the Fig. 17 pair for the PIE sensitivity run."""
+    """Fig. 16's size sweep at 100 ms (fixed RTT; its 2000 KB runs are Fig. 17's) and Fig. 18's
+    RTT sweep at 2000 KB (±10 ms)."""
     points = [{"aqm": a, "rtt_ms": 100, "rtt_jitter_ms": 0, "size_kb": s, "beta_ecn": b}
               for a in aqms for s in fig16_sizes for b in fig16_betas]
     points += [{"aqm": a, "rtt_ms": r, "rtt_jitter_ms": FIG18_RTT_JITTER_MS, "size_kb": 2000, "beta_ecn": b}
                for a in aqms for r in fig18_rtts for b in fig18_betas]
-    points += [{"aqm": FINE_PIE, "rtt_ms": 100, "rtt_jitter_ms": 0, "size_kb": 2000, "beta_ecn": b}
-               for b in TRACE_BETAS]
     return points
 
 
@@ -314,42 +306,32 @@ def _fig17_traces(summary):
 def _fig17_checks(summary) -> list:
     traces = _fig17_traces(summary)
     checks = []
-    for aqm in ("pie", FINE_PIE, "codel"):
+    for aqm in ("pie", "codel"):
         for beta in TRACE_BETAS:
             row = _select(traces, aqm=aqm, beta_ecn=beta)
             if not row.empty and "peak_cwnd_packets" in row:
-                checks += _fig17_trace_checks(row.iloc[0], traces, PAPER_FIG17[(_paper_aqm(aqm), beta)])
-    gains = {aqm: _fct_gain(traces, aqm) for aqm in ("pie", FINE_PIE, "codel")}
+                checks += _fig17_trace_checks(row.iloc[0], traces, PAPER_FIG17[(aqm, beta)])
+    gains = {aqm: _fct_gain(traces, aqm) for aqm in ("pie", "codel")}
     for aqm, gain in gains.items():
         if gain is None:
             continue
-        paper = PAPER_FCT_GAIN_MS[_paper_aqm(aqm)]
+        paper = PAPER_FCT_GAIN_MS[aqm]
         row = _select(traces, aqm=aqm, beta_ecn=0.9).iloc[0]
-        check = Check(f"Fig. 17, {_label(aqm)}: FCT gain of beta_ecn 0.9 over 0.5, 2000 KB, ms",
+        check = Check(f"Fig. 17, {aqm}: FCT gain of beta_ecn 0.9 over 0.5, 2000 KB, ms",
                       f"{paper} ms", "Fig. 17, Sec. IV-D, L314", gain, Claim("≈", paper, agree=FCT_GAIN_TOLERANCE),
                       shown=f"{gain:.0f} ms (seed means {1000 * row['fct_05_s']:.0f} → {1000 * row['fct_s']:.0f} ms, "
                             f"{int(row['seeds'])} seeds)")
         if check.verdict != "agrees":
-            check.reason = _pie_reason(traces) if aqm != "codel" else f"{gain - paper:+.0f} ms off"
+            check.reason = _pie_reason(traces) if aqm == "pie" else f"{gain - paper:+.0f} ms off"
         checks.append(check)
-    for aqm in ("pie", FINE_PIE):
-        if gains[aqm] is None or gains["codel"] is None:
-            continue
+    if gains["pie"] is not None and gains["codel"] is not None:
         checks.append(Check(
-            f"Fig. 17: CoDel's FCT gain > {_label(aqm)}'s", "570 ms > 300 ms", "Fig. 17, L314", None,
-            shown=f"{gains['codel']:.0f} ms vs {gains[aqm]:.0f} ms",
+            "Fig. 17: CoDel's FCT gain > PIE's", "570 ms > 300 ms", "Fig. 17, L314", None,
+            shown=f"{gains['codel']:.0f} ms vs {gains['pie']:.0f} ms",
             reason=("an order of two of our numbers, each checked against the paper's above: CoDel's is "
-                    + ("larger" if gains["codel"] > gains[aqm] else "not larger")
-                    + (f"; {_pie_reason(traces)}" if gains["codel"] <= gains[aqm] else ""))))
+                    + ("larger" if gains["codel"] > gains["pie"] else "not larger")
+                    + (f"; {_pie_reason(traces)}" if gains["codel"] <= gains["pie"] else ""))))
     return checks
-
-
-def _paper_aqm(aqm: str) -> str:
-    return "pie" if aqm == FINE_PIE else aqm
-
-
-def _label(aqm: str) -> str:
-    return "PIE with ns-2-like low-p scaling (sensitivity)" if aqm == FINE_PIE else aqm
 
 
 def _fct_gain(traces, aqm: str) -> Optional[float]:
@@ -359,9 +341,9 @@ def _fct_gain(traces, aqm: str) -> Optional[float]:
 
 def _fig17_trace_checks(row, traces, paper: dict) -> list:
     aqm, beta = row["aqm"], row["beta_ecn"]
-    where = f"Fig. 17, {_label(aqm)}, beta_ecn {beta:g}"
+    where = f"Fig. 17, {aqm}, beta_ecn {beta:g}"
     source = "Fig. 17, Sec. IV-D, L310"
-    reason = {"codel": "", FINE_PIE: _fine_pie_reason(row)}.get(aqm) if aqm in ("codel", FINE_PIE) else _pie_reason(traces)
+    reason = _pie_reason(traces) if aqm == "pie" else ""
     reductions = float(row["ecn_reductions"] + row["loss_reductions"])
     loss = f"; plus {row['loss_reductions']:.2f} loss" if row["loss_reductions"] else ""
     checks = [Check(f"{where}: cwnd reductions", f"{paper['reductions']}", source, reductions,
@@ -384,33 +366,25 @@ def _fig17_trace_checks(row, traces, paper: dict) -> list:
                               f"(our final {row['final_cwnd_packets']:.0f}; seed means)"))
     for check in checks:
         if check.verdict != "agrees":
-            check.reason = reason or f"{check.ours - check.claim.value:+.1f} off the paper's {check.claim.value:g}"
+            check.reason = "; ".join(filter(None, [
+                f"{check.ours - check.claim.value:+.1f} off the paper's {check.claim.value:g}", reason]))
     return checks
 
 
-def _fine_pie_reason(row) -> str:
-    return (f"sensitivity run only: it has {row['ecn_reductions']:.1f} cuts on average (range "
-            f"{row['ecn_reductions_min']:g}–{row['ecn_reductions_max']:g}), the final window "
-            f"{row['final_cwnd_packets_min']:.0f}–{row['final_cwnd_packets_max']:.0f} packets over the seeds")
-
-
 def _pie_reason(traces) -> str:
-    """Why our PIE's Fig. 17 numbers differ: which PIE the paper's simulations ran."""
-    peaks = {aqm: _select(traces, aqm=aqm, beta_ecn=0.5) for aqm in ("pie", FINE_PIE)}
-    paper_peak = PAPER_FIG17[("pie", 0.5)]["peak"]
-    text = ("the paper simulated ns-2's PIE (L203), which scales the step down more finely at small p "
-            "than Linux 3.17 (÷32 below 0.1 % vs ÷8 below 1 %), so p leaves zero later and slow start "
-            "overshoots further")
-    if not peaks["pie"].empty:
-        text += (f"; our Linux-3.17 PIE peaks at {peaks['pie']['peak_cwnd_packets'].iloc[0]:.0f} packets "
-                 f"(paper {paper_peak})")
-    fine = peaks[FINE_PIE]
-    if not fine.empty:
-        gain = _fct_gain(traces, FINE_PIE)
-        text += (f", the finer-scaled PIE at {fine['peak_cwnd_packets'].iloc[0]:.0f} with "
-                 f"{fine['ecn_reductions'].iloc[0]:.1f} reductions at beta_ecn 0.5"
-                 + (f" and a {gain:.0f} ms FCT gain" if gain is not None else ""))
-    return text
+    """What our (ns-2) PIE's Fig. 17 runs did, seed by seed, against the paper's single trace."""
+    parts = []
+    for beta in TRACE_BETAS:
+        row = _select(traces, aqm="pie", beta_ecn=beta)
+        if row.empty or "peak_cwnd_packets" not in row:
+            continue
+        r, paper = row.iloc[0], PAPER_FIG17[("pie", beta)]
+        parts.append(f"at {beta:g} our ns-2 PIE peaks at {r['peak_cwnd_packets']:.0f} packets (range "
+                     f"{r['peak_cwnd_packets_min']:.0f}–{r['peak_cwnd_packets_max']:.0f}) and cuts "
+                     f"{r['ecn_reductions']:.2f} times (range {r['ecn_reductions_min']:g}–{r['ecn_reductions_max']:g}) "
+                     f"to {r['final_cwnd_packets']:.0f}; the paper's one trace {paper['peak']}, "
+                     f"{paper['reductions']} cuts, {paper['final']}")
+    return "; ".join(parts) + (" (the paper shows one seed, L310; ours are means over seeds)" if parts else "")
 
 
 def _fig18_checks(summary) -> list:
