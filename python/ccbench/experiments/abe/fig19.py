@@ -1,5 +1,5 @@
-"""ABE paper Appendix C, Fig. 19 (L394–L411): PIE without (a) and with (b) the Linux 3.17 rule
-that drops instead of marks ECN-capable packets once PIE's probability exceeds 10 %.
+"""ABE paper Appendix C, Fig. 19 (L394–L411): PIE without (a) and with (b) the rule (Linux 3.17's
+default, L207) that drops instead of marks ECN-capable packets once PIE's probability exceeds 10 %.
 
 Scenario (L394): a PIE bottleneck carrying 20 long-lived TCP flows with ECN for 300 s, all started
 within the first second, plus one short flow starting at 50 s, for several beta_ecn. The paper
@@ -9,8 +9,11 @@ suggestions: 10 Mbps, base RTT 100 ms, NewReno, a 1 MB short flow, beta_ecn 0.5/
 every flow using the same beta_ecn. As in the paper's other ns-2 runs (notes §1.1, §5): IW 3,
 SACK on, delayed ACKs off, no SYN handshake (ns-2's one-way TCP), the 1000-packet Linux limit.
 
-PIE is Linux 3.17 (``profile = "linux-3.17"``: target 20 ms, tupdate 30 ms), with
-``ecn_drop_above = 1.0`` (the rule off, Fig. 19(a)) or ``0.1`` (on, Fig. 19(b), Linux's default).
+The figure is a simulation (L394), and all simulations ran on ns-2.35 (L376) with ns-2's own PIE
+code (L203), so PIE is ns-2's ``pie.cc`` (``common.PIE_NS2``, ``profile = "ns2"``: target 20 ms,
+tupdate 30 ms, alpha 0.125, beta 1.25, burst 100 ms), with ``ecn_drop_above = 1.0`` (the rule off,
+Fig. 19(a): ``mark_p_`` unused) or ``0.1`` (on, Fig. 19(b): ns-2's ``mark_p_`` = 0.1, the same 10 %
+line as Linux's default). ns-2's ``p`` is not capped at 1.
 The long flows' starts are drawn per seed (uniform in [0, 1) s) like Figs. 16–18
 (``seed_in_point``). Host timing noise stays at the
 project default: with 21 flows, exact periodicity would add phase effects ns-2 avoids by
@@ -29,12 +32,14 @@ import math
 import random
 from pathlib import Path
 
+from ccbench.experiments.abe.common import PIE_NS2
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 
 LONG_FLOWS = 20
 BETA_ECN = [0.5, 0.7, 0.85, 0.95]
-#: ``ecn_drop_above`` per rule: 1.0 never drops an ECN-capable packet (rule off), 0.1 is Linux's.
+#: ``ecn_drop_above`` per rule: 1.0 never drops an ECN-capable packet (rule off), 0.1 is the 10 %
+#: line of L207 (ns-2's ``mark_p_``).
 RULES = {"off": 1.0, "on": 0.1}
 WARMUP_S = 10.0
 PROBABILITY_LINE = 0.1
@@ -55,7 +60,8 @@ def long_flow_starts(seed: int) -> list:
 
 def _apply(point: dict) -> dict:
     changes = {
-        "bottleneck.aqm_params": {"profile": "linux-3.17", "ecn_drop_above": RULES[point["rule"]]},
+        # ns-2's PIE: Fig. 19 is a simulation (L394, L376; L203).
+        "bottleneck.aqm_params": {**PIE_NS2, "ecn_drop_above": RULES[point["rule"]]},
         "flows.cc.beta_ecn": point["beta_ecn"],
     }
     for i, start in enumerate(long_flow_starts(point.get("seed", TRACE_SEED))):
@@ -243,7 +249,7 @@ def _figure(summary, out_dir: Path) -> Path:
             ax.set_xlabel("time (s)")
             ax.grid(alpha=0.3)
             ax.legend(fontsize="x-small")
-    fig.suptitle(f"ABE Fig. 19: PIE (Linux 3.17), 20 NewReno flows with ECN + 1 MB at 50 s, "
+    fig.suptitle(f"ABE Fig. 19: PIE (ns-2), 20 NewReno flows with ECN + 1 MB at 50 s, "
                  f"10 Mbps, 100 ms (traces: seed {TRACE_SEED})")
     return save(fig, out_dir / "abe-fig19.png")
 
@@ -277,14 +283,14 @@ def _flows() -> list:
 
 EXPERIMENT = Experiment(
     name="abe-fig19",
-    description="ABE Fig. 19: PIE (Linux 3.17) without (a) and with (b) the 10 % ECN-drop rule; "
+    description="ABE Fig. 19: PIE (ns-2) without (a) and with (b) the 10 % ECN-drop rule; "
                 "20 long NewReno flows with ECN and a 1 MB flow at 50 s, 10 Mbps, 100 ms, 300 s",
     base={
         "duration": "300s",
         "warmup": f"{WARMUP_S:g}s",
         "seed": 1,
         "bottleneck": {"rate": "10Mbps", "rtt": "100ms", "buffer": "1000p", "aqm": "pie", "ecn": True,
-                       "aqm_params": {"profile": "linux-3.17", "ecn_drop_above": 1.0}},
+                       "aqm_params": PIE_NS2},
         "flows": _flows(),
         # One links row per PIE update (tupdate 30 ms), so aqm_probability samples every update.
         "output": {"bin": "30ms", "sojourn_samples": False},
