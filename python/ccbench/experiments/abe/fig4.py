@@ -10,7 +10,9 @@ Settings ([MISSING] in the paper; notes ``experiments-abe.md`` Fig. 4, §5, §7 
 * no ECN: the paper speaks of "the time of packet loss" (L149), so both AQMs drop and NewReno
   backs off by β; the figure is about β, not β_ecn;
 * the ns-2 settings of the notes §5: SACK on, delayed ACKs off (the model's one segment per
-  RTT), PIE as Linux 3.17 (the profile the paper ran, L203), CoDel's 5 ms / 100 ms, 1000 packets;
+  RTT); the figure is a simulation (L141, L147), and all simulations ran on ns-2.35 (L376) with
+  ns-2's own PIE (L203), so PIE is ``common.PIE_NS2`` (``profile = "ns2"``; without ECN its
+  ECN-drop rule plays no part); CoDel's 5 ms / 100 ms, 1000 packets (L205);
 * RTT {20, 50, 100, 200, 300} ms and β {0.5, 0.7, 0.8, 0.9}, 5 seeds (seeds differ through the
   host timing noise and PIE's random drops);
 * the paper averages five sawteeth of a 100-cycle flow. A sawtooth at 300 ms and β 0.5 lasts
@@ -18,10 +20,12 @@ Settings ([MISSING] in the paper; notes ``experiments-abe.md`` Fig. 4, §5, §7 
   busy fraction over the next ``MEASURED_CYCLES`` cycles (more than five, which only lowers the
   variance), with the cycle length from eq. (3): (1 − β)(b + δ) RTTs, b taken as the AQM's target.
 
-Found (full run): every point is within the notes' tolerance of eq. (5) with the measured b
-(the largest gap 0.025). Two shape checks differ: with PIE and β 0.5, U at 20 ms (0.881) is
-below U at 50 ms (0.956) because PIE signals at a 10-packet backlog there against 40 at 50 ms;
-and CoDel's spread over seeds reaches 0.016 (the paper: negligible) through host timing noise.
+Found (full run, ns-2's PIE): every point is within the notes' agreement band of eq. (5) with the
+measured b (the largest gap 0.019, PIE at 100 ms, β 0.7), and U falls with the RTT and rises
+with β everywhere. One reported size differs: CoDel's spread over seeds reaches 0.016 (the paper:
+negligible) through host timing noise. (With Linux 3.17's PIE, run before the seed's L203/L376
+were followed, PIE at β 0.5 had U at 20 ms, 0.881, below U at 50 ms, signalling at a 10-packet
+backlog there.)
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ RATE_MBPS = 20.0
 PACKET_BYTES = 1500
 BETAS = [0.5, 0.7, 0.8, 0.9]
 RTTS_MS = [20, 50, 100, 200, 300]
-AQM_PARAMS = {"codel": {}, "pie": {"profile": "linux-3.17"}}
+#: An ns-2 figure (L141, L147, L376): ns-2's PIE (L203), not the testbed's Linux 3.17 one.
+AQM_PARAMS = common.NS2_AQM_PARAMS
 #: Queueing delay each AQM steers to (L203): sizes the run, and the dotted a-priori model line
 #: (eq. 6 with b = the target; the solid line uses the measured b).
 TARGET_MS = {"codel": 5.0, "pie": 20.0}
