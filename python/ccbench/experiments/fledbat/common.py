@@ -26,6 +26,12 @@ CAPACITY_PPS = CAPACITY_MBPS * 1e6 / 8 / PACKET_BYTES
 #: L271: RTT 50 ms (a one-way base delay of 25 ms); the paper's simulations' τ (L273) and α (L316).
 BASE_RTT_S, TARGET_S, ALPHA = 0.050, 0.025, 1.0
 BUFFER_PACKETS = 100
+#: L271: the 50 ms RTT is "due to the propagation and transmission delay components" (a one-way
+#: base delay of 25 ms), while the core's ``rtt`` is propagation only: 50 ms less one data
+#: packet's transmission at C (1500 B, 1.2 ms) and one ACK's back (40 B, 0.032 ms), 48.768 ms.
+PROPAGATION_RTT_S = BASE_RTT_S - (PACKET_BYTES + PAPER_FLOW["header_bytes"]) * 8 / (CAPACITY_MBPS * 1e6)
+#: The reference bottleneck's ``rtt`` as the scenario writes it.
+PROPAGATION_RTT = f"{PROPAGATION_RTT_S * 1e3:.3f}ms"
 #: L271: jitter uniform in [0, 1] ms on top of the 50 ms RTT, one draw per flow, drawn by the
 #: core from the run's seed.
 JITTER_MS = 1.0
@@ -137,8 +143,7 @@ def reference_base(flows: List[dict], duration_s: float, bin_ms: float = 100.0,
         "duration": f"{duration_s:g}s",
         "warmup": f"{warmup_s:g}s",
         "seed": 1,
-        "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": f"{BASE_RTT_S * 1e3:g}ms",
-                       "buffer": f"{BUFFER_PACKETS}p"},
+        "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": PROPAGATION_RTT, "buffer": f"{BUFFER_PACKETS}p"},
         "flows": flows,
         "output": {"bin": f"{bin_ms:g}ms", "sojourn_samples": sojourn},
     }

@@ -35,6 +35,7 @@ from pathlib import Path
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.fledbat.common import (CAPACITY_MBPS, CAPACITY_PPS, JITTERED, PACKET_BYTES, PAPER_FLOW,
+                                                PROPAGATION_RTT,
                                                 bottleneck, core_rates_mbps, least_sojourn_ms, measured_window)
 
 TARGET_S, ZETA, ALPHA, BASE_RTT_S, FLOWS = 0.025, 0.1, 1.0, 0.050, 2
@@ -314,8 +315,8 @@ EXPERIMENT = Experiment(
         "duration": "60s",
         "warmup": f"{WINDOW_START_S:g}s",
         "seed": 1,
-        "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": f"{BASE_RTT_S * 1e3:g}ms",
-                       "buffer": f"{BUFFER_PACKETS}p"},
+        # L271: RTT 50 ms with the transmission delays; the core's rtt is propagation only.
+        "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": PROPAGATION_RTT, "buffer": f"{BUFFER_PACKETS}p"},
         "flows": [
             {"name": NAMES[0], "cca": "fledbat", **PAPER_FLOW, **JITTERED,
              "cc": {"target": f"{TARGET_S * 1e3:g}ms", "alpha": ALPHA, "zeta": ZETA}},

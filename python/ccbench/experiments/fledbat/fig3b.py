@@ -54,9 +54,9 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.fledbat.common import (ALPHA, BASE_RTT_S, BUFFER_PACKETS, CAPACITY_MBPS, JITTERED,
-                                                PAPER_FLOW, PAPER_IW, TARGET_S, bottleneck, core_rates_mbps,
-                                                empty_share, last_half, measured_window,
+from ccbench.experiments.fledbat.common import (ALPHA, BUFFER_PACKETS, CAPACITY_MBPS, JITTERED,
+                                                PAPER_FLOW, PAPER_IW, PROPAGATION_RTT, TARGET_S, bottleneck,
+                                                core_rates_mbps, empty_share, last_half, measured_window,
                                                 queue_equilibrium_packets)
 
 PAPER_ZETA = 5.0
@@ -330,8 +330,8 @@ EXPERIMENT = Experiment(
     base={
         **last_half(DURATION_S),
         "seed": 1,
-        "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": f"{BASE_RTT_S * 1e3:g}ms",
-                       "buffer": f"{BUFFER_PACKETS}p"},
+        # L271: RTT 50 ms with the transmission delays; the core's rtt is propagation only.
+        "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": PROPAGATION_RTT, "buffer": f"{BUFFER_PACKETS}p"},
         # L261: ns-2's TCP agents start at windowInit_ 2 (PAPER_IW), as in fig2 and fig3a.
         "flows": [
             {"name": "first", "cca": "fledbat", **PAPER_FLOW, **JITTERED, "initial_window": PAPER_IW,

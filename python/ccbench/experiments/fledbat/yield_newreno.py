@@ -11,7 +11,8 @@ Arms: LEDBAT (RFC 6817, GAIN 1) with τ = 100 ms (BEP 29, Fig. 1(b)) and 25 ms (
 simulations), LEDBAT with libutp's ramp (GAIN 2, as in ``fig1b``) at 100 ms, and fLEDBAT (τ = 25 ms,
 α = 1) at the paper's ζ values 0.01 (Fig. 3(a)), 0.1 (Figs. 2, 6) and 5 (Fig. 3(b)). Buffers: the
 reference 100 packets (120 ms, L263) and Fig. 1(b)'s 375 kB (300 ms). Packets of 1500 B, ACKs not
-delayed, RTT 50 ms plus the per-flow U[0, 1] ms jitter (L271), as in ``fig3b``.
+delayed, RTT 50 ms with the transmission delays plus the per-flow U[0, 1] ms jitter (L271), initial
+window 2 (ns-2's), as in ``fig3b``.
 
 For fLEDBAT the per-RTT balance of eq. (6), α = ζ·W·(q − τ)/τ, gives the window it keeps beside
 TCP at a mean queueing delay q > τ: W = ατ/(ζ(q − τ)) (at least MIN_CWND), i.e. a rate
@@ -31,8 +32,9 @@ from typing import Dict, Tuple
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.fledbat.common import (BASE_RTT_S, CAPACITY_MBPS, JITTERED, PAPER_FLOW, bottleneck,
-                                                fledbat_rate_beside_tcp_mbps, flow_rate_mbps, queue_delay_ms)
+from ccbench.experiments.fledbat.common import (CAPACITY_MBPS, JITTERED, PAPER_FLOW, PAPER_IW, PROPAGATION_RTT,
+                                                bottleneck, fledbat_rate_beside_tcp_mbps, flow_rate_mbps,
+                                                queue_delay_ms)
 
 TCP_START_S, TCP_STOP_S, DURATION_S = 20.0, 60.0, 80.0
 WITH_TCP, AFTER_TCP = (TCP_START_S, TCP_STOP_S), (70.0, DURATION_S)
@@ -151,11 +153,13 @@ EXPERIMENT = Experiment(
     base={
         "duration": f"{DURATION_S:g}s",
         "seed": 1,
-        "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": f"{BASE_RTT_S * 1e3:g}ms", "buffer": "100p"},
+        # L271: RTT 50 ms with the transmission delays; the core's rtt is propagation only.
+        "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": PROPAGATION_RTT, "buffer": "100p"},
+        # L261: ns-2's TCP agents start at windowInit_ 2 (PAPER_IW), as in fig2, fig3a and fig3b.
         "flows": [
-            {"name": "lbe", "cca": "fledbat", **PAPER_FLOW, **JITTERED},
+            {"name": "lbe", "cca": "fledbat", **PAPER_FLOW, **JITTERED, "initial_window": PAPER_IW},
             {"name": "tcp", "cca": "newreno", "sack": True, "start": f"{TCP_START_S:g}s",
-             "stop": f"{TCP_STOP_S:g}s", **PAPER_FLOW, **JITTERED},
+             "stop": f"{TCP_STOP_S:g}s", **PAPER_FLOW, **JITTERED, "initial_window": PAPER_IW},
         ],
         "output": {"bin": "100ms", "sojourn_samples": False},
     },
