@@ -15,14 +15,14 @@ Settings ([MISSING] in the paper; notes ``experiments-abe.md`` Fig. 4, §5, §7 
   ECN-drop rule plays no part); CoDel's 5 ms / 100 ms, 1000 packets (L205);
 * RTT {20, 50, 100, 200, 300} ms and β {0.5, 0.7, 0.8, 0.9}, 5 seeds (seeds differ through the
   host timing noise and PIE's random drops);
-* the paper averages five sawteeth of a 100-cycle flow. A sawtooth at 300 ms and β 0.5 lasts
-  about 75 s, so we run the flow for slow start plus 2 cycles of warm-up and measure the link's
-  busy fraction over the next ``MEASURED_CYCLES`` cycles (more than five, which only lowers the
-  variance), with the cycle length from eq. (3): (1 − β)(b + δ) RTTs, b taken as the AQM's target.
+* the paper averages the sending rate over five sawteeth of a 100-cycle flow (L147). A sawtooth
+  at 300 ms and β 0.5 lasts about 75 s, so we run the flow for slow start plus 2 cycles of
+  warm-up and measure the link's busy fraction over the next five cycles (``MEASURED_CYCLES``,
+  L147), with the cycle length from eq. (3): (1 − β)(b + δ) RTTs, b taken as the AQM's target.
 
 Found (full run, ns-2's PIE): every point is within the notes' agreement band of eq. (5) with the
-measured b (the largest gap 0.019, PIE at 100 ms, β 0.7), and U falls with the RTT and rises
-with β everywhere. One reported size differs: CoDel's spread over seeds reaches 0.016 (the paper:
+measured b (the largest gap 0.017, CoDel at 100 ms, β 0.5), and U falls with the RTT and rises
+with β everywhere. One reported size differs: CoDel's spread over seeds reaches 0.020 (the paper:
 negligible) through host timing noise. (With Linux 3.17's PIE, run before the seed's L203/L376
 were followed, PIE at β 0.5 had U at 20 ms, 0.881, below U at 50 ms, signalling at a 10-packet
 backlog there.)
@@ -48,7 +48,8 @@ AQM_PARAMS = common.NS2_AQM_PARAMS
 #: (eq. 6 with b = the target; the solid line uses the measured b).
 TARGET_MS = {"codel": 5.0, "pie": 20.0}
 WARMUP_CYCLES = 2
-MEASURED_CYCLES = 8
+#: L147: "the average sending rate over five congestion cycles (saw-teeth)".
+MEASURED_CYCLES = 5
 #: The notes' SIM tolerance for Fig. 4: |U_sim − U_eq5(b)| per AQM.
 TOLERANCE = {"codel": 0.05, "pie": 0.10}
 #: CoDel "exhibited negligible variations over multiple runs" (L147): std dev below this.
