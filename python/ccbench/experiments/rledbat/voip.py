@@ -14,7 +14,11 @@ DOWNLOAD_START_S, DURATION_S, BUFFER = 10.0, 50.0, "150ms"
 #: whether any of them moves the share of VoIP packets under T.
 PAPER = "as-paper"
 VARIANTS = {PAPER: {}, "host-noise-off": {"host_noise": "off"}, "no-delayed-ack": {"delayed_ack": False},
-            "ts-tick-4ms": {"ts_granularity": "4ms"}}
+            "ts-tick-4ms": {"ts_granularity": "4ms"},
+            # The authors' Linux module (net-research/rledbat_module, rledbat_receive.c) decides
+            # what RFC 9840 leaves open: RTT table cleared after each decrease, minimum of the
+            # last 10 delays, a reduction spread over the bytes received, once per RTT.
+            "authors-module": {"receiver_cc": {"profile": "authors"}}}
 #: L333, L336; the notes' pass rows (§3, Fig. 5).
 PAPER_BELOW, PAPER_KBPS, BEST_KBPS, VOIP_KBPS = 0.917, 890, 954, 64
 BELOW_MIN, KBPS_MIN = 0.85, 800
