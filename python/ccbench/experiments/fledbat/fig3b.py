@@ -20,22 +20,22 @@ Why our P(Q = 0) and fairness differ at ζ = 5 (issue 25 item 5), from the trace
 contrast arms:
 
 * The flush needs a larger ζ here than in the paper. Two flows at ζ = 5 that share the queue
-  (the IW 10 arm, after its join) swing it between about 8 and 22 packets every ~0.5 s: the
+  (the IW 10 arm, after its join) swing it between about 6 and 23 packets every ~0.5 s: the
   decrease starts as soon as q̂ passes τ, about 2 ms below the peak, and removes
-  ζ·W·(q̂ − τ)/τ ≈ 6 packets per flow in the next RTT (W ≈ 30), too few to empty a 21-packet
+  ζ·W·(q̂ − τ)/τ ≈ 6 packets per flow in the next RTT (W ≈ 29), too few to empty a 21-packet
   queue, so P(Q = 0) stays near 1 %. Each downswing grows with ζ; the queue reaches zero in most
   swings from ζ ≈ 7 on (contrast arms ζ = 7 and 10, IW 2; at ζ = 7 the least queue is 0 in at
   least half of seed 1's 2-s stretches): the paper's Fig. 3(b) — P(Q = 0) well above 5 %, η
-  below 1, a mean queue below Q*, fair shares — appears at ζ ≈ 7–10 in our per-ACK
-  reconstruction of the missing eq. (5) (notes §3.2) instead of at 5. A core question (the
-  rule's form or its delay filter), not one of this set-up.
+  below 1, a mean queue below Q*, fair shares — is at its edge at ζ = 7 and complete at ζ = 10
+  in our per-ACK reconstruction of the missing eq. (5) (notes §3.2), instead of at 5. A core
+  question (the rule's form or its delay filter), not one of this set-up.
 * With ns-2's IW 2 nothing flushes the queue when the latecomer joins at ζ = 5: it takes part of
-  the first-comer's queue as base delay (it never meets less than about 6 packets in seed 1), its
-  target sits that much higher, and the first-comer falls to its 2-segment floor (the latecomer
-  then alone holds the queue at τ plus its base error, about 28 packets in seed 1, without
-  swings). The IW 10 arm is fair only because the latecomer's first 10-segment window lifts the
-  queue to 28 packets, 7 above Cτ, and ζ = 5 cuts the first-comer from 60 segments to its floor
-  within 0.15 s, which empties the queue once.
+  the first-comer's queue as base delay (none of its packets meets less than 4 ms of queue in
+  seed 1), its target sits that much higher, and the first-comer falls to its 2-segment floor
+  (the latecomer then alone holds the queue at τ plus its base error, about 24 packets in seed 1,
+  without swings). The IW 10 arm is fair in most seeds only because the latecomer's first
+  10-segment window lifts the queue to 29 packets, 8 above Cτ, and ζ = 5 cuts the first-comer
+  from 59 segments to its floor within 0.15 s, which empties the queue once.
 
 Measured (notes' pass rows): Jain's index F and η over the last half of the run, read from the
 core with ``warmup`` at half the duration (the bottleneck's ``jain_long`` over the flows' wire
@@ -137,7 +137,7 @@ def _paper_rows(row, summary) -> list:
     q_star = row["q_star_packets"]
     late_holds = row["late_share_last_half"] > 0.5 and row["jain_last_half"] < JAIN_MIN
     no_flush = ("our per-ACK decrease starts as soon as q̂ passes τ, and at ζ = 5 its downswings stop short of "
-                "an empty queue (module docstring: two flows sharing it swing it between about 8 and 22 packets)"
+                "an empty queue (module docstring: two flows sharing it swing it between about 6 and 23 packets)"
                 + (f"; here, in the {_unfair_seeds(row)} seeds that stay unfair, the latecomer, its base wrong, holds "
                    "the queue alone at τ plus its error, without swings, with the first-comer at its floor (mean "
                    f"queue over all seeds {row['mean_queue_packets']:.1f} packets)" if late_holds else "")
