@@ -14,9 +14,9 @@ Reported in comparison.json with what we measured, not asserted (they differ her
   thesis calls them single samples that depend on where in its epoch the CBR stops (L2636).
 * Capacity change 100→25 Mbit/s: SIAD(40) drains the queue at once (SIAD(20) keeps a standing
   queue, as the thesis describes for SIAD).
-* Short flows: Cubic's cells (its short flows leave slow start by HyStart's delay test, so its
-  1·BDP loss rate is a third of Table 4.7's; at 0.3·BDP its long flow reaches 59 %, not 77 %,
-  cutting at 0.8 of the transfers); NewReno's 1·BDP utilization is 7 points low.
+* Short flows: the NewReno and Cubic long flows' utilization is 5–28 points under Tables 4.7/C.11
+  (the short flows' overshoot cuts them at 0.2–0.7 of the transfers), and Cubic short flows lose
+  a third or less of the tables' (HyStart's delay test ends their slow start early).
 * AQM: SIAD's utilization is 5–8 points above Table 4.9 with RED4, RED1, CoDel and PIE, its loss
   with CoDel and NRED 4–8× lower; NewReno's and Cubic's cells agree.
 * Staggered starts (full run): H-TCP's and SIAD(20)'s mean times are about constant from 0.5 to
