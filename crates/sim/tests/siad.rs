@@ -6,11 +6,16 @@ mod common;
 
 use common::*;
 
-/// One SIAD flow, 10 Mbps / 100 ms base RTT, `buffer`, `num_rtt`, running `duration_s`.
+/// One SIAD flow, 10 Mbps / 100 ms base RTT, `buffer`, `num_rtt`, running `duration_s`, on the
+/// thesis's stack: Linux 3.5.7 conventions (ACK counting, RFC 6675 recovery) and, before §4.4,
+/// no delayed ACKs (L2191; "we also use delayed ACKs if not stated" begins with §4.4). With
+/// delayed ACKs the module's `now − TSecr` echoes the first of two segments and reads a tick
+/// more, so Adaptive Decrease cuts deeper.
 fn single(buffer: &str, num_rtt: u32, duration_s: u32) -> String {
     format!(
         "duration = \"{duration_s}s\"\nwarmup = \"20s\"\n[bottleneck]\nrate = \"10Mbps\"\nrtt = \"100ms\"\n\
-         buffer = \"{buffer}\"\n[[flows]]\nname = \"siad\"\ncca = \"siad\"\ncc = {{ num_rtt = {num_rtt} }}\n"
+         buffer = \"{buffer}\"\n[[flows]]\nname = \"siad\"\ncca = \"siad\"\ncc = {{ num_rtt = {num_rtt} }}\n\
+         delayed_ack = false\nca_counting = \"acks\"\nrecovery = \"rfc6675\"\nstack = \"linux-3.5\"\n"
     )
 }
 
