@@ -141,11 +141,13 @@ def flow_metrics(result, name: str, prefix: str) -> Dict[str, float]:
 
 
 def check(what: str, paper: str, source: str, ours: Optional[float], claim: Optional[Claim],
-          shown: str = "", why: Union[str, Callable[[], str], None] = None, reported: str = "") -> Check:
+          shown: str = "", why: Union[str, Callable[[], str], None] = None, reported: str = "",
+          needs: Tuple[str, ...] = ()) -> Check:
     """A :class:`Check` whose reason is computed only when it is needed: ``why`` (a string or a
     function of nothing, evaluated on this run's numbers) when the verdict is "differs",
-    ``reported`` (or "no number of ours in this run") when there is nothing to judge."""
-    c = Check(what, paper, source, ours, claim, shown=shown)
+    ``reported`` (or "no number of ours in this run") when there is nothing to judge. ``needs``:
+    what of the full run the number depends on (:data:`ccbench.experiments.checks.NEEDS`)."""
+    c = Check(what, paper, source, ours, claim, shown=shown, needs=needs)
     if c.verdict == "differs" and why is not None:
         c.reason = why() if callable(why) else why
     elif c.verdict == "reported":
@@ -163,11 +165,11 @@ def near(what: str, paper: str, source: str, ours: Optional[float], value: float
 
 
 def every(what: str, paper: str, source: str, passed: int, total: int, unit: str = "cells",
-          why=None) -> Check:
+          why=None, needs: Tuple[str, ...] = ()) -> Check:
     """A claim about every one of ``total`` cases ("every cell", "every scheme"): ours is how many
     hold it, the claim that all do (one that fails halves the count's verdict)."""
     return check(what, paper, source, float(passed), Claim("≥", float(total)),
-                 shown=f"{passed}/{total} {unit}", why=why)
+                 shown=f"{passed}/{total} {unit}", why=why, needs=needs)
 
 
 def factor_claim(paper: float, factor: float) -> Claim:

@@ -168,7 +168,7 @@ def _slow_start_rows(summary) -> list:
             f"{scheme}: slow start disabled adds "
             + (f"at most {SIAD_SS_EXTRA_MAX_S:g} s" if siad else f"at least {LEGACY_SS_EXTRA_MIN_S:g} s")
             + " to the mean time to 95 %, per buffer", "a few RTTs for SIAD, a couple of seconds for NewReno/Cubic",
-            "Sec. 4.5.2, L2686", int(held.sum()), len(extra),
+            "Sec. 4.5.2, L2686", int(held.sum()), len(extra), needs=("seeds",),
             unit="buffers (" + ", ".join(f"{r.buffer_bdp:g}·BDP {r.extra_s:+.1f} ± {r.extra_se_s:.1f} s"
                                          for r in extra.itertuples()) + ")",
             why=lambda bad=bad, siad=siad: (f"over +{SIAD_SS_EXTRA_MAX_S:g} s" if siad else
