@@ -46,10 +46,17 @@ def parking_lot(hops: int = 3, *, rate: str = "10Mbps", delay: str = "10ms", buf
 #: Access types of the fLEDBAT paper (L358): uplink rate, downlink rate; B = 100 packets both ways
 #: (the paper gives B for the uplink; the notes (§4 item 12) assume the same for the downlink).
 ACCESS = {"ftth": ("10Mbps", "10Mbps"), "adsl": ("1Mbps", "8Mbps")}
-#: L358: homogeneous peers have RTT 50 ms; heterogeneous ones a measured distribution of mean
-#: 37.9 ms (Meridian [43]), only its mean given: a lognormal of that mean and σ_ln = 0.8 stands in
+#: L358: "all peers have the same propagation delay RTT=50 ms" (homogeneous); "the propagation
+#: delay of the access link of each peer is distributed according to realistic delay measurement
+#: [43], with mean equal to 37.9 ms" (heterogeneous). A link's propagation delay is one way, so
+#: 37.9 ms is the mean one-way delay d_i of peer i's access link, not a peer's RTT: a transfer
+#: i → j crosses both access links each way, base RTT 2·(d_i + d_j), 151.6 ms on average. The
+#: homogeneous 50 ms is the RTT between two peers: d = 12.5 ms on every access link. Of the
+#: Meridian data [43] only the mean is given: a lognormal of that mean and σ_ln = 0.8 stands in
 #: (notes §4 item 11).
-HOMOGENEOUS_RTT_MS, HETEROGENEOUS_MEAN_MS, HETEROGENEOUS_SIGMA = 50.0, 37.9, 0.8
+HOMOGENEOUS_RTT_MS, ACCESS_DELAY_MEAN_MS, ACCESS_DELAY_SIGMA = 50.0, 37.9, 0.8
+#: The homogeneous peers' one-way access delay: 2·(d + d) = 50 ms.
+HOMOGENEOUS_ACCESS_DELAY_MS = HOMOGENEOUS_RTT_MS / 4
 #: The paper's packets (L263): 1460 B payload + 40 B headers, ACKs not delayed (ns-2's sink).
 PAPER_TCP = {"mss": 1460, "header_bytes": 40, "delayed_ack": False}
 #: L386: HTTP pages uniform in [0, 512] KB (1 B: a page has at least one byte).
@@ -59,18 +66,26 @@ HTTP_PAGE = {"min": "1B", "max": "512KB"}
 HTTP_INITIAL_WINDOW = 2
 
 
-def peer_rtts_ms(count: int, delays: str = "heterogeneous", seed: int = 1) -> List[float]:
-    """``count`` per-peer RTTs in ms: all 50 ms (``"homogeneous"``) or lognormal draws of mean
-    37.9 ms, σ_ln 0.8 (``"heterogeneous"``), drawn from the seed's own stream (:func:`_stream`)."""
+def access_delays_ms(count: int, delays: str = "heterogeneous", seed: int = 1) -> List[float]:
+    """``count`` one-way access-link propagation delays d_i in ms, one per peer (L358): all
+    12.5 ms (``"homogeneous"``, a 50 ms RTT between two peers) or lognormal draws of mean
+    37.9 ms, σ_ln 0.8 (``"heterogeneous"``), drawn from the seed's own stream (:func:`_stream`).
+    A transfer i → j has the base RTT 2·(d_i + d_j)."""
     if delays == "homogeneous":
-        return [HOMOGENEOUS_RTT_MS] * count
+        return [HOMOGENEOUS_ACCESS_DELAY_MS] * count
     if delays != "heterogeneous":
         raise ValueError(f"delays must be 'homogeneous' or 'heterogeneous', got {delays!r}")
-    sigma = HETEROGENEOUS_SIGMA
+    sigma = ACCESS_DELAY_SIGMA
     # The log-space mean that gives the wanted mean: μ = ln m − σ²/2.
-    mu = math.log(HETEROGENEOUS_MEAN_MS) - sigma * sigma / 2
-    rng = _stream(seed, "rtt")
+    mu = math.log(ACCESS_DELAY_MEAN_MS) - sigma * sigma / 2
+    rng = _stream(seed, "rtt")  # the stream's name predates the reading as access delays
     return [rng.lognormvariate(mu, sigma) for _ in range(count)]
+
+
+def mean_access_delay_ms(delays: str) -> float:
+    """The mean one-way access delay of ``delays``: 12.5 ms (homogeneous) or 37.9 ms."""
+    access_delays_ms(0, delays)  # checks the name
+    return HOMOGENEOUS_ACCESS_DELAY_MS if delays == "homogeneous" else ACCESS_DELAY_MEAN_MS
 
 
 def _stream(seed: int, what: str) -> random.Random:
@@ -151,13 +166,16 @@ def swarm(peers: int = 100, *, access: str = "ftth", delays: str = "heterogeneou
       ``up-<i>-rev`` is its downlink (down rate, its own ``buffer``). ``access`` is ``"ftth"``
       (10/10 Mbps) or ``"adsl"`` (1 Mbps up, 8 Mbps down), B = 100 packets (L358). The core itself
       is a node, not a link, so it never queues: only access links are bottlenecks.
-    * Delays (``delays``): each peer has an RTT R_i, 50 ms for all (``"homogeneous"``) or a
-      lognormal draw of mean 37.9 ms, σ_ln 0.8 (``"heterogeneous"``, the stand-in for the
-      paper's Meridian data, L358). Its access link gets the one-way delay R_i / 4: a transfer
-      i → j crosses two access links each way, so its base RTT is (R_i + R_j) / 2: 50 ms between
-      homogeneous peers, mean 37.9 ms between heterogeneous ones. The delay is the peer's, not
-      the flow's (the paper puts it on "the access link of each peer"), so the uploads and
-      downloads of one peer all see it: why it sits on the link and not in a flow's ``rtt``.
+    * Delays (``delays``, L358, :func:`access_delays_ms`): peer i's access link has the one-way
+      propagation delay d_i (both directions). Heterogeneous (the default): "the propagation
+      delay of the access link of each peer ... with mean equal to 37.9 ms", d_i a lognormal
+      draw of mean 37.9 ms, σ_ln 0.8 per peer (the stand-in for the paper's Meridian data [43]).
+      Homogeneous: "all peers have the same propagation delay RTT=50 ms", d_i = 12.5 ms. A
+      transfer i → j crosses both access links each way, so its base RTT is 2·(d_i + d_j): 50 ms
+      between homogeneous peers, 151.6 ms on average between heterogeneous ones. The delay is the
+      peer's, not the flow's (the paper puts it on "the access link of each peer"), so the
+      uploads and downloads of one peer all see it: why it sits on the link and not in a flow's
+      ``rtt``.
     * Neighbours: a random ``neighbours``-regular symmetric graph (:func:`neighbour_sets`); peer
       i has one chunked flow ``p<i>-p<j>`` to each neighbour j (cca ``cca``, parameters ``cc``)
       and node ``upload_slots``: only that many upload at once; after each chunk (``chunk_size``,
@@ -167,9 +185,10 @@ def swarm(peers: int = 100, *, access: str = "ftth", delays: str = "heterogeneou
       The ACKs of a peer's downloads leave over its own uplink (the default reverse path),
       mixing with its uploads (L381).
     * HTTP background (``http_peers`` > 0, L386): a node ``http`` behind link ``http``
-      (``http_rate``, a 10 000-packet buffer so the server never drops, one-way delay 37.9/4 ms,
-      i.e. an average peer's); ``http_peers`` distinct random peers each download pages one
-      after another from it (flow ``http-p<i>``): sizes uniform in [1 B, 512 KB], a fresh
+      (``http_rate``, a 10 000-packet buffer so the server never drops, one-way delay the mean
+      access delay of ``delays``, 37.9 ms or 12.5 ms, i.e. an average peer's: the paper does not
+      give it); ``http_peers`` distinct random peers each download pages one after another from
+      it (flow ``http-p<i>``): sizes uniform in [1 B, 512 KB], a fresh
       connection per page (persistence 0), initial window 2 (ns-2's default, an assumption), cca
       ``http_cca`` (NewReno by default: the paper's "traditional TCP" is its reference NewReno
       with SACK, L271).
@@ -189,17 +208,18 @@ def swarm(peers: int = 100, *, access: str = "ftth", delays: str = "heterogeneou
     if http_peers > peers:
         raise ValueError(f"http_peers must be at most peers ({peers}), got {http_peers}")
     up, down = _access(access)
-    rtts = peer_rtts_ms(peers, delays, seed)
+    access_delays = access_delays_ms(peers, delays, seed)
     graph = neighbour_sets(peers, neighbours, seed + 1)
     nodes = [{"name": "core"}] + [{"name": f"p{i}", "upload_slots": upload_slots} for i in range(peers)]
-    links = [{"name": f"up-{i}", "from": f"p{i}", "to": "core", "rate": up, "delay": _ms(rtt / 4),
-              "buffer": buffer, "reverse": {"rate": down, "buffer": buffer}} for i, rtt in enumerate(rtts)]
+    links = [{"name": f"up-{i}", "from": f"p{i}", "to": "core", "rate": up, "delay": _ms(d),
+              "buffer": buffer, "reverse": {"rate": down, "buffer": buffer}} for i, d in enumerate(access_delays)]
     pairs = [(i, j) for i in range(peers) for j in graph[i]]
     starts = _starts(len(pairs), start_spread, seed + 3)
     flows = [{**_chunked(f"p{i}-p{j}", cca, cc, chunk_size, persistence, flow), "from": f"p{i}", "to": f"p{j}",
               "start": start} for (i, j), start in zip(pairs, starts)]
     if http_peers:
-        node, link, pages = _http_background(peers, http_peers, http_cca, http_rate, seed + 2)
+        node, link, pages = _http_background(peers, http_peers, http_cca, http_rate,
+                                             mean_access_delay_ms(delays), seed + 2)
         nodes.append(node)
         links.append(link)
         flows += pages
@@ -207,11 +227,11 @@ def swarm(peers: int = 100, *, access: str = "ftth", delays: str = "heterogeneou
             "flows": flows}
 
 
-def _http_background(peers: int, count: int, cca: str, rate: str, seed: int):
-    """The HTTP server's node, its link and one page-by-page download to each of ``count``
-    distinct random peers."""
-    link = {"name": "http", "from": "http", "to": "core", "rate": rate,
-            "delay": _ms(HETEROGENEOUS_MEAN_MS / 4), "buffer": "10000p"}
+def _http_background(peers: int, count: int, cca: str, rate: str, delay_ms: float, seed: int):
+    """The HTTP server's node, its link (one-way delay ``delay_ms``) and one page-by-page
+    download to each of ``count`` distinct random peers."""
+    link = {"name": "http", "from": "http", "to": "core", "rate": rate, "delay": _ms(delay_ms),
+            "buffer": "10000p"}
     pages = [{**_chunked(f"http-p{i}", cca, None, dict(HTTP_PAGE), 0.0, None),
               "initial_window": HTTP_INITIAL_WINDOW, "from": "http", "to": f"p{i}"}
              for i in _http_peers(peers, count, seed)]
@@ -234,21 +254,33 @@ def single_peer(*, delays: str = "homogeneous", neighbours: int = 10, upload_slo
 
     Its ``neighbours`` flows ``nb<j>`` (cca ``cca``, parameters ``cc``) are chunked exactly as in
     :func:`swarm` (``chunk_size``, ``persistence`` P_P, node ``upload_slots``). Only the uplink
-    queues, so a neighbour is just its flow's RTT, given as the flow's ``rtt`` (extra access
-    delay; ``up`` has none): 50 ms each (``"homogeneous"``) or a lognormal draw of mean 37.9 ms,
-    σ_ln 0.8 per neighbour (``"heterogeneous"``, :func:`peer_rtts_ms`). Unlike the swarm, the
-    flows' RTTs here are the whole of the heterogeneity the figure studies ("the effect of delay
-    heterogeneity alone", L354), so each is drawn whole rather than split between two peers.
+    queues, so a neighbour's access link is just a delay in its flow's ``rtt``. Delays (L358):
+
+    * ``"homogeneous"`` (the default): "all peers have the same propagation delay RTT=50 ms":
+      each flow's ``rtt`` is 50 ms and ``up`` has no delay (with one delay for every peer,
+      where it sits makes no difference to the one queue).
+    * ``"heterogeneous"``: "the propagation delay of the access link of each peer ... with mean
+      equal to 37.9 ms", a one-way delay per access link, as in :func:`swarm`: one lognormal
+      draw of mean 37.9 ms, σ_ln 0.8 per peer (:func:`access_delays_ms`, ``neighbours`` + 1
+      draws): the uploader's d_0 on ``up`` (both directions) and neighbour j's d_j, twice (its
+      access link each way), in flow ``nb<j>``'s ``rtt``, so the flow to j has the base RTT
+      2·(d_0 + d_j), 151.6 ms on average.
+
     Every flow also gets the [0, 1] ms jitter (L271), the paper's packets (L263), the 1-segment
     fresh window and the ``start_spread`` of :func:`swarm`.
     """
     _positive_int("neighbours", neighbours)
     _positive_int("upload_slots", upload_slots)
-    rtts = peer_rtts_ms(neighbours, delays, seed)
-    links = [{"name": "up", "from": "peer", "to": "core", "rate": rate, "delay": "0ms", "buffer": buffer}]
+    if delays == "homogeneous":
+        uplink_delay, rtts = "0ms", [_ms(HOMOGENEOUS_RTT_MS)] * neighbours
+    else:
+        d = access_delays_ms(neighbours + 1, delays, seed)
+        uplink_delay, rtts = _ms(d[0]), [_ms(2 * dj) for dj in d[1:]]
+    links = [{"name": "up", "from": "peer", "to": "core", "rate": rate, "delay": uplink_delay,
+              "buffer": buffer}]
     nodes = [{"name": "peer", "upload_slots": upload_slots}, {"name": "core"}]
     starts = _starts(neighbours, start_spread, seed + 3)
     flows = [{**_chunked(f"nb{j}", cca, cc, chunk_size, persistence, flow), "from": "peer", "to": "core",
-              "rtt": _ms(rtt), "start": start} for j, (rtt, start) in enumerate(zip(rtts, starts))]
+              "rtt": rtt, "start": start} for j, (rtt, start) in enumerate(zip(rtts, starts))]
     return {"duration": duration, "warmup": warmup, "seed": seed, "nodes": nodes, "links": links,
             "flows": flows}

@@ -18,7 +18,8 @@ import pytest
 
 import ccbench
 from ccbench.experiments import run_experiment, summarize
-from ccbench.experiments.fledbat import common, fig6a, fig6b
+from ccbench.experiments.fledbat import fig6a, fig6b
+from ccbench.topology import ACCESS_DELAY_MEAN_MS, access_delays_ms
 from test_fledbat_checks_can_fail import assert_checks_can_fail
 
 
@@ -53,7 +54,7 @@ def test_fig6a_scenario_is_the_papers_single_peer():
     assert all(f["cc"]["zeta"] == 0.1 for f in hetero["flows"])
     # L358: the peer's access link has its own one-way delay d_0; the flow to neighbour j the base
     # RTT 2·(d_0 + d_j) (plus the U[0, 1] ms jitter, L271), all d of mean 37.9 ms.
-    d = common.access_delays_ms(11, 3)
+    d = access_delays_ms(11, "heterogeneous", 3)
     up = next(l for l in hetero["links"] if l["name"] == "up")
     assert up["delay_ns"] == pytest.approx(d[0] * 1e6, abs=1)
     for flow, dj in zip(hetero["flows"], d[1:]):
@@ -102,10 +103,10 @@ def test_fig6b_scenario_is_the_papers_swarm():
     assert (up["rate_bps"], down["rate_bps"]) == (1e6, 8e6)
     assert valid["duration_ns"] == 60 * 10**9
     # L358: each access link's one-way delay d_i (mean 37.9 ms), so p_i → p_j has RTT 2·(d_i + d_j).
-    d = common.access_delays_ms(100, 2)
+    d = access_delays_ms(100, "heterogeneous", 2)
     delays = {l["name"]: l["delay_ns"] / 1e6 for l in valid["links"]}
     assert [delays[f"up-{i}"] for i in range(100)] == pytest.approx(d, abs=1e-6)
-    assert sum(d) / len(d) == pytest.approx(common.ACCESS_DELAY_MEAN_MS, rel=0.25)
+    assert sum(d) / len(d) == pytest.approx(ACCESS_DELAY_MEAN_MS, rel=0.25)
     flow = next(f for f in valid["flows"] if f["name"].startswith("p0-"))
     j = int(flow["name"].split("-p")[1])
     assert 0 <= flow["rtt_ns"] / 1e6 - 2 * (d[0] + d[j]) <= 1.0 + 1e-6

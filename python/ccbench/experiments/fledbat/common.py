@@ -14,8 +14,6 @@ import math
 import random
 from typing import List, Optional, Sequence, Tuple
 
-from ccbench.topology import peer_rtts_ms
-
 # ------------------------------------------------------------------ the reference set-up
 
 CAPACITY_MBPS = 10.0
@@ -55,25 +53,6 @@ SWARM_CCAS = ["fledbat", "ledbat"]
 SWARM_LABEL = {"fledbat": "fLEDBAT (ζ 0.1, τ 25 ms)", "ledbat": "LEDBAT (τ 25 ms)"}
 #: Uplink flows start uniform in [0, 5] s; the first 10 s are left out of the measurement.
 SWARM_START_SPREAD_S, SWARM_WARMUP_S = 5.0, 10.0
-#: L358: "the propagation delay of the access link of each peer is distributed according to
-#: realistic delay measurement [43], with mean equal to 37.9 ms". A link's propagation delay is
-#: one-way, so 37.9 ms is the mean one-way delay d_i of peer i's access link, not a peer's RTT:
-#: a transfer i → j crosses both access links each way, base RTT 2·(d_i + d_j), 151.6 ms on
-#: average (the homogeneous peers' RTT stays 50 ms, L358).
-ACCESS_DELAY_MEAN_MS = 37.9
-
-
-def access_delays_ms(count: int, seed: int) -> List[float]:
-    """``count`` one-way access-link propagation delays d_i (ms) of mean 37.9 ms (L358), one per
-    peer and seed. Only the mean of the Meridian data [43] is given: the draws are the
-    lognormal stand-in (σ_ln 0.8, notes §4 item 11) of :func:`ccbench.topology.peer_rtts_ms`, the
-    same numbers from the same seeded stream, read as one-way access delays instead of RTTs."""
-    return peer_rtts_ms(count, "heterogeneous", seed)
-
-
-def delay_text(ms: float) -> str:
-    """A delay as the scenario writes it, to the nanosecond."""
-    return f"{ms:.6f}ms"
 
 
 # ------------------------------------------------------------------ the model

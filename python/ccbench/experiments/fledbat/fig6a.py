@@ -10,14 +10,13 @@ connection whose window restarts at 1 segment (L354). The next chunk leaves afte
 same propagation delay RTT=50 ms", L358) or, heterogeneous, L358's "propagation delay of the
 access link of each peer ... with mean equal to 37.9 ms": a one-way delay d per access link, the
 peer's d_0 on its uplink and neighbour j's d_j on j's side, so the flow to j has the base RTT
-2·(d_0 + d_j), 151.6 ms on average (:func:`with_access_delays`; one lognormal draw of mean 37.9 ms,
-σ_ln 0.8 per peer and seed, the notes' stand-in for the Meridian data, §4 item 11); plus the
-U[0, 1] ms jitter (L271). (Until issue 25 the draws were whole RTTs of mean 37.9 ms, shorter than
-the homogeneous 50 ms, which reversed L375's "the heterogeneous case further adds inefficiency".)
-The uplink's flows start at times
-uniform in [0, 5] s (not stated in the paper: peers do not open their slots at one instant, and
-five flows starting together would measure their base delays on an empty queue, leaving no
-latecomer).
+2·(d_0 + d_j), 151.6 ms on average (``single_peer``'s reading of L358; one lognormal draw of mean
+37.9 ms, σ_ln 0.8 per peer and seed, the notes' stand-in for the Meridian data, §4 item 11); plus
+the U[0, 1] ms jitter (L271). (Until issue 25 the draws were whole RTTs of mean 37.9 ms, shorter
+than the homogeneous 50 ms, which reversed L375's "the heterogeneous case further adds
+inefficiency".) The uplink's flows start at times uniform in [0, 5] s (not stated in the paper:
+peers do not open their slots at one instant, and five flows starting together would measure their
+base delays on an empty queue, leaving no latecomer).
 
 Protocols, all peers one or the other (L362): fLEDBAT with ζ = 0.1 (L362), α = 1 (L316), τ = 25 ms;
 LEDBAT (RFC 6817, GAIN 1, no slow start) with τ = 25 ms, the target of the paper's simulations
@@ -38,7 +37,6 @@ from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.fledbat.common import SWARM_CC as CC, SWARM_CCAS as CCAS, SWARM_LABEL as LABEL
 from ccbench.experiments.fledbat.common import SWARM_START_SPREAD_S as START_SPREAD_S, SWARM_WARMUP_S as WARMUP_S
-from ccbench.experiments.fledbat.common import access_delays_ms, delay_text
 from ccbench.topology import single_peer
 
 PERSISTENCE = [0.0, 0.2, 0.5, 0.8, 0.9, 1.0]
@@ -50,26 +48,12 @@ F_SLACK, ETA_SLACK, GAP_MIN, GAP_FROM_PP, ETA_PP0_MAX = 0.02, 0.01, 0.05, 0.8, 0
 
 
 def scenario(point: dict) -> dict:
-    """The run of ``point`` (``delays``, ``cca``, ``persistence``, ``seed``): its RTTs and start
-    times are drawn from its seed."""
-    sc = single_peer(delays=point["delays"], neighbours=NEIGHBOURS, upload_slots=SLOTS,
-                     persistence=point["persistence"], cca=point["cca"], cc=CC[point["cca"]],
-                     start_spread=START_SPREAD_S, duration="600s", warmup=f"{WARMUP_S:g}s",
-                     seed=point["seed"])
-    return with_access_delays(sc, point["seed"]) if point["delays"] == "heterogeneous" else sc
-
-
-def with_access_delays(sc: dict, seed: int) -> dict:
-    """``sc`` with L358's heterogeneous delays: the peer's access link ``up`` (both directions)
-    gets the one-way propagation delay d_0 and neighbour j's flow the round trip 2·d_j over its
-    own access link, all of mean 37.9 ms (:func:`access_delays_ms`, one draw per peer and seed),
-    so the flow to j has the base RTT 2·(d_0 + d_j), 151.6 ms on average. ``single_peer``
-    instead reads 37.9 ms as the mean RTT and draws each flow's whole RTT from it."""
-    delays = access_delays_ms(len(sc["flows"]) + 1, seed)
-    links = [{**link, "delay": delay_text(delays[0])} if link["name"] == "up" else dict(link)
-             for link in sc["links"]]
-    flows = [{**flow, "rtt": delay_text(2 * d)} for flow, d in zip(sc["flows"], delays[1:])]
-    return {**sc, "links": links, "flows": flows}
+    """The run of ``point`` (``delays``, ``cca``, ``persistence``, ``seed``): its access delays
+    and start times are drawn from its seed."""
+    return single_peer(delays=point["delays"], neighbours=NEIGHBOURS, upload_slots=SLOTS,
+                       persistence=point["persistence"], cca=point["cca"], cc=CC[point["cca"]],
+                       start_spread=START_SPREAD_S, duration="600s", warmup=f"{WARMUP_S:g}s",
+                       seed=point["seed"])
 
 
 def _apply(point: dict) -> dict:

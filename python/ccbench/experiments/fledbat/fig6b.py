@@ -6,16 +6,16 @@ Setting (:func:`ccbench.topology.swarm`, its docstring gives every modelling cho
 both ways, L358) around a core that never queues; heterogeneous delays only (L385: the homogeneous
 case was "qualitatively similar"): L358's "propagation delay of the access link of each peer ...
 with mean equal to 37.9 ms", a one-way delay d_i on peer i's access link (both directions), so a
-transfer i → j has the base RTT 2·(d_i + d_j), 151.6 ms on average (:func:`with_access_delays`;
+transfer i → j has the base RTT 2·(d_i + d_j), 151.6 ms on average (``swarm``'s reading of L358;
 d_i a lognormal draw of mean 37.9 ms, σ_ln 0.8 per peer and seed, the notes' stand-in for the
 Meridian data, §4 item 11; until issue 25 the swarm read 37.9 ms as the mean RTT, a quarter of each
-draw per access link); 10 neighbours each, 5
-upload slots, P_P = 0.8 (L383), the idle RTT between chunks (L383); a peer's download ACKs share
-its uplink with its uploads (L381). HTTP background (L386): 25 random peers always downloading
-pages of U[1 B, 512 KB] from a 1 Gbps server over NewReno, its link's delay the mean access
-delay, 37.9 ms (unstated). Protocols and their parameters as in
-``fig6a`` (fLEDBAT ζ 0.1, α 1, τ 25 ms; LEDBAT τ 25 ms; both restart at 1 segment). The flows
-start uniformly in [0, 5] s and the first 10 s are left out of the metrics.
+draw per access link); 10 neighbours each, 5 upload slots, P_P = 0.8 (L383), the idle RTT between
+chunks (L383); a peer's download ACKs share its uplink with its uploads (L381). HTTP background
+(L386): 25 random peers always downloading pages of U[1 B, 512 KB] from a 1 Gbps server over
+NewReno, its link's delay the mean access delay, 37.9 ms (unstated; ``swarm``'s choice).
+Protocols and their parameters as in ``fig6a`` (fLEDBAT ζ 0.1, α 1, τ 25 ms; LEDBAT τ 25 ms; both
+restart at 1 segment). The flows start uniformly in [0, 5] s and the first 10 s are left out of
+the metrics.
 
 Measured (L371): F of one peer is its uplink's ``jain_short`` (1-s bins, flows active in the bin,
 mean over bins); the swarm's F is the mean over the 100 uplinks. Also reported: the same on the
@@ -39,10 +39,10 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.fledbat.common import (ACCESS_DELAY_MEAN_MS, PACKET_BYTES, access_delays_ms, delay_text)
+from ccbench.experiments.fledbat.common import PACKET_BYTES
 from ccbench.experiments.fledbat.common import SWARM_CC as CC, SWARM_CCAS as CCAS, SWARM_LABEL as LABEL
 from ccbench.experiments.fledbat.common import SWARM_START_SPREAD_S as START_SPREAD_S, SWARM_WARMUP_S as WARMUP_S
-from ccbench.topology import ACCESS, swarm
+from ccbench.topology import ACCESS, ACCESS_DELAY_MEAN_MS, swarm
 
 CHUNKS_KB = [250, 512, 1024, 2048, 4096]
 QUICK_CHUNKS_KB = [250, 2048]
@@ -58,29 +58,12 @@ def scenario(point: dict) -> dict:
     """The run of ``point`` (``peers``, ``access``, ``http``, ``chunk_kb``, ``cca``,
     ``duration_s``, ``seed``). A quarter of the peers download HTTP (25 of 100, L386)."""
     peers = point["peers"]
-    sc = swarm(peers=peers, access=point["access"], chunk_size=f"{point['chunk_kb']}KB",
-               upload_slots=SLOTS, persistence=PERSISTENCE, cca=point["cca"], cc=CC[point["cca"]],
-               http_peers=HTTP_PEERS * peers // PEERS if point["http"] else 0,
-               start_spread=START_SPREAD_S, warmup=f"{WARMUP_S:g}s", seed=point["seed"],
-               duration=f"{point['duration_s']}s")
-    return with_access_delays(sc, point["seed"])
-
-
-def with_access_delays(sc: dict, seed: int) -> dict:
-    """``sc`` with L358's heterogeneous delays: access link ``up-<i>`` (both directions) gets the
-    one-way propagation delay d_i of mean 37.9 ms (:func:`access_delays_ms`), so p<i> → p<j>
-    has the base RTT 2·(d_i + d_j), 151.6 ms on average. ``swarm`` reads 37.9 ms as the mean
-    peer-to-peer RTT and gives each access link a quarter of a per-peer draw; the draws are the
-    same, each four times longer here. The HTTP server's link gets 37.9 ms, the mean access
-    delay: its delay is unstated (L386), and ``swarm`` gives it the mean of its own reading too."""
-    links = [dict(link) for link in sc["links"]]
-    peers = [link for link in links if link["name"].startswith("up-")]
-    for link, delay in zip(peers, access_delays_ms(len(peers), seed)):
-        link["delay"] = delay_text(delay)
-    for link in links:
-        if link["name"] == "http":
-            link["delay"] = delay_text(ACCESS_DELAY_MEAN_MS)
-    return {**sc, "links": links}
+    return swarm(peers=peers, access=point["access"], delays="heterogeneous",
+                 chunk_size=f"{point['chunk_kb']}KB", upload_slots=SLOTS, persistence=PERSISTENCE,
+                 cca=point["cca"], cc=CC[point["cca"]],
+                 http_peers=HTTP_PEERS * peers // PEERS if point["http"] else 0,
+                 start_spread=START_SPREAD_S, warmup=f"{WARMUP_S:g}s", seed=point["seed"],
+                 duration=f"{point['duration_s']}s")
 
 
 def _points(peers: int, chunks, variant: int) -> list:
