@@ -4,7 +4,8 @@ fLEDBAT in its setting, Fig. 3(b)'s two fLEDBAT flows with ζ = 5, and the yield
 Asserted: the notes' pass rows that hold (``experiments-fledbat.md`` Fig. 1(b), Fig. 3(b)) and the
 issue's; for Fig. 3(b) the mechanism of L296–L300 wherever it shows (a ζ large enough to flush the
 queue gives fair shares, an idling link and a queue below the model's; a larger ζ flushes more; a
-too small ζ leaves the latecomer ahead). Not asserted, reported in comparison.md with the reason:
+too small ζ leaves the latecomer ahead; the once-per-RTT reading of eq. (5) flushes the queue at
+ζ = 5). Not asserted, reported in comparison.md with the reason:
 RFC 6817's GAIN = 1 does not starve flow 1 by 50 s (the libutp-like GAIN = 2 does); fLEDBAT at
 τ = 100 ms stays unfair (a flush needs τ < R); Fig. 3(b) at the paper's ζ = 5 with ns-2's initial
 window (no flush: unfair, queue above Q*, P(Q = 0) < 5 %, the link never idles; the flush sets in
@@ -164,11 +165,12 @@ def fig3b_quick(tmp_path_factory):
 
 def test_fig3b_writes_its_figure_and_checks(fig3b_quick):
     summary, out = fig3b_quick
-    assert _row(summary, zeta=5.0, initial_window=2)["q_star_packets"] == pytest.approx(21.03, abs=0.01)
+    paper = _row(summary, zeta=5.0, initial_window=2, decrease="per-ack")
+    assert paper["q_star_packets"] == pytest.approx(21.03, abs=0.01)
     assert (out / "fledbat-fig3b.png").stat().st_size > 0
     assert_checks_can_fail(out, "fledbat-fig3b")
-    # L296 names no ζ that is too small, and the larger ζ's and Linux's IW are not the paper's:
-    # the contrast arms are reported, not judged.
+    # L296 names no ζ that is too small, and the larger ζ's, Linux's IW and the once-per-RTT
+    # decrease are not the paper's: the contrast arms are reported, not judged.
     rows = json.loads((out / "comparison.json").read_text())
     contrast = [r for r in rows if r["what"].startswith("contrast")]
     assert len(contrast) == len(fig3b.POINTS) - 1
@@ -176,7 +178,8 @@ def test_fig3b_writes_its_figure_and_checks(fig3b_quick):
 
 
 def _flushing(summary):
-    """The runs with ns-2's initial window whose queue flushes (P(Q = 0) ≥ 5 %, the notes' row)."""
+    """The runs with ns-2's initial window whose queue flushes (P(Q = 0) ≥ 5 %, the notes' row),
+    either reading of the decrease."""
     iw2 = summary[summary["initial_window"] == common.PAPER_IW]
     return iw2[iw2["p_empty_shared"] >= fig3b.P_EMPTY_MIN]
 
@@ -199,11 +202,41 @@ def test_fig3b_a_larger_zeta_flushes_the_queue_more(fig3b_quick):
     fall as ζ grows (ns-2's initial window; ζ = 0.001 overflows the buffer, left out), and the
     too small ζ's never empty it after 10 s."""
     summary = fig3b_quick[0]
-    iw2 = summary[(summary["initial_window"] == common.PAPER_IW) & (summary["zeta"] >= 0.01)].sort_values("zeta")
+    iw2 = summary[(summary["initial_window"] == common.PAPER_IW) & (summary["zeta"] >= 0.01)
+                  & (summary["decrease"] == fig3b.PER_ACK)].sort_values("zeta")
     empty = list(iw2["p_empty_shared"])
     assert empty == sorted(empty), dict(zip(iw2["zeta"], empty))
     for zeta in (0.1, 0.01):
         assert _row(summary, zeta=zeta)["p_empty_shared"] == 0.0
+
+
+def test_fig3b_per_rtt_arm_sets_the_decrease_and_leaves_the_others_unchanged():
+    """The once-per-RTT arm is the paper's ζ = 5 run with ``decrease = "per-rtt"``; every other
+    arm's scenario leaves the key at its default (per ACK), as before the key existed."""
+    exp = fig3b.EXPERIMENT
+    arms = [p for p in fig3b.POINTS if p["decrease"] == fig3b.PER_RTT]
+    assert arms == [{"zeta": 5.0, "initial_window": common.PAPER_IW, "decrease": "per-rtt"}]
+    sc = ccbench.validate(exp.base, overrides=exp.overrides(arms[0]))
+    assert [f["cc"]["decrease"] for f in sc["flows"]] == ["per-rtt", "per-rtt"]
+    assert [f["cc"]["zeta"] for f in sc["flows"]] == [5.0, 5.0]
+    for point in fig3b.POINTS:
+        if point["decrease"] == fig3b.PER_ACK:
+            assert not any("decrease" in o for o in exp.overrides(point)), point
+
+
+def test_fig3b_per_rtt_decrease_flushes_the_queue_at_the_papers_zeta(fig3b_quick):
+    """Notes §3.2's variant (the decrease once per RTT) at the paper's ζ = 5: Fig. 3(b)'s traits,
+    the notes' pass rows (P(Q = 0) ≥ 5 %, F ≥ 0.9, 0.8 ≤ η < 1) and a queue below Q*, with no
+    loss; reported in comparison.md beside the per-ACK reading that does not flush at ζ = 5."""
+    row = _row(fig3b_quick[0], zeta=5.0, initial_window=common.PAPER_IW, decrease=fig3b.PER_RTT)
+    assert row["p_empty_shared"] >= fig3b.P_EMPTY_MIN
+    assert row["jain_last_half"] >= 0.9 and row["fair_last_half"] == 1.0
+    assert 0.8 <= row["eta_last_half"] < 1.0
+    assert row["mean_queue_packets"] <= row["q_star_packets"]
+    assert row["drops"] == 0
+    rows = json.loads((fig3b_quick[1] / "comparison.json").read_text())
+    arm = [r for r in rows if "once per RTT" in r["what"]]
+    assert len(arm) == 1 and arm[0]["verdict"] == "reported" and "all four" in arm[0]["reason"].lower()
 
 
 @pytest.mark.parametrize("zeta", [0.1, 0.01])

@@ -52,15 +52,52 @@
 //! `algorithms.md` at `MIN_CWND`; the paper says neither; here `min_cwnd`, default 2 as
 //! LEDBAT); `algorithms.md` §6.4's [D] clamp of the per-RTT decrease at 1/2, which the paper
 //! does not have (and Fig. 3(b)'s queue flushing at ζ = 5, L298, suggests no clamp), so the
-//! seed wins and there is none; and the notes' proposed "MD once per RTT" variant switch, not
-//! implemented. `Δ` is read as the estimated queueing delay, as in (6)'s explicit `Q/C − τ`
-//! (eq. (1) at L78 would subtract τ twice; notes §5.1).
+//! seed wins and there is none. The notes' proposed "MD once per RTT" variant switch is the
+//! `decrease = "per-rtt"` reading below. `Δ` is read as the estimated queueing delay, as in
+//! (6)'s explicit `Q/C − τ` (eq. (1) at L78 would subtract τ twice; notes §5.1).
 //!
 //! **Equilibrium** (Prop. 5.1, eq. (10), L173–L176; Obs. 5.9, L255): `X_i* = C/N`,
 //! `Q* = Cτ + Nατ/(ζR)`, i.e. `q* = τ + Nατ/(CζR)`. Per ACK the drift is zero where
 //! `α/W = ζ(q − τ)/τ`, with `W = C·R/N`: the same point. The model takes the RTT as the
 //! propagation delay (`R_t ≈ R`, L137); a real loop has `W = C·(R + q*)/N`, so `R` there
 //! stands for the RTT at equilibrium (the test checks both readings).
+//!
+//! # The second reading: one decrease per RTT (`decrease = "per-rtt"`)
+//!
+//! The missing eq. (5) (L118–L120) leaves open *when* the decrease is applied. (6) is a
+//! per-RTT law divided by `R` (both terms above), so it is also the fluid limit of the rule
+//! that applies the whole round's change at once, an Euler step of (6) of length `R`:
+//!
+//! ```text
+//! after one window of ACKs:  W ← W·(1 − ζ·max(0, q̂ − τ)/τ) + α,  floored at MIN_CWND
+//! ```
+//!
+//! the notes' variant switch (`experiments-fledbat.md` §3.2: "MD once per RTT: cwnd ← cwnd·(1 −
+//! ζ(q̂−τ)/τ) + α, floored", added "for comparison"). Both readings fit L118's words ("a
+//! multiplicative decrease continuously driven by the estimated distance from the target": per
+//! ACK it is continuous in time, per RTT it is literally multiplicative) and L150's (6); they
+//! differ in timing. Per ACK the decrease starts with the first ACK whose `q̂` passes `τ` and
+//! each later ACK sees the smaller window's effect; per RTT the window holds for a round and
+//! then drops by the round's whole `ζ·(q̂ − τ)/τ` fraction at once, on the `q̂` of the ACK that
+//! closes the round. With a large ζ (Fig. 3(b)'s ζ = 5, L298) one such cut can exceed the
+//! window (`ζ·(q̂ − τ)/τ ≥ 1` once `q̂ ≥ τ + τ/ζ`, 5 ms above τ at ζ = 5), so the window falls to
+//! the floor in one step, which may empty the queue where the per-ACK reading's gradual cut does
+//! not (the paper's "as the queue flushes", L298; notes §3.2 caveat: "for ζ ≥ ~1 a single ACK can
+//! remove ≥ 1 packet").
+//!
+//! Here a round is one window of credited segments: it opens at the first ACK after the
+//! previous one closed (or after a congestion event, whose halving restarts it), with `W₀` the
+//! window then, and closes at the ACK that brings the segments credited since to `W₀`. Within
+//! it the window does not change. The increase is the per-ACK reading's `α/W₀` per credited
+//! segment, gated by `is_cwnd_limited` as there, summed over the round (α for a round that
+//! used its window) and added at the close with the decrease:
+//!
+//! ```text
+//! cwnd ← max((cwnd + carry)·(1 − ζ·max(0, qd − τ)/τ) + MSS·Σ α/W₀, MIN_CWND·MSS)
+//! ```
+//!
+//! Equilibrium: the same zero drift `α = ζ·(q − τ)/τ·W` per round, so the same `q*` (eq. (10)).
+//! The default, `"per-ack"`, is the rule above; `"per-rtt"` is a contrast (fledbat-fig3b).
 //!
 //! # Estimators and the rest
 //!
@@ -95,6 +132,16 @@ pub const ALPHA: f64 = 1.0;
 /// ζ of the reference scenario (L273).
 pub const ZETA: f64 = 0.1;
 
+/// When the delay-driven decrease is applied (the missing eq. (5); module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decrease {
+    /// On every ACK: `cwnd += α/W − ζ·max(0, q̂ − τ)/τ` segments (default). Value `"per-ack"`.
+    PerAck,
+    /// Once per window of ACKs: `cwnd ← cwnd·(1 − ζ·max(0, q̂ − τ)/τ) + α`, floored (the
+    /// notes' §3.2 variant switch). Value `"per-rtt"`.
+    PerRtt,
+}
+
 /// fLEDBAT parameters. Scenario keys are given per field.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FledbatConfig {
@@ -110,6 +157,8 @@ pub struct FledbatConfig {
     pub base_history: u64,
     /// Samples in the current-delay minimum filter, default 4. Key `current_filter`.
     pub current_filter: u64,
+    /// Per-ACK (default) or once-per-RTT decrease. Key `decrease`, `"per-ack"` or `"per-rtt"`.
+    pub decrease: Decrease,
 }
 
 impl Default for FledbatConfig {
@@ -121,6 +170,7 @@ impl Default for FledbatConfig {
             min_cwnd: MIN_CWND,
             base_history: BASE_HISTORY,
             current_filter: CURRENT_FILTER,
+            decrease: Decrease::PerAck,
         }
     }
 }
@@ -138,6 +188,10 @@ impl FledbatConfig {
             min_cwnd: p.u64_in("min_cwnd", d.min_cwnd, 1, 1000)?,
             base_history: p.u64_in("base_history", d.base_history, 1, 1440)?,
             current_filter: p.u64_in("current_filter", d.current_filter, 1, 1000)?,
+            decrease: match p.choice("decrease", "per-ack", &["per-ack", "per-rtt"])?.as_str() {
+                "per-rtt" => Decrease::PerRtt,
+                _ => Decrease::PerAck,
+            },
         })
     }
 }
@@ -149,11 +203,57 @@ pub struct Fledbat {
     delay: DelaySignal,
     /// Fraction of a byte of window not yet applied, in `[0, 1)`.
     carry: f64,
+    /// `decrease = "per-rtt"`: the open round, `None` until the next ACK opens one.
+    round: Option<Round>,
+}
+
+/// One window of ACKs of the once-per-RTT reading.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Round {
+    /// `W₀`, the window in segments when the round opened (at least 1).
+    window: f64,
+    /// Segments credited since.
+    acked: f64,
+    /// The increase due at the close, in segments: `α/W₀` per credited segment of a used window.
+    increase: f64,
 }
 
 impl Fledbat {
     pub fn new(cfg: FledbatConfig) -> Self {
-        Self { delay: DelaySignal::new(cfg.base_history, cfg.current_filter), carry: 0.0, cfg }
+        Self { delay: DelaySignal::new(cfg.base_history, cfg.current_filter), carry: 0.0, round: None, cfg }
+    }
+
+    /// The multiplicative factor `1 − ζ·max(0, qd − τ)/τ` the once-per-RTT reading applies at a
+    /// round's close (negative when the cut exceeds the window; the floor then holds).
+    pub fn per_rtt_factor(&self, queuing_delay: Nanos) -> f64 {
+        let tau = self.cfg.target as f64;
+        let excess = (queuing_delay as f64 - tau).max(0.0);
+        1.0 - self.cfg.zeta * excess / tau
+    }
+
+    /// `decrease = "per-rtt"`: count the ACK into the round and apply the round's change when it
+    /// closes.
+    fn on_ack_per_rtt(&mut self, st: &mut CcState, path: &PathInfo, ack: &AckSample, qd: Nanos) {
+        let mss = path.mss as f64;
+        let segs = ack.segments_acked as f64;
+        let round = self.round.get_or_insert(Round {
+            window: (st.cwnd as f64 / mss).max(1.0),
+            acked: 0.0,
+            increase: 0.0,
+        });
+        round.acked += segs;
+        if path.is_cwnd_limited {
+            round.increase += segs * self.cfg.alpha / round.window;
+        }
+        if round.acked < round.window {
+            return;
+        }
+        let increase = round.increase;
+        self.round = None;
+        let mut w = (st.cwnd as f64 + self.carry) * self.per_rtt_factor(qd) + increase * mss;
+        w = w.max((self.cfg.min_cwnd * path.mss as u64) as f64);
+        st.cwnd = w.floor() as u64;
+        self.carry = w - w.floor();
     }
 
     pub fn config(&self) -> &FledbatConfig {
@@ -188,6 +288,7 @@ impl CongestionControl for Fledbat {
 
     fn init(&mut self, _st: &mut CcState, _path: &PathInfo) {
         self.carry = 0.0;
+        self.round = None;
     }
 
     fn on_ack(&mut self, st: &mut CcState, path: &PathInfo, ack: &AckSample) {
@@ -200,6 +301,9 @@ impl CongestionControl for Fledbat {
         if ack.segments_acked == 0 {
             return;
         }
+        if self.cfg.decrease == Decrease::PerRtt {
+            return self.on_ack_per_rtt(st, path, ack, qd);
+        }
         let mss = path.mss as f64;
         let old = st.cwnd.max(1);
         let per_seg = self.per_ack_segments(old as f64 / mss, qd, path.is_cwnd_limited);
@@ -211,6 +315,8 @@ impl CongestionControl for Fledbat {
 
     fn on_congestion(&mut self, st: &mut CcState, path: &PathInfo, ev: &CongestionEvent) -> Reaction {
         self.carry = 0.0;
+        // The halved window opens a new round (per-RTT reading).
+        self.round = None;
         // Eq. (2), loss branch: halve, as LEDBAT does.
         halving_reaction(st, path, ev, self.cfg.min_cwnd)
     }
@@ -434,6 +540,8 @@ mod tests {
             ("min_cwnd", ParamValue::Int(0)),
             ("base_history", ParamValue::Int(0)),
             ("current_filter", ParamValue::Int(0)),
+            ("decrease", ParamValue::Str("per-packet".into())),
+            ("decrease", ParamValue::Int(1)),
         ] {
             let mut p = Params::new();
             p.insert(key, v.clone());
@@ -458,6 +566,7 @@ mod tests {
             ("min_cwnd", ParamValue::Int(1)),
             ("base_history", ParamValue::Int(2)),
             ("current_filter", ParamValue::Int(8)),
+            ("decrease", ParamValue::Str("per-rtt".into())),
         ]);
         assert_eq!(
             cc.config(),
@@ -467,12 +576,229 @@ mod tests {
                 zeta: 5.0,
                 min_cwnd: 1,
                 base_history: 2,
-                current_filter: 8
+                current_filter: 8,
+                decrease: Decrease::PerRtt,
             }
         );
         let d = FledbatConfig::from_params(&Params::new()).unwrap();
         assert_eq!(d, FledbatConfig::default());
         assert_eq!((d.target, d.alpha, d.zeta, d.min_cwnd), (25 * MS, 1.0, 0.1, 2));
+        assert_eq!(d.decrease, Decrease::PerAck);
+        let mut p = Params::new();
+        p.insert("decrease", ParamValue::Str("per-ack".into()));
+        assert_eq!(FledbatConfig::from_params(&p).unwrap(), FledbatConfig::default());
         assert_eq!(Fledbat::default().name(), "fledbat");
+    }
+
+    // ------------------------------------------------------------ decrease = "per-rtt"
+
+    fn per_rtt(pairs: &[(&str, ParamValue)]) -> Fledbat {
+        let mut all = vec![("decrease", ParamValue::Str("per-rtt".into()))];
+        all.extend(pairs.iter().cloned());
+        with(&all)
+    }
+
+    /// `n` one-segment ACKs at queueing delay `qd` (window used); the windows after each.
+    fn acks(cc: &mut Fledbat, s: &mut CcState, n: usize, qd: Nanos) -> Vec<u64> {
+        (0..n)
+            .map(|_| {
+                let inflight = s.cwnd;
+                cc.on_ack(s, &path(SEC), &owd_ack(1, 20 * MS + qd, inflight));
+                s.cwnd
+            })
+            .collect()
+    }
+
+    /// The notes' example (α 1, ζ 0.1, τ 25 ms, cwnd 20, q̂ 50 ms): nothing for 19 ACKs, then
+    /// `20·(1 − 0.1·(50 − 25)/25) + 1 = 19` at the 20th; the next round is 19 ACKs long and
+    /// ends at `19·0.9 + 1 = 18.1`.
+    #[test]
+    fn per_rtt_cuts_once_after_a_window_of_acks() {
+        let mut cc = per_rtt(&[]);
+        prime(&mut cc, SEC, 50 * MS);
+        let mut s = st(20);
+        let w = acks(&mut cc, &mut s, 20, 50 * MS);
+        assert_eq!(w[..19], [20 * M; 19], "nothing before the round closes");
+        assert_eq!(w[19], 19 * M);
+        let w = acks(&mut cc, &mut s, 19, 50 * MS);
+        assert_eq!(w[..18], [19 * M; 18]);
+        assert_eq!(w[18], 18_100);
+        // Below or at the target: only the round's α, 20 → 21 after 20 ACKs.
+        for qd in [0, 10 * MS, 25 * MS] {
+            let mut cc = per_rtt(&[]);
+            prime(&mut cc, SEC, qd);
+            let mut s = st(20);
+            let w = acks(&mut cc, &mut s, 20, qd);
+            assert_eq!((w[18], w[19]), (20 * M, 21 * M), "queueing delay {qd}");
+        }
+        // 75 ms: the cut is 0.1·2 = 20 %, 20·0.8 + 1 = 17.
+        let mut cc = per_rtt(&[]);
+        prime(&mut cc, SEC, 75 * MS);
+        let mut s = st(20);
+        assert_eq!(acks(&mut cc, &mut s, 20, 75 * MS)[19], 17 * M);
+        // ζ, α and τ scale their terms: ζ 0.5 at 30 ms cuts 10 %, α 2 adds 2, τ 100 ms at 150 ms
+        // cuts 0.1·0.5 = 5 %.
+        for (pairs, qd, want) in [
+            (vec![("zeta", ParamValue::Float(0.5))], 30 * MS, 19 * M),
+            (vec![("alpha", ParamValue::Float(2.0))], 50 * MS, 20 * M),
+            (vec![("target", ParamValue::Str("100ms".into()))], 150 * MS, 20 * M),
+        ] {
+            let mut cc = per_rtt(&pairs);
+            prime(&mut cc, SEC, qd);
+            let mut s = st(20);
+            assert_eq!(acks(&mut cc, &mut s, 20, qd)[19], want, "{pairs:?}");
+        }
+    }
+
+    /// The round counts credited segments; the cut uses the delay of the ACK that closes it.
+    #[test]
+    fn per_rtt_rounds_count_segments_and_read_the_closing_delay() {
+        // Ten 2-segment ACKs close a 20-segment round.
+        let mut cc = per_rtt(&[]);
+        prime(&mut cc, SEC, 50 * MS);
+        let mut s = st(20);
+        for i in 0..10 {
+            cc.on_ack(&mut s, &path(SEC), &owd_ack(2, 70 * MS, 20 * M));
+            assert_eq!(s.cwnd, if i < 9 { 20 * M } else { 19 * M }, "ACK {i}");
+        }
+        // The current filter's minimum at the close sets the cut: 19 ACKs at 50 ms, then a
+        // filter of 75 ms samples (the minimum of the last 4) when the 20th arrives.
+        let mut cc = per_rtt(&[]);
+        prime(&mut cc, SEC, 50 * MS);
+        let mut s = st(20);
+        acks(&mut cc, &mut s, 16, 50 * MS);
+        assert_eq!(acks(&mut cc, &mut s, 4, 75 * MS)[3], 17 * M);
+        // A window not used: no increase, the cut still applies (20·0.9 = 18).
+        let mut cc = per_rtt(&[]);
+        prime(&mut cc, SEC, 50 * MS);
+        let mut p = path(SEC);
+        p.is_cwnd_limited = false;
+        let mut s = st(20);
+        for _ in 0..20 {
+            cc.on_ack(&mut s, &p, &owd_ack(1, 70 * MS, 10 * M));
+        }
+        assert_eq!(s.cwnd, 18 * M);
+        // Half the round used: half the increase (20 + 0.5 below the target).
+        let mut cc = per_rtt(&[]);
+        prime(&mut cc, SEC, 0);
+        let mut s = st(20);
+        for i in 0..20 {
+            p.is_cwnd_limited = i % 2 == 0;
+            cc.on_ack(&mut s, &p, &owd_ack(1, 20 * MS, 20 * M));
+        }
+        assert_eq!(s.cwnd, 20 * M + 500);
+    }
+
+    /// `ζ·(q̂ − τ)/τ ≥ 1` takes the window to the floor in one cut (ζ 5: from 5 ms above τ).
+    #[test]
+    fn per_rtt_floors_a_cut_larger_than_the_window() {
+        for (pairs, qd, want) in [
+            // ζ 5 at 50 ms: 20·(1 − 5) + 1 < 0 → MIN_CWND 2.
+            (vec![("zeta", ParamValue::Float(5.0))], 50 * MS, 2 * M),
+            // ζ 5 at 30 ms: exactly the whole window, 0 + 1 → 2.
+            (vec![("zeta", ParamValue::Float(5.0))], 30 * MS, 2 * M),
+            // ζ 5 at 28 ms: 20·(1 − 0.6) + 1 = 9.
+            (vec![("zeta", ParamValue::Float(5.0))], 28 * MS, 9 * M),
+            // ζ 1 at 50 ms, floor 1 segment: 0 + α = 1.
+            (vec![("zeta", ParamValue::Float(1.0)), ("min_cwnd", ParamValue::Int(1))], 50 * MS, M),
+            (vec![("zeta", ParamValue::Float(5.0)), ("min_cwnd", ParamValue::Int(4))], 50 * MS, 4 * M),
+        ] {
+            let mut cc = per_rtt(&pairs);
+            prime(&mut cc, SEC, qd);
+            let mut s = st(20);
+            let w = acks(&mut cc, &mut s, 20, qd);
+            assert_eq!((w[18], w[19]), (20 * M, want), "{pairs:?} at {qd}");
+        }
+        // At the floor the next round is MIN_CWND ACKs long and stays there.
+        let mut cc = per_rtt(&[("zeta", ParamValue::Float(5.0))]);
+        prime(&mut cc, SEC, 50 * MS);
+        let mut s = st(20);
+        acks(&mut cc, &mut s, 20, 50 * MS);
+        assert_eq!(acks(&mut cc, &mut s, 2, 50 * MS), [2 * M, 2 * M]);
+    }
+
+    /// Loss halves as in the per-ACK reading and opens a new round from the halved window.
+    #[test]
+    fn per_rtt_loss_halves_and_restarts_the_round() {
+        let p = path(SEC);
+        for (cwnd, want) in [(40, 20 * M), (3, 2 * M), (1, M)] {
+            let mut s = st(cwnd);
+            let mut cc = per_rtt(&[]);
+            assert_eq!(
+                cc.on_congestion(&mut s, &p, &event(Cause::Loss, 0)),
+                Reaction::Prr { ssthresh: want }
+            );
+            let mut s = st(cwnd);
+            assert_eq!(
+                Fledbat::default().on_congestion(&mut s, &p, &event(Cause::Loss, 0)),
+                Reaction::Prr { ssthresh: want }
+            );
+        }
+        let mut cc = per_rtt(&[]);
+        prime(&mut cc, SEC, 75 * MS);
+        let mut s = st(20);
+        acks(&mut cc, &mut s, 10, 75 * MS);
+        assert_eq!(
+            cc.on_congestion(&mut s, &p, &event(Cause::Loss, 20 * M)),
+            Reaction::Prr { ssthresh: 10 * M }
+        );
+        // The stack's PRR ends at ssthresh.
+        s.cwnd = 10 * M;
+        // The next round is the halved window's 10 ACKs: 10·0.8 + 1 = 9.
+        let w = acks(&mut cc, &mut s, 10, 75 * MS);
+        assert_eq!((w[8], w[9]), (10 * M, 9 * M));
+        // During recovery nothing is counted.
+        let mut cc = per_rtt(&[]);
+        prime(&mut cc, SEC, 75 * MS);
+        let mut rec = path(SEC);
+        rec.state = CaState::Recovery;
+        let mut s = st(20);
+        for _ in 0..30 {
+            cc.on_ack(&mut s, &rec, &owd_ack(1, 95 * MS, 20 * M));
+        }
+        assert_eq!(s.cwnd, 20 * M);
+        assert_eq!(acks(&mut cc, &mut s, 20, 75 * MS)[19], 17 * M);
+    }
+
+    /// One flow, closed loop (as the per-ACK equilibrium test): the per-RTT reading has the same
+    /// zero drift, `α = ζ·(q − τ)/τ·W` per round, so the queue settles at the same `q*`.
+    #[test]
+    fn per_rtt_equilibrium_of_one_flow_matches_the_fluid_model() {
+        let (zeta, rate, base_rtt) = (0.1, 1000.0, 40 * MS);
+        let mut cc = per_rtt(&[("zeta", ParamValue::Float(zeta))]);
+        let mut s = st(2);
+        let mut now = 0;
+        let mut late = Vec::new();
+        for round in 0..3000 {
+            let w = (s.cwnd / M).max(1);
+            for _ in 0..w {
+                let q = ((s.cwnd as f64 / M as f64 / rate) * 1e9 - base_rtt as f64).max(0.0) as Nanos;
+                now += (base_rtt + q) / w;
+                let inflight = s.cwnd;
+                cc.on_ack(&mut s, &path(now), &owd_ack(1, base_rtt / 2 + q, inflight));
+                if round >= 2000 {
+                    late.push(q as f64 / 1e9);
+                }
+            }
+        }
+        let q = late.iter().sum::<f64>() / late.len() as f64;
+        let tau = TARGET as f64 / 1e9;
+        let want = tau + ALPHA * tau / (rate * zeta * (base_rtt as f64 / 1e9 + q));
+        assert!((q - want).abs() < 0.5e-3, "q {q} s, fluid model {want} s");
+    }
+
+    /// The default is the per-ACK rule: a per-ACK run and an explicit `decrease = "per-ack"` run
+    /// give the same windows, and the per-RTT run differs.
+    #[test]
+    fn the_default_is_per_ack() {
+        let run = |cc: &mut Fledbat| {
+            prime(cc, SEC, 50 * MS);
+            let mut s = st(20);
+            acks(cc, &mut s, 5, 50 * MS)
+        };
+        let default = run(&mut Fledbat::default());
+        assert_eq!(run(&mut with(&[("decrease", ParamValue::Str("per-ack".into()))])), default);
+        assert_eq!(default[0], 20 * M - 50);
+        assert_eq!(run(&mut per_rtt(&[])), [20 * M; 5]);
     }
 }

@@ -6,7 +6,9 @@ the true base delay and the shares become fair; the queue's PDF has more mass at
 somewhat overestimates the queue (wider window swings); efficiency drops below 1 because the
 link sometimes idles (L298–L300). With a too small ζ the latecomer's wrong base can persist
 (L296): the contrast runs (ζ = 0.1, the paper's Fig. 2 value; 0.01, Fig. 3(a)'s; 0.001, the notes'
-contrast) show where.
+contrast) show where. A last contrast runs ζ = 5 with the other reading of the missing eq. (5), the
+decrease applied once per RTT (notes §3.2's variant switch, the controller's ``decrease =
+"per-rtt"``).
 
 Setting: the paper's reference scenario (L261–L271): 10 Mbps, 100-packet buffer, P = 1500 B
 (1460 B payload + 40 B headers), ACKs not delayed, base RTT 50 ms plus a per-flow jitter uniform in
@@ -28,7 +30,8 @@ contrast arms:
   least half of seed 1's 2-s stretches): the paper's Fig. 3(b) — P(Q = 0) well above 5 %, η
   below 1, a mean queue below Q*, fair shares — is at its edge at ζ = 7 and complete at ζ = 10
   in our per-ACK reconstruction of the missing eq. (5) (notes §3.2), instead of at 5. A core
-  question (the rule's form or its delay filter), not one of this set-up.
+  question (the rule's form or its delay filter), not one of this set-up: the once-per-RTT arm
+  (last item) shows it is the form, when the decrease is applied.
 * With ns-2's IW 2 nothing flushes the queue when the latecomer joins at ζ = 5: it takes part of
   the first-comer's queue as base delay (none of its packets meets less than 4 ms of queue in
   seed 1), its target sits that much higher, and the first-comer falls to its 2-segment floor
@@ -36,6 +39,27 @@ contrast arms:
   without swings). The IW 10 arm is fair in most seeds only because the latecomer's first
   10-segment window lifts the queue to 29 packets, 8 above Cτ, and ζ = 5 cuts the first-comer
   from 59 segments to its floor within 0.15 s, which empties the queue once.
+* The once-per-RTT reading of eq. (5) (``cwnd ← cwnd·(1 − ζ(q̂ − τ)/τ) + α`` after each window of
+  ACKs, floored; crates/cc/src/fledbat.rs) reaches the paper's Fig. 3(b) at ζ = 5 where the
+  per-ACK reading does not. Full run (10 seeds, 300 s): once per RTT, P(Q = 0) 19.8 % over
+  [10 s, end] (lowest seed 6.5 %), F 0.990 (lowest 0.970, 10 of 10 seeds ≥ 0.9; latecomer's
+  share 52.9 %), η 0.911 (highest seed 0.988), mean queue 8.9 packets below Q* = 21.0, no drops;
+  per ACK, P(Q = 0) 0.004 %, F 0.630 (0 of 10 seeds ≥ 0.9; latecomer's share 88.8 %), η 1.000,
+  mean queue 20.4 packets. Quick run (2 seeds, 120 s): once per RTT 14.1 %, F 0.999, η 0.944,
+  10.3 packets; per ACK 0.0 %, F 0.531, η 1.000, 23.6 packets. The mechanism (seed 1's trace):
+  the window holds for a round and the round's cut is decided on the q̂ of the ACK that closes
+  it, near the queue's peak, and applied whole; when the two flows' cuts fall together (151.50–
+  151.52 s: 31.7 → 22.3 and 32.6 → 14.9 segments) the queue goes from 20 packets to 0 within
+  60 ms, and every 2-s stretch of [150 s, end] meets an empty queue. Per ACK the decrease starts
+  with the first ACK whose q̂ passes τ and stops as soon as q̂ falls back, so each downswing
+  removes only about the excess. The latecomer's wrong base is corrected the same way: once per
+  RTT the queue is empty 21.5 % of [10, 20] s, per ACK 0.075 %.
+  Which reading is main stays per ACK: the numbers are clear for this figure, but the reading is
+  the controller's default, shared by every fLEDBAT experiment (Figs. 1(b)–6 and the yield runs
+  use it), and Fig. 3(b) alone cannot choose it; whether the per-RTT reading also holds the other
+  figures' claims is not checked here. In this set-up the too small ζ's still leave the
+  latecomer ahead with it (a seed-1/2 probe at 120 s: ζ = 0.1, latecomer's share 91 %; 0.01, 75 %),
+  as L296 warns.
 
 Measured (notes' pass rows): Jain's index F and η over the last half of the run, read from the
 core with ``warmup`` at half the duration (the bottleneck's ``jain_long`` over the flows' wire
@@ -62,12 +86,17 @@ from ccbench.experiments.fledbat.common import (ALPHA, BUFFER_PACKETS, CAPACITY_
 PAPER_ZETA = 5.0
 #: Linux's initial window, the contrast arm (the set-up's until issue 25).
 LINUX_IW = 10
-#: (ζ, initial window): the paper's run first; too small ζ's (L296); the ζ's from which the queue
-#: flushes here; the paper's ζ with Linux's IW.
+#: The controller's ``decrease`` key: our reading of the missing eq. (5) (the default) and the
+#: notes' §3.2 variant, the decrease applied once per RTT (crates/cc/src/fledbat.rs).
+PER_ACK, PER_RTT = "per-ack", "per-rtt"
+#: (ζ, initial window, decrease): the paper's run first; too small ζ's (L296); the ζ's from which
+#: the queue flushes here; the paper's ζ with Linux's IW; the paper's ζ with the once-per-RTT
+#: decrease.
 SMALL_ZETAS, FLUSH_ZETAS = [0.1, 0.01, 0.001], [7.0, 10.0]
-POINTS = ([{"zeta": PAPER_ZETA, "initial_window": PAPER_IW}]
-          + [{"zeta": z, "initial_window": PAPER_IW} for z in SMALL_ZETAS + FLUSH_ZETAS]
-          + [{"zeta": PAPER_ZETA, "initial_window": LINUX_IW}])
+POINTS = ([{"zeta": PAPER_ZETA, "initial_window": PAPER_IW, "decrease": PER_ACK}]
+          + [{"zeta": z, "initial_window": PAPER_IW, "decrease": PER_ACK} for z in SMALL_ZETAS + FLUSH_ZETAS]
+          + [{"zeta": PAPER_ZETA, "initial_window": LINUX_IW, "decrease": PER_ACK},
+             {"zeta": PAPER_ZETA, "initial_window": PAPER_IW, "decrease": PER_RTT}])
 FLOWS = 2
 LATE_START_S = 10.0
 #: Run lengths (full, quick); the measurement window, ``warmup`` on, is the last half.
@@ -84,7 +113,11 @@ BARELY_IDLE = 0.995
 
 
 def _apply(point: dict) -> dict:
-    return {"flows.cc.zeta": point["zeta"], "flows.initial_window": point.get("initial_window", PAPER_IW)}
+    changes = {"flows.cc.zeta": point["zeta"], "flows.initial_window": point.get("initial_window", PAPER_IW)}
+    # The default (per ACK) is left unset: the same scenario as before the key existed.
+    if point.get("decrease", PER_ACK) != PER_ACK:
+        changes["flows.cc.decrease"] = point["decrease"]
+    return changes
 
 
 def _metric(result, point: dict) -> dict:
@@ -117,17 +150,48 @@ FIG = "Fig. 3(b), Sec. 7.2"
 
 
 def _is_paper(row) -> bool:
-    return row["zeta"] == PAPER_ZETA and int(row["initial_window"]) == PAPER_IW
+    return row["zeta"] == PAPER_ZETA and int(row["initial_window"]) == PAPER_IW and _per_ack(row)
+
+
+def _per_ack(row) -> bool:
+    return row.get("decrease", PER_ACK) == PER_ACK
+
+
+def _per_ack_rows(summary):
+    return summary[summary["decrease"] == PER_ACK] if "decrease" in summary else summary
+
+
+def _traits(row) -> bool:
+    """All four of Fig. 3(b)'s traits (L296–L300): P(Q = 0) ≥ 5 %, F ≥ 0.9, η < 1, mean queue ≤ Q*."""
+    return (row["p_empty_shared"] >= P_EMPTY_MIN and row["jain_last_half"] >= JAIN_MIN
+            and row["eta_last_half"] < 1.0 and row["mean_queue_packets"] <= row["q_star_packets"])
+
+
+def _arm_numbers(row) -> str:
+    return (f"P(Q = 0) {row['p_empty_shared']:.1%}, F {row['jain_last_half']:.3f}, η {row['eta_last_half']:.3f}, "
+            f"mean queue {row['mean_queue_packets']:.1f} packets (Q* {row['q_star_packets']:.1f})")
+
+
+def _per_rtt_text(summary) -> str:
+    """What the once-per-RTT arm shows at ζ = 5, for the paper rows' reasons."""
+    arm = summary[(summary["zeta"] == PAPER_ZETA) & (summary["initial_window"] == PAPER_IW)
+                  & (summary["decrease"] == PER_RTT)] if "decrease" in summary else summary.iloc[0:0]
+    if not len(arm):
+        return ""
+    row = arm.iloc[0]
+    verdict = ("all four of Fig. 3(b)'s traits hold" if _traits(row)
+               else "not all of Fig. 3(b)'s traits hold")
+    return (f"; the notes' other reading of eq. (5), the decrease once per RTT (contrast arm), at ζ = 5: "
+            f"{_arm_numbers(row)}, {verdict}")
 
 
 def _flush_text(summary) -> str:
     """What the larger-ζ arms (IW 2) show: where the queue starts to flush, and what follows."""
-    arms = summary[(summary["initial_window"] == PAPER_IW) & (summary["zeta"] > PAPER_ZETA)].sort_values("zeta")
+    arms = _per_ack_rows(summary)
+    arms = arms[(arms["initial_window"] == PAPER_IW) & (arms["zeta"] > PAPER_ZETA)].sort_values("zeta")
     if not len(arms):
         return ""
-    parts = [f"ζ = {r['zeta']:g}: P(Q = 0) {r['p_empty_shared']:.1%}, F {r['jain_last_half']:.3f}, "
-             f"η {r['eta_last_half']:.3f}, mean queue {r['mean_queue_packets']:.1f} packets (Q* {r['q_star_packets']:.1f})"
-             for _, r in arms.iterrows()]
+    parts = [f"ζ = {r['zeta']:g}: {_arm_numbers(r)}" for _, r in arms.iterrows()]
     return ("; with larger ζ the swings reach an empty queue and Fig. 3(b)'s behaviour appears (contrast arms, "
             + "; ".join(parts) + "): the flush sets in at a larger ζ in our per-ACK reconstruction of eq. (5) "
             "(notes §3.2) than in the paper's ns-2 module")
@@ -141,7 +205,7 @@ def _paper_rows(row, summary) -> list:
                 + (f"; here, in the {_unfair_seeds(row)} seeds that stay unfair, the latecomer, its base wrong, holds "
                    "the queue alone at τ plus its error, without swings, with the first-comer at its floor (mean "
                    f"queue over all seeds {row['mean_queue_packets']:.1f} packets)" if late_holds else "")
-                + _flush_text(summary))
+                + _flush_text(summary) + _per_rtt_text(summary))
     fair = Check("ζ = 5: Jain's index over the last half (mean over the seeds; bound: the notes' ≥ 0.9)",
                  "fair: a large ζ flushes the queue", f"{FIG}, L296–L298", row["jain_last_half"],
                  Claim("≥", JAIN_MIN),
@@ -189,7 +253,7 @@ def _unfair_seeds_reason(row, summary) -> str:
     return (f"in the unfair seeds the queue did not empty while the latecomer joined (P(Q = 0) in [10, 20] s "
             f"{row['p_empty_join']:.1%}, see results.csv): its base delay holds part of the first-comer's queue, "
             "the first-comer falls to its floor, and the latecomer alone holds the queue at τ plus its base "
-            "error without emptying it" + _flush_text(summary))
+            "error without emptying it" + _flush_text(summary) + _per_rtt_text(summary))
 
 
 def _efficiency_reason(row, efficient: bool, no_flush: str) -> str:
@@ -229,8 +293,7 @@ def _small_zeta_row(row) -> dict:
 def _flush_row(row) -> dict:
     """A ζ above the paper's: where the flush, fairness and idle link of L296–L300 appear here."""
     zeta, q_star = row["zeta"], row["q_star_packets"]
-    like = (row["p_empty_shared"] >= P_EMPTY_MIN and row["jain_last_half"] >= JAIN_MIN
-            and row["eta_last_half"] < 1.0 and row["mean_queue_packets"] <= q_star)
+    like = _traits(row)
     return Check(f"contrast ζ = {zeta:g}: P(Q = 0) over [10 s, end] (where does the queue flush?)",
                  "a ζ large enough to flush the queue makes the shares fair, the PDF has more mass at 0, "
                  "η < 1, the model overestimates the queue (said of ζ = 5)", f"{FIG}, L296–L300",
@@ -242,6 +305,34 @@ def _flush_row(row) -> dict:
                      "all four of Fig. 3(b)'s traits hold: the flush regime the paper shows at ζ = 5 starts at a "
                      "larger ζ here (module docstring)" if like else
                      "not yet all of Fig. 3(b)'s traits (P(Q = 0) ≥ 5 %, F ≥ 0.9, η < 1, mean queue ≤ Q*)"))).row()
+
+
+def _per_rtt_row(row, summary) -> dict:
+    """ζ = 5 with the decrease applied once per RTT (the notes' §3.2 variant switch): does one
+    large cut per round flush the queue where the per-ACK reading's gradual one does not?"""
+    paper = summary[summary.apply(_is_paper, axis=1)]
+    per_ack = (f"per ACK (the paper rows): {_arm_numbers(paper.iloc[0])}" if len(paper) else "per ACK not run")
+    like = _traits(row)
+    return Check(f"contrast ζ = {row['zeta']:g}, decrease once per RTT: P(Q = 0) over [10 s, end] (does the "
+                 "once-per-RTT reading of eq. (5) flush the queue?)",
+                 "a ζ large enough to flush the queue makes the shares fair, the PDF has more mass at 0, "
+                 "η < 1, the model overestimates the queue (ζ = 5)", f"{FIG}, L296–L300; notes §3.2",
+                 row["p_empty_shared"], None,
+                 shown=(f"{mean_spread(row, 'p_empty_shared', '.2%')}, {row['p_empty_join']:.1%} in [10, 20] s; "
+                        f"F {mean_spread(row, 'jain_last_half')} (min "
+                        f"{row.get('jain_last_half_min', float('nan')):.3f}; "
+                        f"{_seeds_text(row, 'fair_last_half')} ≥ 0.9), latecomer's share "
+                        f"{row['late_share_last_half']:.1%}, η {row['eta_last_half']:.4f}, mean queue "
+                        f"{row['mean_queue_packets']:.1f} packets (Q* {row['q_star_packets']:.1f}), "
+                        f"{row['drops']:.0f} drops"),
+                 reason=("reported: the other reading of the missing eq. (5) (notes §3.2: cwnd ← cwnd·(1 − "
+                         "ζ(q̂ − τ)/τ) + α once per window of ACKs, floored), not our main one. " + (
+                             "All four of Fig. 3(b)'s traits hold at the paper's ζ: a cut of the round's "
+                             "whole ζ(q̂ − τ)/τ at once, decided near the queue's peak (to the floor once "
+                             "q̂ ≥ τ + τ/ζ, 5 ms above τ), empties the queue, which the per-ACK decrease, "
+                             "started as q̂ passes τ and stopped as it falls back, does not; "
+                             if like else "Not all of Fig. 3(b)'s traits (P(Q = 0) ≥ 5 %, F ≥ 0.9, η < 1, mean "
+                             "queue ≤ Q*) hold; ") + per_ack)).row()
 
 
 def _linux_iw_row(row, summary) -> dict:
@@ -268,6 +359,8 @@ def _comparison(summary) -> list:
     for _, row in summary.iterrows():
         if _is_paper(row):
             rows += _paper_rows(row, summary)
+        elif not _per_ack(row):
+            rows.append(_per_rtt_row(row, summary))
         elif int(row["initial_window"]) != PAPER_IW:
             rows.append(_linux_iw_row(row, summary))
         elif row["zeta"] > PAPER_ZETA:
@@ -277,9 +370,9 @@ def _comparison(summary) -> list:
     return rows
 
 
-def trace(zeta: float, seed: int = 1, initial_window: int = PAPER_IW):
+def trace(zeta: float, seed: int = 1, initial_window: int = PAPER_IW, decrease: str = PER_ACK):
     """One run with its time series (for the figure)."""
-    return EXPERIMENT.rerun({"zeta": zeta, "initial_window": initial_window}, seed)
+    return EXPERIMENT.rerun({"zeta": zeta, "initial_window": initial_window, "decrease": decrease}, seed)
 
 
 def _figure(summary, out_dir: Path) -> Path:
@@ -288,18 +381,20 @@ def _figure(summary, out_dir: Path) -> Path:
     from ccbench.plot import pyplot, save
 
     plt = pyplot()
-    arms = [(float(z), int(iw)) for z, iw in zip(summary["zeta"], summary["initial_window"])]
+    decreases = summary["decrease"] if "decrease" in summary else [PER_ACK] * len(summary)
+    arms = [(float(z), int(iw), str(d)) for z, iw, d in zip(summary["zeta"], summary["initial_window"], decreases)]
     fig, axes = plt.subplots(len(arms), 2, figsize=(12, 2.8 * len(arms)), squeeze=False,
                              gridspec_kw={"width_ratios": [2.2, 1]})
-    for row, (zeta, iw) in enumerate(arms):
-        result = trace(zeta, initial_window=iw)
+    for row, (zeta, iw, decrease) in enumerate(arms):
+        result = trace(zeta, initial_window=iw, decrease=decrease)
         end = measured_window(result)[1]
         flows = result.flows
         for i, (name, start) in enumerate((("first", 0.0), ("late", LATE_START_S))):
             df = flows[(flows["flow"] == name) & (flows["t_s"] > start)]
             axes[row][0].plot(df["t_s"], df["cwnd_bytes"] / PAPER_FLOW["mss"], color=f"C{i}", lw=0.6,
                               label=f"{'first-comer' if i == 0 else 'latecomer'}")
-        axes[row][0].set_ylabel(f"ζ = {zeta:g}, IW {iw}: cwnd (packets)")
+        once = ", MD per RTT" if decrease != PER_ACK else ""
+        axes[row][0].set_ylabel(f"ζ = {zeta:g}, IW {iw}{once}: cwnd (packets)")
         queue = bottleneck(result, LATE_START_S, end)["queue_packets"].round()
         bins = np.arange(-0.5, BUFFER_PACKETS + 1.5)
         axes[row][1].hist(queue, bins=bins, density=True, color="C2")
@@ -317,15 +412,16 @@ def _figure(summary, out_dir: Path) -> Path:
     axes[0][0].legend(fontsize="x-small")
     axes[-1][0].set_xlabel("time (s)")
     axes[-1][1].set_xlabel("queue (packets), 1 ms samples from 10 s on")
-    fig.suptitle("fLEDBAT Fig. 3(b): two backlogged fLEDBAT flows, 10 s apart (10 Mbps, 100 p, "
-                 "RTT 50 ms, τ 25 ms, α 1, IW 2 unless stated); seed 1")
+    fig.suptitle("fLEDBAT Fig. 3(b): two backlogged fLEDBAT flows, 10 s apart\n(10 Mbps, 100 p, "
+                 "RTT 50 ms, τ 25 ms, α 1, IW 2, decrease per ACK unless stated); seed 1")
     return save(fig, out_dir / "fledbat-fig3b.png")
 
 
 EXPERIMENT = Experiment(
     name="fledbat-fig3b",
     description="fLEDBAT Fig. 3(b): two backlogged fLEDBAT flows 10 s apart, ζ = 5 (and the "
-                "contrast ζ = 0.1, 0.01, 0.001, 7, 10, and ζ = 5 with Linux's IW 10), reference setup "
+                "contrast ζ = 0.1, 0.01, 0.001, 7, 10, ζ = 5 with Linux's IW 10, and ζ = 5 with the "
+                "decrease once per RTT), reference setup "
                 "(10 Mbps, 100 p, RTT 50 ms, τ 25 ms, IW 2)",
     base={
         **last_half(DURATION_S),
