@@ -1,6 +1,7 @@
 """rLEDBAT paper, two-flow figures (quick variants): Figs. 10–15.
 
-Asserted: the set-ups (the paper's segment sizes, rLEDBAT at the receiver of a CUBIC sender,
+Asserted: the set-ups (the testbed's environment, tbf burst and GRO, at every point but Fig. 15's;
+the paper's segment sizes, rLEDBAT at the receiver of a CUBIC sender,
 sender-side LEDBAT++ as the comparison arm, the per-seed start jitter, Fig. 11's 40 s gap and its
 both-active window), the helpers' arithmetic, and the pass rows of the notes that quick runs can
 check and that hold in the full runs: two rLEDBAT flows are fair together and 40 s apart, with no
@@ -45,6 +46,30 @@ def _rows(summary, **where):
         rows = rows[rows[key] == value]
     assert len(rows) > 0, where
     return rows
+
+
+#: Experiments that keep the ideal shaper with per-segment ACKs.
+UNSHAPED = {"rledbat-fig15"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_testbed_environment_at_every_point(name):
+    """§5 (L307–L311), issue 25 item 6: every run in the testbed's environment, the tbf burst by
+    tc-tbf(8)'s rule at the point's rate (32 KiB at 20 Mbps) on a 1 Gbit/s line and GRO at every
+    TCP receiver; Fig. 15 keeps the ideal shaper (its docstring: GRO merges the 500 Mbps stream itself)."""
+    exp = registry.get(name)
+    for point in exp.params():
+        point = {**point, "seed": 1} if exp.seed_in_point else point
+        sc = ccbench.validate(exp.base, overrides=exp.overrides(point))
+        link = sc["links"][0]
+        rate = link["rate_bps"] / 1e6
+        tcp = [f for f in sc["flows"] if f.get("type", "tcp") == "tcp" and f.get("cca")]
+        if name in UNSHAPED:
+            assert link["shaper"] is None and all(f["tcp"]["gro_ns"] == 0 for f in tcp), point
+            continue
+        assert link["shaper"] == {"burst_bytes": common.tbf_burst_bytes(rate), "line_rate_bps": 1e9}, point
+        assert rate != 20 or link["shaper"]["burst_bytes"] == 32 * 1024
+        assert tcp and all(f["tcp"]["gro_ns"] == 50_000 for f in tcp), point
 
 
 # ---------------------------------------------------------------- set-up and helpers

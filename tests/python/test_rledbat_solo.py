@@ -48,6 +48,30 @@ def _arm(summary, arm, x="rtt_ms"):
     return solo.by_arm(summary, arm, x)["utilisation"]
 
 
+#: Experiments that keep the ideal shaper with per-segment ACKs.
+UNSHAPED = set()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_testbed_environment_at_every_point(name):
+    """§5 (L307–L311), issue 25 item 6: every run in the testbed's environment, the tbf burst by
+    tc-tbf(8)'s rule at the point's rate (32 KiB at 20 Mbps) on a 1 Gbit/s line and GRO at every
+    TCP receiver."""
+    exp = registry.get(name)
+    for point in exp.params():
+        point = {**point, "seed": 1} if exp.seed_in_point else point
+        sc = ccbench.validate(exp.base, overrides=exp.overrides(point))
+        link = sc["links"][0]
+        rate = link["rate_bps"] / 1e6
+        tcp = [f for f in sc["flows"] if f.get("type", "tcp") == "tcp" and f.get("cca")]
+        if name in UNSHAPED:
+            assert link["shaper"] is None and all(f["tcp"]["gro_ns"] == 0 for f in tcp), point
+            continue
+        assert link["shaper"] == {"burst_bytes": common.tbf_burst_bytes(rate), "line_rate_bps": 1e9}, point
+        assert rate != 20 or link["shaper"]["burst_bytes"] == 32 * 1024
+        assert tcp and all(f["tcp"]["gro_ns"] == 50_000 for f in tcp), point
+
+
 # ---------------------------------------------------------------- set-up and helpers
 
 def test_voip_scenario_is_the_papers():

@@ -8,6 +8,9 @@ Measured per run (``pairs.two_rledbat_metric``): each flow's goodput over the wh
 start-up (L315; "starting at the same time" is 0 s plus each flow's U[0, 100 ms) jitter) and the
 core's Jain index of them (``jain_index``); the link's utilisation by the two and its mean queueing
 delay, and the second flow's part of the two rates over the last 100 s.
+
+Environment (issue 25 item 6): every run is in the testbed's (``common.testbed_experiment``: a
+tbf burst by tc-tbf(8)'s rule at the point's rate, 32 KiB at 20 Mbps, and GRO at the receivers).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import pairs
 from ccbench.experiments.rledbat.common import (CAPACITY_MBPS, DURATION_S, QUICK_DURATION_S, QUICK_RTTS_MS,
-                                                QUICK_SEEDS, RTTS_MS, SEEDS, base)
+                                                QUICK_SEEDS, RTTS_MS, SEEDS, base, testbed_experiment)
 
 #: Notes §3 Fig. 10: JFI ≥ 0.95 at every RTT; 0.98 is the notes' target.
 JAIN_MIN, JAIN_TARGET = 0.95, 0.98
@@ -70,3 +73,5 @@ EXPERIMENT = Experiment(
     figure=_figure,
     comparison=_comparison,
 )
+#: §5 (L307–L311): every run in the testbed's environment (tbf burst, GRO at the receivers).
+EXPERIMENT = testbed_experiment(EXPERIMENT)

@@ -13,6 +13,9 @@ Arms: ``gap_s`` 40 (the figure) and 0 (Fig. 10's set-up on the same RTTs and see
 comparison). Measured per run (``pairs.two_rledbat_metric``): the core's Jain index of the two
 goodputs over the window, the whole-run rates from the core's delivered bytes and their index, and
 the latecomer's part of the two rates over the run's last third (the last 100 s of 300 s).
+
+Environment (issue 25 item 6): every run is in the testbed's (``common.testbed_experiment``: a
+tbf burst by tc-tbf(8)'s rule at the point's rate, 32 KiB at 20 Mbps, and GRO at the receivers).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import pairs
 from ccbench.experiments.rledbat.common import (CAPACITY_MBPS, DURATION_S, QUICK_RTTS_MS, QUICK_SEEDS, RTTS_MS,
-                                                SEEDS, base)
+                                                SEEDS, base, testbed_experiment)
 
 GAP_S = 40.0
 #: 150 s leaves a last third (50 s) that starts after the latecomer's slow start.
@@ -108,3 +111,5 @@ EXPERIMENT = Experiment(
     figure=_figure,
     comparison=_comparison,
 )
+#: §5 (L307–L311): every run in the testbed's environment (tbf burst, GRO at the receivers).
+EXPERIMENT = testbed_experiment(EXPERIMENT)

@@ -8,6 +8,9 @@ compares nothing with LEDBAT++ here, so there is no LEDBAT++ arm.
 
 Measured per run (``pairs.versus_cubic_metric``): each flow's goodput over the whole 300 s, as a
 share of C and of the best goodput 0.9547·C; the bottleneck's mean queueing delay and drops.
+
+Environment (issue 25 item 6): every run is in the testbed's (``common.testbed_experiment``: a
+tbf burst by tc-tbf(8)'s rule at the point's rate, 32 KiB at 20 Mbps, and GRO at the receivers).
 """
 
 from __future__ import annotations
@@ -71,3 +74,5 @@ EXPERIMENT = Experiment(
     figure=_figure,
     comparison=_comparison,
 )
+#: §5 (L307–L311): every run in the testbed's environment (tbf burst, GRO at the receivers).
+EXPERIMENT = common.testbed_experiment(EXPERIMENT)

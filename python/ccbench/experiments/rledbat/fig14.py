@@ -20,6 +20,9 @@ check its literal statement, and report the notes' row beside it.
 Arms: ``rledbat`` and ``ledbat++`` (sender-side LEDBAT++ beside CUBIC, for L422's comparison) on the
 notes' RTT grid. Measured per run (``pairs.versus_cubic_metric``): each flow's goodput over the whole
 300 s, as a share of C and of the best goodput; the bottleneck's mean queueing delay and drops.
+
+Environment (issue 25 item 6): every run is in the testbed's (``common.testbed_experiment``: a
+tbf burst by tc-tbf(8)'s rule at the point's rate, 32 KiB at 20 Mbps, and GRO at the receivers).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from ccbench.experiments.base import Experiment
 from ccbench.experiments.rledbat import pairs
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat.common import (DURATION_S, GOODPUT_FRACTION, MSS, QUICK_DURATION_S, QUICK_SEEDS,
-                                                RTTS_MS, SEEDS, SHALLOW_BUFFER, base, gain_divisor)
+                                                RTTS_MS, SEEDS, SHALLOW_BUFFER, base, gain_divisor, testbed_experiment)
 
 QUICK_RTTS_MS = [20, 100, 300]
 #: Notes §3 Fig. 14: rLEDBAT's share of C in [0.10, 0.30] at each RTT; the split of L422 at 120 ms.
@@ -191,3 +194,5 @@ EXPERIMENT = Experiment(
     figure=_figure,
     comparison=_comparison,
 )
+#: §5 (L307–L311): every run in the testbed's environment (tbf burst, GRO at the receivers).
+EXPERIMENT = testbed_experiment(EXPERIMENT)

@@ -11,6 +11,17 @@ the notes' grid (10, 20, 60, 150, 300 ms) with all 8 seeds, and beside them the 
 (Fig. 14's set-up, cheap) for the ratio; the quick variant one short run per capacity at 100 ms.
 Measured per run (``pairs.versus_cubic_metric``): each flow's whole-run goodput as a share of C and
 of the best goodput; the bottleneck's mean queueing delay and drops; each flow's retransmissions.
+
+Environment (issue 25 item 6): unlike the other figures this one keeps the ideal shaper with
+per-segment ACKs (``common.NO_BURST``), not the testbed's. At 500 Mbps a 1456 B frame takes 23 µs,
+inside the testbed's 50 µs GRO gap, so GRO merges the link-rate stream itself into 64 KB
+aggregates, not only the tbf bursts. A full run in the testbed (1 MiB burst by tc-tbf(8)'s rule,
+GRO) turned two agreeing rows into differing ones: CUBIC's share at 300 ms 80.2 % → 77.2 % (< 80 %)
+and the 60 ms ratio 0.55 → 0.81 (> 0.7), rLEDBAT's share at 500 Mbps rising (60 ms: 16 % → 24 %).
+A 3-seed probe at 60/300 ms puts it on GRO, not the burst: rLEDBAT's share 0.18/0.02 without the
+burst, 0.23/0.07 with it and GRO (0.24/0.08 with a quarter of the burst), 0.16/0.04 with the burst
+and no GRO; with GRO its CUBIC sender bounded it 19 % of the time instead of 40 %. How the
+aggregated ACKs shift the loss-based split is not traced, so the figure is not moved.
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ Claims (L466, L480): BBRv2 yields to rLEDBAT for RTTs below the buffer size (30 
 bound being too small to fill the buffer; for larger RTTs BBRv2 takes more; the same as LEDBAT++
 [11]. Notes' pass rows: RTT ≤ 20 ms share > 0.5; RTT ≥ 40 ms BBRv2's share above rLEDBAT's.
 Set-up and measurement: :mod:`ccbench.experiments.rledbat.vs_bbr`; BBRv2 is ``cca = "bbr2"``.
+
+Environment (issue 25 item 6): judged in the testbed's (tbf burst 32 KiB, GRO), the no-burst arm
+beside it. Full run: every testbed row agrees (at 40 ms BBRv2 takes 0.55 against rLEDBAT's 0.38);
+without the burst rLEDBAT still takes more at 40 ms (0.50/0.41), the crossover one grid step late.
 """
 
 from __future__ import annotations

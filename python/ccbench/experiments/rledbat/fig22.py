@@ -9,6 +9,9 @@ Claim (L508): running solo, rLEDBAT's performance is unaffected by the modificat
 
 We measure the core's goodput over the whole run over C (``solo``) for both arms. Pass (notes
 §3, Fig. 22): |U_mod − U_orig| ≤ 0.05 at every RTT, and U_mod ≥ 0.83 for RTT ≤ 150 ms.
+
+Environment (issue 25 item 6): every run is in the testbed's (``common.testbed_experiment``: a
+tbf burst by tc-tbf(8)'s rule at the point's rate, 32 KiB at 20 Mbps, and GRO at the receivers).
 """
 
 from __future__ import annotations
@@ -87,3 +90,5 @@ EXPERIMENT = Experiment(
     figure=_figure,
     comparison=_comparison,
 )
+#: §5 (L307–L311): every run in the testbed's environment (tbf burst, GRO at the receivers).
+EXPERIMENT = common.testbed_experiment(EXPERIMENT)

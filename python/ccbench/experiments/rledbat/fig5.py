@@ -25,6 +25,9 @@ criterion, the download's share of what VoIP leaves of the best goodput reported
 point we also vary what the paper leaves open (host timing noise, delayed ACKs, a 4 ms timestamp
 tick; notes §1.4 and §5 item 6) and report the share under T for each. The spikes and the dips
 are reported (the paper gives no share or period); every reason is computed from the run.
+
+Environment (issue 25 item 6): every run is in the testbed's (``common.testbed_experiment``: a
+tbf burst by tc-tbf(8)'s rule at the point's rate, 32 KiB at 20 Mbps, and GRO at the receivers).
 """
 
 from __future__ import annotations
@@ -189,3 +192,5 @@ EXPERIMENT = Experiment(
     figure=_figure,
     comparison=_comparison,
 )
+#: §5 (L307–L311): every run in the testbed's environment (tbf burst, GRO at the receivers).
+EXPERIMENT = common.testbed_experiment(EXPERIMENT)

@@ -13,6 +13,9 @@ rate/C in [0.83, 0.97] at every capacity (the 1 Mbps point may be higher: there 
 a slowdown costs nothing, notes §6 item 9: there only the floor). The notes' "no trend larger
 than ±5 points" between 5 and 50 Mbps is reported: the paper gives it no size, and the per-capacity
 band already bounds it.
+
+Environment (issue 25 item 6): every run is in the testbed's (``common.testbed_experiment``: a
+tbf burst by tc-tbf(8)'s rule at the point's rate, 32 KiB at 20 Mbps, and GRO at the receivers).
 """
 
 from __future__ import annotations
@@ -82,3 +85,5 @@ EXPERIMENT = Experiment(
     figure=_figure,
     comparison=_comparison,
 )
+#: §5 (L307–L311): every run in the testbed's environment (tbf burst, GRO at the receivers).
+EXPERIMENT = common.testbed_experiment(EXPERIMENT)

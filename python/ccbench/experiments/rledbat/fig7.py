@@ -17,6 +17,9 @@ U(300 ms) at least 3 points below the mean over RTT ≤ 150 ms and (the notes' s
 one range, so a collapse fails it too (issue 25). LEDBAT++
 arm: in [0.83, 0.97] for RTT < 300 ms (L123). rLEDBAT "similar to" LEDBAT++ (L348): |ΔU| ≤ 0.07
 at each RTT (the lower edge of the notes' ±7–10 point band for testbed shares, §3.0).
+
+Environment (issue 25 item 6): every run is in the testbed's (``common.testbed_experiment``: a
+tbf burst by tc-tbf(8)'s rule at the point's rate, 32 KiB at 20 Mbps, and GRO at the receivers).
 """
 
 from __future__ import annotations
@@ -108,3 +111,5 @@ EXPERIMENT = Experiment(
     figure=_figure,
     comparison=_comparison,
 )
+#: §5 (L307–L311): every run in the testbed's environment (tbf burst, GRO at the receivers).
+EXPERIMENT = common.testbed_experiment(EXPERIMENT)

@@ -22,6 +22,9 @@ where the window settles (the plateau) against the BDP, when it gets there, and 
 additive-increase slope (packets per RTT). The same trace of sender LEDBAT++ runs beside it, to
 test "a limitation of the LEDBAT++ algorithm itself" (L358) and to explain Fig. 7's gap between
 the two at long RTTs.
+
+Environment (issue 25 item 6): every run is in the testbed's (``common.testbed_experiment``: a
+tbf burst by tc-tbf(8)'s rule at the point's rate, 32 KiB at 20 Mbps, and GRO at the receivers).
 """
 
 from __future__ import annotations
@@ -238,3 +241,5 @@ EXPERIMENT = Experiment(
     figure=_figure,
     comparison=_comparison,
 )
+#: §5 (L307–L311): every run in the testbed's environment (tbf burst, GRO at the receivers).
+EXPERIMENT = common.testbed_experiment(EXPERIMENT)

@@ -20,6 +20,9 @@ series: for every loss episode (bins with retransmissions, merged when less than
 largest flight in the 2 RTTs before its first retransmission (against BDP + buffer, where a smooth
 AIMD would lose) and the flight 5 RTTs after its last over that (one halving gives about 0.5;
 CUBIC's own ×0.7 also applies to the rLEDBAT arm's sender).
+
+Environment (issue 25 item 6): every run is in the testbed's (``common.testbed_experiment``: a
+tbf burst by tc-tbf(8)'s rule at the point's rate, 32 KiB at 20 Mbps, and GRO at the receivers).
 """
 
 from __future__ import annotations
@@ -190,3 +193,5 @@ EXPERIMENT = Experiment(
     figure=_figure,
     comparison=_comparison,
 )
+#: §5 (L307–L311): every run in the testbed's environment (tbf burst, GRO at the receivers).
+EXPERIMENT = common.testbed_experiment(EXPERIMENT)

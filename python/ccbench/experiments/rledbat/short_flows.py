@@ -12,6 +12,13 @@ extra RTT is counted, as the paper's 0.16 s at 20 ms implies). The rLEDBAT backg
 from a CUBIC sender (L346; the BBR tables do not say which sender S1 ran for the rLEDBAT flow,
 notes §5 item 5). The paper's "KB" is read as 1000 B (262,000 B: 189 segments of 1390 B).
 
+Environment (issue 25 item 6): the judged main arm runs in the testbed's (``common.TESTBED``:
+tbf with tc-tbf(8)'s burst, 32 KiB at 20 Mbps, and GRO at the receivers), in which a long BBR
+flow's ACK-aggregation allowance (``extra_acked``) keeps the standing queue L450 calls "an extra
+BDP"; the ideal shaper with per-segment ACKs (``common.NO_BURST``) is a contrast arm judged against
+the same claims, its rows labelled "[no burst, no GRO]". A table may add sweep arms (half and
+twice the burst, the burst without GRO), reported beside the two, one row per cell.
+
 Each table also runs the background row of the table its text compares with (Table 2: "much lower
 than ... the Cubic case", L450; Table 3 against BBRv1, notes' pass rows), so that the cross-table
 ordering is checked on our own numbers, not on the paper's.
@@ -104,9 +111,66 @@ def metric(result, point: dict) -> dict:
 
 def _apply_for(rows: Mapping[str, Row]):
     def apply(point: dict) -> dict:
-        return {"bottleneck.rtt": f"{point['rtt_ms']:g}ms",
-                "flows": flows(rows[point["row"]], point["seed"])}
+        changes = {"bottleneck.rtt": f"{point['rtt_ms']:g}ms", "flows": flows(rows[point["row"]], point["seed"])}
+        return common.in_environment(changes, common.environment(point), common.CAPACITY_MBPS)
     return apply
+
+
+def env_summary(summary, env: common.Environment):
+    """The summary rows of one environment, without the ``env`` column."""
+    if "env" not in summary:
+        return summary
+    return summary[summary["env"] == env.key].drop(columns=["env"]).reset_index(drop=True)
+
+
+def by_environment(comparison, envs: Sequence[common.Environment], sweep: Sequence[common.Environment],
+                   labels: Mapping[str, str], paper: Mapping[str, Sequence[float]], source: str,
+                   other: Optional[Mapping[str, Tuple[Sequence[float], str]]] = None):
+    """The table's ``comparison`` (rows of one environment's summary) run for each of ``envs``,
+    the contrast arms' rows labelled; then one reported row per cell across every environment
+    run (``sweep`` included), so that the reader sees how the cell moves with the burst; ``other``
+    gives the cells (and source) of rows run from other tables."""
+    def rows(summary) -> list:
+        out = []
+        for env in envs:
+            out += [dict(row, what=common.contrast_label(env, row["what"]))
+                    for row in comparison(env_summary(summary, env))]
+        if sweep:
+            ordered = sorted(list(envs) + list(sweep), key=lambda env: (env.gro is None and env.burst_scale is not None,
+                                                                      env.burst_scale or 0.0))
+            out += sweep_rows(summary, ordered, labels, paper, source, other)
+        return out
+    return rows
+
+
+def sweep_rows(summary, envs: Sequence[common.Environment], labels: Mapping[str, str],
+               paper: Mapping[str, Sequence[float]], source: str,
+               other: Optional[Mapping[str, Tuple[Sequence[float], str]]] = None) -> List[dict]:
+    """Reported: each cell's mean FCT in every environment, with the queue the short flow met."""
+    out = []
+    parts = {env.key: env_summary(summary, env) for env in envs}
+    keys = list(dict.fromkeys(summary["row"]))
+    for key in keys:
+        for rtt in sorted(set(summary["rtt_ms"])):
+            shown = []
+            for env in envs:
+                value = cell(parts[env.key], key, rtt)
+                if value is None:
+                    continue
+                hit = parts[env.key][(parts[env.key]["row"] == key) & (parts[env.key]["rtt_ms"] == rtt)].iloc[0]
+                queue = hit.get("queue_at_start_ms")
+                queue = "" if queue is None or queue != queue else f", queue {queue:.0f} ms"
+                mark = " (testbed)" if env == common.TESTBED else ""
+                shown.append(f"{env.describe()}{mark}: {value:.2f} s{queue}")
+            if not shown:
+                continue
+            cells, where = (paper[key], source) if key in paper else (other or {}).get(key, (None, source))
+            quoted = f"{cells[RTTS_MS.index(rtt)]:.2f} s" if cells else "not a cell of the paper's"
+            out.append(Check(f"burst sweep: FCT, {labels[key]}, RTT {rtt:g} ms", quoted, where, None,
+                             shown="; ".join(shown),
+                             reason="the paper does not give the tbf burst (notes §5 item 7): the cell in each "
+                                    "environment, for the reader to see how it depends on the burst").row())
+    return out
 
 
 def reference(rows: Sequence[Row], paper: Mapping[str, Sequence[float]]) -> Dict[str, list]:
@@ -218,26 +282,39 @@ def order_rows(summary, what: str, paper: str, source: str, chain: Sequence[Tupl
 
 
 def long_bbr_queue(label: str) -> str:
-    """Why a BBR background slows a short flow less than an rLEDBAT one at 100 ms (traces): the
-    long BBR flow paces at its estimate and leaves a few ms of queue, rLEDBAT up to T = 60 ms."""
-    return (f"the long {label} flow leaves only a few ms of queue (it paces at its bandwidth estimate, "
-            "well under its 2·BDP cap), not the extra BDP of L450, while rLEDBAT holds up to 60 ms")
+    """Why a BBR background slows a short flow less than the paper's (traces): the long BBR flow
+    paces at its bandwidth estimate with its in-flight below the 2·BDP cap, so its queue (given
+    beside, at the short start) is what that estimate exceeds C by, not the cap's extra BDP."""
+    burst = common.TESTBED.burst_bytes(common.CAPACITY_MBPS)
+    shares = ", ".join(f"{burst / (common.CAPACITY_MBPS * 1e6 / 8 * rtt / 1e3):.0%}" for rtt in RTTS_MS)
+    return (f"the long {label} flow paces at its bandwidth estimate with its in-flight below its 2·BDP cap, "
+            "so it keeps the queue given here (what its estimate exceeds C by), less than the extra BDP "
+            "of L450: in the testbed a tbf burst lifts the estimate by up to one burst per round "
+            f"({burst // 1024} KiB is {shares} of the BDP at {', '.join(f'{r:g}' for r in RTTS_MS)} ms), "
+            "without bursts not at all (a few ms of queue)")
 
 
 # ---------------------------------------------------------------- figure
 
-def figure(summary, out_path: Path, rows: Sequence[Row], title: str) -> Path:
+def figure(summary, out_path: Path, rows: Sequence[Row], title: str,
+           envs: Sequence[common.Environment] = (common.TESTBED, common.NO_BURST)) -> Path:
+    """Per row, the paper's cells beside ours in each of ``envs`` (the testbed's first)."""
     import numpy as np
 
     from ccbench.plot import pyplot, save
 
     fig, axes = pyplot().subplots(1, len(rows), figsize=(4 * len(rows), 4), sharey=False)
+    width = 0.8 / (1 + len(envs))
     for ax, row in zip(np.atleast_1d(axes), rows):
-        part = summary[summary["row"] == row.key]
-        x = np.arange(len(part))
-        if "paper_fct_s" in part:
-            ax.bar(x - 0.2, part["paper_fct_s"], 0.4, label="paper", color="C7")
-        ax.bar(x + 0.2, part["fct_s"], 0.4, yerr=part.get("fct_s_std"), capsize=3, label="ccbench", color="C0")
+        parts = [env_summary(summary, env) for env in envs]
+        parts = [part[part["row"] == row.key] for part in parts]
+        x = np.arange(len(parts[0]))
+        if "paper_fct_s" in parts[0]:
+            ax.bar(x - 0.4 + width / 2, parts[0]["paper_fct_s"], width, label="paper", color="C7")
+        for i, (env, part) in enumerate(zip(envs, parts)):
+            ax.bar(x - 0.4 + width * (i + 1.5), part["fct_s"], width, yerr=part.get("fct_s_std"), capsize=3,
+                   label=f"ccbench, {env.describe()}", color=f"C{i}")
+        part = parts[0]
         ax.set_xticks(x)
         ax.set_xticklabels([f"{r:g} ms" for r in part["rtt_ms"]])
         ax.set_title(row.label, fontsize=9)
@@ -252,15 +329,23 @@ def figure(summary, out_path: Path, rows: Sequence[Row], title: str) -> Path:
 # ---------------------------------------------------------------- the experiment
 
 def experiment(name: str, description: str, rows: Sequence[Row], paper: Mapping[str, Sequence[float]],
-               comparison, title: str) -> Experiment:
-    """A table as an :class:`Experiment`: points (row, RTT), the seed in the point (it draws the
-    lead and the background's start jitter); ``comparison(summary)`` gives the table's rows."""
+               comparison, title: str, source: str = "",
+               envs: Sequence[common.Environment] = (common.TESTBED, common.NO_BURST),
+               sweep: Sequence[common.Environment] = (),
+               sweep_paper: Optional[Mapping[str, Tuple[Sequence[float], str]]] = None) -> Experiment:
+    """A table as an :class:`Experiment`: points (environment, row, RTT), the seed in the point (it
+    draws the lead and the background's start jitter); ``comparison(summary)`` gives the table's
+    rows for one environment's summary, run for each of ``envs`` (the testbed's first, judged;
+    the others labelled contrast arms) and followed by the ``sweep`` rows (see
+    :func:`by_environment`; ``sweep_paper`` gives the cells and source of rows run from other tables)."""
     by_key = {row.key: row for row in rows}
-    points = [{"row": row.key, "rtt_ms": rtt} for row in rows for rtt in RTTS_MS]
-    quick = [{"row": row.key, "rtt_ms": rtt} for row in rows for rtt in QUICK_RTTS_MS]
+    labels = {row.key: row.label for row in rows}
+    run_envs = [env.key for env in list(envs) + list(sweep)]
+    points = [{"env": env, "row": row.key, "rtt_ms": rtt} for env in run_envs for row in rows for rtt in RTTS_MS]
+    quick = [{"env": env, "row": row.key, "rtt_ms": rtt} for env in run_envs for row in rows for rtt in QUICK_RTTS_MS]
     return Experiment(
         name=name,
-        description=description,
+        description=f"{description}; testbed ({common.TESTBED.describe()}), contrast: no burst, no GRO",
         base=common.base(duration_s=DURATION_S, flows=flows(rows[0], 1)),
         grid={},
         points=points,
@@ -271,6 +356,7 @@ def experiment(name: str, description: str, rows: Sequence[Row], paper: Mapping[
         apply=_apply_for(by_key),
         metric=metric,
         reference=reference(rows, paper),
-        comparison=comparison,
-        figure=lambda summary, out_dir: figure(summary, Path(out_dir) / f"{name}.png", rows, title),
+        comparison=by_environment(comparison, envs, sweep, labels, paper, source or title, sweep_paper),
+        figure=lambda summary, out_dir: figure(summary, Path(out_dir) / f"{name}.png", rows,
+                                               f"{title}\ntestbed: {common.TESTBED.describe()}", envs),
     )

@@ -13,6 +13,12 @@ that neither yields below T (L486), citing [11] for LEDBAT++. So each figure als
 arm beside it: sender-side LEDBAT++ (``cca = "ledbat++"``, the same target switch) against the
 same BBR, with the same start times.
 
+Environment (issue 25 item 6): the main arm runs in the testbed's (``common.TESTBED``: the tbf
+burst of tc-tbf(8)'s rule, 32 KiB at 20 Mbps, and GRO at the receivers), where the BBR sender's
+ACK-aggregation allowance (``extra_acked``, Linux ≥ 4.19) answers the burst's stretch ACKs with
+more in-flight; the ideal shaper with per-segment ACKs (``common.NO_BURST``) runs beside it as a
+contrast arm, judged against the same claims, its rows labelled "[no burst, no GRO]".
+
 Measured: each flow's goodput over the whole run including start-up (L315, the core's
 ``goodput_mbps``) as a share of C, and of the best goodput 0.9547·C (notes §2); Jain's index of
 the pair; the bottleneck's median and 90th-percentile queueing delay (the core's), which tells
@@ -64,10 +70,13 @@ def metric(result, point: dict) -> dict:
             "loss_rate": link["loss_rate"]}
 
 
-def wide(summary):
-    """One row per RTT, each arm's columns prefixed ``rledbat_`` / ``ledbatpp_``."""
+def wide(summary, env: common.Environment = common.TESTBED):
+    """One row per RTT of environment ``env``, each arm's columns prefixed ``rledbat_`` /
+    ``ledbatpp_``."""
     import pandas as pd
 
+    if "env" in summary:
+        summary = summary[summary["env"] == env.key].drop(columns=["env"])
     parts = []
     for arm in (RLEDBAT, LEDBATPP):
         part = summary[summary["arm"] == arm].drop(columns=["arm"]).set_index("rtt_ms")
@@ -113,6 +122,23 @@ def explain_default(row) -> str:
     return f"{queue_state(row)}; sender LEDBAT++ gets {row['ledbatpp_lbe_share']:.2f}"
 
 
+#: The other environment's table beside a row's (``(environment, table of wide())``), or None.
+Beside = Optional[Tuple[common.Environment, object]]
+
+
+def beside_state(beside: Beside, rtt: float, bbr_label: str) -> str:
+    """The rLEDBAT arm at ``rtt`` in the other environment of this run, for a failed row's reason."""
+    if beside is None:
+        return ""
+    env, table = beside
+    hit = table[table["rtt_ms"] == rtt]
+    if hit.empty:
+        return ""
+    r = hit.iloc[0]
+    return (f"[{env.describe()}] rLEDBAT/{bbr_label} {_shares(r, RLEDBAT)}, queue p50 {r['rledbat_queue_p50_ms']:.0f} ms, "
+            f"loss rate {r['rledbat_loss_rate']:.2%}")
+
+
 def share_check(claim: ShareRow, r, source: str, bbr_label: str) -> Check:
     """The check of ``claim`` at the RTT of ``r`` (a row of :func:`wide`)."""
     lbe, bbr = float(r["rledbat_lbe_share"]), float(r["rledbat_bbr_share"])
@@ -129,38 +155,48 @@ def share_check(claim: ShareRow, r, source: str, bbr_label: str) -> Check:
                  Claim("≥", low) if high >= 1 else Claim("in", (low, high)), shown=shown)
 
 
-def claim_rows(claim: ShareRow, table, explain: Callable[[object], str], source: str, bbr_label: str) -> List[dict]:
+def claim_rows(claim: ShareRow, table, explain: Callable[[object], str], source: str, bbr_label: str,
+               env: common.Environment = common.TESTBED, beside: Beside = None) -> List[dict]:
+    """One check per RTT that ``claim`` covers; a failed one's reason gives the measured state, the
+    other environment's at the same RTT (``beside``) and the mechanism (``explain(row)``, which
+    sees the row's ``env``)."""
     out = []
     for _, r in table[[claim.covers(x) for x in table["rtt_ms"]]].iterrows():
         check = share_check(claim, r, source, bbr_label)
+        check.what = common.contrast_label(env, check.what)
         if check.verdict != "agrees":
-            check.reason = ". ".join(filter(None, [explain_default(r), explain(r)]))
+            state = "; ".join(filter(None, [explain_default(r), beside_state(beside, r["rtt_ms"], bbr_label)]))
+            row = r.astype(object)
+            row["env"] = env.key
+            check.reason = ". ".join(filter(None, [state, explain(row)]))
         out.append(check.row())
     return out
 
 
-def match_rows(table, source: str) -> List[dict]:
+def match_rows(table, source: str, env: common.Environment = common.TESTBED,
+               explain: Callable[[object], str] = lambda row: "") -> List[dict]:
     """rLEDBAT's share about sender LEDBAT++'s at each RTT: within ±0.10 of C (the notes' BED-num
     band) and within half of LEDBAT++'s share, so that two small shares are compared at their
-    own scale (a ±0.10 band around a share of 0.05 could not fail)."""
+    own scale (a ±0.10 band around a share of 0.05 could not fail). ``explain(row)`` gives the
+    mechanism of a failed row found in the traces, if any."""
     out = []
     for _, r in table.iterrows():
         theirs = float(r["ledbatpp_lbe_share"])
         band = round(min(MATCH_BAND, MATCH_RELATIVE * theirs), 4)
-        check = Check(f"rLEDBAT's share about sender LEDBAT++'s (±{MATCH_BAND:.2f}, at most ±half of it), at "
-                      f"{r['rtt_ms']:g} ms", f"rLEDBAT behaves like LEDBAT++ against BBR [11] (ours {theirs:.3f})",
+        check = Check(common.contrast_label(env, f"rLEDBAT's share about sender LEDBAT++'s (±{MATCH_BAND:.2f}, "
+                                                 f"at most ±half of it), at {r['rtt_ms']:g} ms"), f"rLEDBAT behaves like LEDBAT++ against BBR [11] (ours {theirs:.3f})",
                       source, float(r["rledbat_lbe_share"]), Claim("≈", round(theirs, 4), agree=band, relative=False),
                       shown=(f"{r['rledbat_lbe_share']:.3f} (std {r['rledbat_lbe_share_std']:.3f} over seeds; LEDBAT++ "
                              f"std {r['ledbatpp_lbe_share_std']:.3f})"))
         if check.verdict != "agrees":
-            check.reason = f"{explain_default(r)}; not traced to a mechanism"
+            check.reason = f"{explain_default(r)}; {explain(r) or 'not traced to a mechanism'}"
         out.append(check.row())
     return out
 
 
-def share_rows(table, bbr_label: str, source: str) -> List[dict]:
+def share_rows(table, bbr_label: str, source: str, env: common.Environment = common.TESTBED) -> List[dict]:
     """Every RTT's shares, reported (both arms, of C and of the best goodput, Jain, queue)."""
-    return [Check(f"shares at RTT {r['rtt_ms']:g} ms (LBE/{bbr_label} of C)", "figure only (no numbers printed)", source,
+    return [Check(common.contrast_label(env, f"shares at RTT {r['rtt_ms']:g} ms (LBE/{bbr_label} of C)"), "figure only (no numbers printed)", source,
                   None, shown=(f"rLEDBAT {_shares(r, RLEDBAT)} (rLEDBAT {r['rledbat_lbe_share_of_best']:.2f} of best "
                                f"goodput, Jain {r['rledbat_jain']:.2f}, {queue_state(r)}); "
                                f"LEDBAT++ {_shares(r, LEDBATPP)}"),
@@ -173,6 +209,34 @@ def above_target(bbr_label: str) -> str:
     return (f"{bbr_label} paces at its bandwidth estimate, so beyond the pipe it queues only what its "
             "1.25-gain probing adds; the queue exceeds T only in those peaks (see the percentiles) and "
             "the rLEDBAT flow keeps growing between them")
+
+
+def in_testbed(row) -> bool:
+    """Whether a row of :func:`wide` (with the ``env`` :func:`claim_rows` adds) is the testbed's."""
+    return row.get("env", common.TESTBED.key) == common.TESTBED.key
+
+
+def burst_share_of_bdp(rtt_ms: float) -> float:
+    """The testbed's tbf burst as a fraction of the BDP at ``rtt_ms`` (20 Mbps)."""
+    return common.TESTBED.burst_bytes(common.CAPACITY_MBPS) / (common.CAPACITY_MBPS * 1e6 / 8 * rtt_ms / 1e3)
+
+
+def bucket_kept_empty() -> str:
+    """Why the testbed changes little where the LBE flow holds a standing queue (Figs. 16, 20 below
+    T): tokens accrue only while the queue is empty."""
+    return ("in the testbed the rLEDBAT flow's standing queue leaves the tbf bucket no idle time to "
+            "refill (tokens accrue only while the queue is empty), so its bursts, and the ACK aggregation "
+            "BBR's extra_acked answers, come only after the rLEDBAT flow's slowdowns: compare the no-burst "
+            "arm beside")
+
+
+def burst_overestimate(bbr_label: str, rtt_ms: float) -> str:
+    """How the testbed's bursts raise a BBR flow's rate (tables and Fig. 17 in the testbed): its
+    probing phase's delivery-rate samples exceed C by up to one burst per round."""
+    return (f"a tbf burst leaves at 1 Gbit/s, so while {bbr_label} probes (pacing gain 1.25) its "
+            f"delivery-rate samples exceed C by up to one burst per round, {burst_share_of_bdp(rtt_ms):.0%} "
+            f"of the BDP at {rtt_ms:g} ms: its max-filtered estimate and pacing rate stay above C and it "
+            "builds a queue, and it does not back off for the losses that queue causes (L428)")
 
 
 def queue_at_modified_target(bbr_label: str) -> str:
@@ -208,30 +272,55 @@ class Figure:
     explain: Callable[[object], str] = lambda row: ""
     #: Pass rows on the whole curve (``table`` → comparison rows), e.g. a monotone shape.
     curve_rows: Callable[[object], List[dict]] = lambda table: []
+    #: The environments run: the testbed's (judged), then the contrast arms (judged, labelled).
+    envs: Sequence[common.Environment] = (common.TESTBED, common.NO_BURST)
+    #: The mechanism of a failed "about sender LEDBAT++" row, found in the traces ("": none found).
+    explain_match: Callable[[object], str] = lambda row: ""
 
 
 def _apply_for(fig: Figure):
     def apply(point: dict) -> dict:
-        return {"bottleneck.rtt": f"{point['rtt_ms']:g}ms",
-                "flows": flows(point["arm"], fig.bbr, fig.enhanced, point["seed"])}
+        changes = {"bottleneck.rtt": f"{point['rtt_ms']:g}ms",
+                   "flows": flows(point["arm"], fig.bbr, fig.enhanced, point["seed"])}
+        return common.in_environment(changes, common.environment(point), common.CAPACITY_MBPS)
     return apply
+
+
+def _labelled(env: common.Environment, rows: List[dict]) -> List[dict]:
+    return [dict(row, what=common.contrast_label(env, row["what"])) for row in rows]
 
 
 def _comparison_for(fig: Figure):
     def comparison(summary) -> list:
-        table = wide(summary)
         source = fig.source or f"Fig. {fig.number}"
-        rows = [row for claim in fig.claims for row in claim_rows(claim, table, fig.explain, source, fig.bbr_label)]
-        return rows + fig.curve_rows(table) + match_rows(table, source) + share_rows(table, fig.bbr_label, f"Fig. {fig.number}")
+        rows = []
+        tables = {env: wide(summary, env) for env in fig.envs}
+        for env, table in tables.items():
+            other = next(((e, t) for e, t in tables.items() if e != env), None)
+            rows += [row for claim in fig.claims
+                     for row in claim_rows(claim, table, fig.explain, source, fig.bbr_label, env, other)]
+            rows += _labelled(env, fig.curve_rows(table)) + match_rows(table, source, env, fig.explain_match)
+        for env in fig.envs:
+            rows += share_rows(wide(summary, env), fig.bbr_label, f"Fig. {fig.number}", env)
+        return rows
     return comparison
 
 
 def _figure_for(fig: Figure, title: str):
     def figure(summary, out_dir: Path) -> Path:
-        table = wide(summary)
+        import pandas as pd
+
+        main, contrast = wide(summary, fig.envs[0]).set_index("rtt_ms"), None
         columns = [("rledbat_lbe_share", "rLEDBAT"), ("rledbat_bbr_share", f"{fig.bbr_label} (vs rLEDBAT)"),
                    ("ledbatpp_lbe_share", "LEDBAT++ sender (beside)"),
                    ("ledbatpp_bbr_share", f"{fig.bbr_label} (vs LEDBAT++)")]
+        for env in fig.envs[1:]:
+            contrast = wide(summary, env).set_index("rtt_ms")
+            for column, label in columns[:2]:
+                for suffix in ("", "_std"):
+                    main[f"{env.key}_{column}{suffix}"] = contrast[f"{column}{suffix}"]
+            columns += [(f"{env.key}_{column}", f"{label} [{env.label}]") for column, label in columns[:2]]
+        table = pd.DataFrame(main).reset_index()
         bands = [(c.band[0], c.band[1], c.what) for c in fig.claims if c.band]
         return common.share_figure(table, Path(out_dir) / f"{fig.name}.png", columns, title,
                                    ylabel="share of C (goodput / 20 Mbps)", bands=bands)
@@ -241,14 +330,17 @@ def _figure_for(fig: Figure, title: str):
 def experiment(fig: Figure) -> Experiment:
     variant = "modified rLEDBAT" if fig.enhanced else "rLEDBAT"
     title = f"rLEDBAT Fig. {fig.number}: {variant} vs {fig.bbr_label}, 20 Mbps, {fig.buffer} buffer"
+    testbed = f"testbed ({common.TESTBED.describe()})"
     arms = (RLEDBAT, LEDBATPP)
+    envs = [env.key for env in fig.envs]
     return Experiment(
         name=fig.name,
-        description=f"{title} (and sender LEDBAT++ vs the same {fig.bbr_label} beside it)",
+        description=(f"{title}, {testbed} (and sender LEDBAT++ vs the same {fig.bbr_label} beside it; "
+                     f"contrast: no burst, no GRO)"),
         base=common.base(buffer=fig.buffer, flows=flows(RLEDBAT, fig.bbr, fig.enhanced, 1)),
         grid={},
-        points=[{"arm": arm, "rtt_ms": rtt} for arm in arms for rtt in common.RTTS_MS],
-        quick_points=[{"arm": arm, "rtt_ms": rtt} for arm in arms for rtt in fig.quick_rtts],
+        points=[{"env": env, "arm": arm, "rtt_ms": rtt} for env in envs for arm in arms for rtt in common.RTTS_MS],
+        quick_points=[{"env": env, "arm": arm, "rtt_ms": rtt} for env in envs for arm in arms for rtt in fig.quick_rtts],
         seeds=common.SEEDS,
         quick_seeds=common.QUICK_SEEDS,
         quick_overrides={"duration": QUICK_DURATION},
@@ -256,5 +348,5 @@ def experiment(fig: Figure) -> Experiment:
         apply=_apply_for(fig),
         metric=metric,
         comparison=_comparison_for(fig),
-        figure=_figure_for(fig, title),
+        figure=_figure_for(fig, f"{title}\n{testbed}"),
     )
