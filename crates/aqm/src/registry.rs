@@ -6,6 +6,7 @@
 
 use ccbench_params::{lookup, Entry, ParamError, ParamSpec, Params};
 
+use crate::codel::CoDelProfile;
 use crate::{CoDel, CoDelConfig, DropTail, Limit, Pie, PieConfig, QueueDisc, QueuedPacket, Red};
 
 /// What every queue gets from its link besides its own parameters.
@@ -34,9 +35,15 @@ pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 4] {
         Entry {
             name: "codel",
             aliases: &[],
-            summary: "CoDel (RFC 8289, Linux sch_codel): head drop, or CE mark with ecn, once the sojourn \
-                      time has stayed above target for an interval; then at interval/sqrt(count)",
-            build: |cfg, p| Ok(Box::new(CoDel::new(cfg, CoDelConfig::from_params(p)?))),
+            summary: "CoDel (RFC 8289; profiles \"linux\" = sch_codel, \"ns2\" = Pollere's ns-2 codel.cc of \
+                      the ABE paper's simulations, \"ns2-patch\" = its first release; the ns-2 profiles \
+                      default mtu to 0, the largest packet seen): head drop, or CE mark with ecn, once \
+                      the sojourn time has stayed above target for an interval; then at interval/sqrt(count)",
+            build: |cfg, p| {
+                let profile = CoDelProfile::from_params(p)?;
+                let codel = CoDelConfig::from_params_for(p, profile)?;
+                Ok(Box::new(CoDel::with_profile(cfg, codel, profile)))
+            },
         },
         Entry {
             name: "red",
@@ -119,7 +126,9 @@ mod tests {
         let codel = queues::<Pkt>().into_iter().find(|e| e.name == "codel").unwrap();
         let specs = queue_params::<Pkt>(codel.build);
         let keys: Vec<_> = specs.iter().map(|s| s.key.as_str()).collect();
-        assert_eq!(keys, ["target", "interval", "mtu"]);
+        assert_eq!(keys, ["profile", "target", "interval", "mtu"]);
+        let defaults: Vec<_> = specs.iter().map(|s| s.default.as_str()).collect();
+        assert_eq!(defaults, ["\"linux\"", "\"5ms\"", "\"100ms\"", "1514"]);
         let mut p = Params::new();
         p.insert("target", ccbench_params::ParamValue::Str("10ms".into()));
         assert_eq!(build_queue::<Pkt>("CoDel", CFG, &p).unwrap().name(), "codel");
@@ -128,5 +137,13 @@ mod tests {
         let mut p = Params::new();
         p.insert("target", ccbench_params::ParamValue::Float(5.0));
         assert_eq!(build_queue::<Pkt>("codel", CFG, &p).err().unwrap().key, "target");
+        for profile in ["linux", "ns2", "ns2-patch"] {
+            let mut p = Params::new();
+            p.insert("profile", ccbench_params::ParamValue::Str(profile.into()));
+            assert_eq!(build_queue::<Pkt>("codel", CFG, &p).unwrap().name(), "codel");
+        }
+        let mut p = Params::new();
+        p.insert("profile", ccbench_params::ParamValue::Str("ns-3".into()));
+        assert_eq!(build_queue::<Pkt>("codel", CFG, &p).err().unwrap().key, "profile");
     }
 }

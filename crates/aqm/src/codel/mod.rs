@@ -1,5 +1,7 @@
 //! CoDel, Controlled Delay (RFC 8289, Nichols, Jacobson, McGregor and Iyengar, 2018), as Linux's
-//! `sch_codel` runs it (`include/net/codel_impl.h`: `codel_should_drop` and `codel_dequeue`).
+//! `sch_codel` runs it (`include/net/codel_impl.h`: `codel_should_drop` and `codel_dequeue`), and,
+//! with `profile = "ns2"` or `"ns2-patch"`, as Kathleen Nichols' ns-2 `queue/codel.cc` runs it
+//! (the code the ABE paper's simulations ran, L203, L376; see `ns2.rs`).
 //!
 //! Each packet is stamped on arrival. At dequeue CoDel looks at the head's sojourn time (RFC 8289
 //! §3, "Building Blocks": the estimator is the sojourn time of the packet being dequeued). Once it
@@ -18,12 +20,20 @@
 //!
 //! # Parameters (`aqm_params`)
 //!
+//! * `profile`, default `"linux"`: which implementation's rules (section "Profiles" below):
+//!   `"linux"` (Linux `sch_codel`, the RFC 8289 §5 pseudocode), `"ns2"` (Pollere's revised ns-2
+//!   `codel.cc`, published from July 2012 on beside `sfqcodel.cc`), `"ns2-patch"` (the first
+//!   release, Pollere's `CoDel-ns-2.35.patch` of May 2012).
 //! * `target`, default `"5ms"`: RFC 8289 §4 ("Setting TARGET") and the §5 pseudocode's `TARGET`;
 //!   Linux `codel_params_init` (`MS2TIME(5)`); the ABE paper, L203 (`experiments-abe.md` §1.3).
 //! * `interval`, default `"100ms"`: RFC 8289 §4 ("Setting INTERVAL") and the §5 pseudocode's
 //!   `INTERVAL`; Linux `codel_params_init` (`MS2TIME(100)`); the ABE paper, L203.
+//!   ns-2: `tcl/lib/ns-default.tcl` of the Pollere patch, `Queue/CoDel set target_ .005`,
+//!   `interval_ 0.1` (same defaults for every profile).
 //! * `mtu`, default 1514 bytes: Linux `psched_mtu(dev)` of an Ethernet device, `dev->mtu` 1500 +
-//!   `hard_header_len` 14 (`sch_codel.c`: `q->params.mtu = psched_mtu(qdisc_dev(sch))`).
+//!   `hard_header_len` 14 (`sch_codel.c`: `q->params.mtu = psched_mtu(qdisc_dev(sch))`). Default
+//!   0 with the ns-2 profiles: ns-2 compares the backlog with `maxpacket_`, the largest packet
+//!   dequeued so far, starting at 256 bytes (`CoDelQueue::reset`; ns-2 has no MTU, `codel.h`).
 //!
 //! The physical buffer is the link's `limit` (overflow drops the arrival, [`DropReason::Overflow`];
 //! Linux's `codel` default is 1000 packets, set by the scenario, not here). ECN marking is on when
@@ -68,6 +78,26 @@
 //!   too); a mark counts exactly like a drop in `count`. Plain CoDel never drops a markable packet:
 //!   it has no overload rule (Linux `codel`).
 //!
+//! # Profiles
+//!
+//! Everything above is the `"linux"` profile. The ns-2 profiles keep the same structure (sojourn
+//! at dequeue, head drop, the same `while` loop, exact `interval / sqrt(count)` in `double`
+//! seconds) and differ in the rules listed, function by function, in `ns2.rs`. In short:
+//!
+//! | rule | `linux` | `ns2` (Pollere `codel.cc`, 2012–13) | `ns2-patch` (May 2012) |
+//! |---|---|---|---|
+//! | count on re-entry | `count - lastcount` if > 1 and within 16 intervals, else 1 | `count - 2` if `count > 2` and within 8 intervals (× 0.9844 above 128), else 1 | `count - 1` if `count > 1` and within 16 intervals, else 1 |
+//! | `count` after a drop that ends the state | + 1 | unchanged | + 1 |
+//! | `first_above_time` when the sojourn goes above target | `now + interval` | `now + interval / sqrt(count)` if `count > 1` and within 8 intervals of `drop_next`, else `now + interval` | `now + interval` |
+//! | backlog test | `mtu` (1514) | `maxpacket_` (largest seen, from 256) | same as `ns2` |
+//! | at start | `first_above_time` unset | `first_above_time_ = -1`: the first above-target head is ok to drop at once | same as `ns2` |
+//! | ECN | marks ECT packets (`params->ecn`) | none in the stock code: marked here where it drops (see `ns2.rs`) | same as `ns2` |
+//!
+//! The `linux` re-entry rule restarts from the signals of the last spell only (`count -
+//! lastcount`); ns-2 keeps the whole `count` and steps it down by 1 or 2 per re-entry, so after a
+//! run of short dropping spells ns-2 re-enters at a high count (signals every
+//! `interval / sqrt(count)`) where Linux starts again at 1 or 2 (every 100 or 70.7 ms).
+//!
 //! # Deliberate differences from Linux
 //!
 //! * The control law uses an exact `interval / sqrt(count)` (in `f64`, truncated to whole
@@ -81,8 +111,48 @@ use ccbench_params::{ParamError, Params};
 
 use crate::fifo::Fifo;
 use crate::{
-    DequeueSink, Dequeued, DropReason, Ecn, Enqueued, Nanos, QueueConfig, QueueDisc, QueuedPacket, MS, S, US,
+    DequeueSink, Dequeued, DropReason, Ecn, Enqueued, Nanos, QueueConfig, QueueDisc, QueuedPacket, S, US,
 };
+
+mod ns2;
+#[cfg(test)]
+mod tests;
+
+pub use ns2::{
+    ns2_patch_reentry_count, ns2_reentry_count, NS2_DECAY, NS2_DECAY_ABOVE, NS2_FIRST_MAXPACKET,
+    NS2_PATCH_RECENT_INTERVALS, NS2_RECENT_INTERVALS,
+};
+
+/// Linux `codel_dequeue` / RFC 8289 §5: a re-entry within this many intervals of the last
+/// `drop_next` carries the count over.
+pub const LINUX_RECENT_INTERVALS: u64 = 16;
+
+/// Which CoDel. Parameter `profile`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CoDelProfile {
+    /// Linux `sch_codel` (`codel_impl.h`), the RFC 8289 §5 pseudocode. `"linux"`.
+    #[default]
+    Linux,
+    /// ns-2 `queue/codel.cc`, Pollere's revision of July 2012 on (kmn's count rules). `"ns2"`.
+    Ns2,
+    /// ns-2 `queue/codel.cc` of Pollere's first `CoDel-ns-2.35.patch` (May 2012). `"ns2-patch"`.
+    Ns2Patch,
+}
+
+impl CoDelProfile {
+    /// Read `profile` (default `"linux"`).
+    pub fn from_params(p: &Params) -> Result<Self, ParamError> {
+        Ok(match p.choice("profile", "linux", &["linux", "ns2", "ns2-patch"])?.as_str() {
+            "ns2" => Self::Ns2,
+            "ns2-patch" => Self::Ns2Patch,
+            _ => Self::Linux,
+        })
+    }
+
+    fn is_ns2(self) -> bool {
+        self != Self::Linux
+    }
+}
 
 /// CoDel's own parameters (the buffer limit and ECN come from [`QueueConfig`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,7 +164,7 @@ pub struct CoDelConfig {
     pub interval: Nanos,
     /// Backlog in bytes at or below which the queue never counts as above target (RFC 8289
     /// MAXPACKET; Linux `params->mtu`). Default 1514. `0`: the largest packet dequeued so far
-    /// (Linux 3.x `stats->maxpacket`).
+    /// (Linux 3.x `stats->maxpacket`; ns-2 `maxpacket_`).
     pub mtu: u64,
 }
 
@@ -105,11 +175,28 @@ impl Default for CoDelConfig {
 }
 
 impl CoDelConfig {
+    /// The defaults of `profile`: Linux's, or ns-2's (`ns-default.tcl`: the same 5 ms and
+    /// 100 ms; `maxpacket_` instead of an MTU, so `mtu = 0`).
+    pub fn for_profile(profile: CoDelProfile) -> Self {
+        match profile {
+            CoDelProfile::Linux => Self::default(),
+            CoDelProfile::Ns2 | CoDelProfile::Ns2Patch => Self { mtu: 0, ..Self::default() },
+        }
+    }
+
+    /// `target`, `interval` and `mtu` with the Linux defaults (`profile` is read by
+    /// [`CoDelProfile::from_params`]).
     pub fn from_params(p: &Params) -> Result<Self, ParamError> {
+        Self::from_params_for(p, CoDelProfile::Linux)
+    }
+
+    /// `target`, `interval` and `mtu` with the defaults of `profile`.
+    pub fn from_params_for(p: &Params, profile: CoDelProfile) -> Result<Self, ParamError> {
+        let d = Self::for_profile(profile);
         Ok(Self {
-            target: p.duration("target", 5 * MS, US, 10 * S)?,
-            interval: p.duration("interval", 100 * MS, US, 100 * S)?,
-            mtu: p.u64_in("mtu", 1514, 0, 1 << 20)?,
+            target: p.duration("target", d.target, US, 10 * S)?,
+            interval: p.duration("interval", d.interval, US, 100 * S)?,
+            mtu: p.u64_in("mtu", d.mtu, 0, 1 << 20)?,
         })
     }
 }
@@ -123,6 +210,7 @@ struct Head<P> {
 
 pub struct CoDel<P> {
     cfg: CoDelConfig,
+    profile: CoDelProfile,
     ecn: bool,
     fifo: Fifo<P>,
     /// When the sojourn time will have been above target for a whole interval (RFC 8289
@@ -135,22 +223,31 @@ pub struct CoDel<P> {
     /// `count` when the dropping state was last entered.
     lastcount: u64,
     dropping: bool,
-    /// Largest packet dequeued so far (Linux 3.x `stats->maxpacket`), for `mtu = 0`.
+    /// Largest packet dequeued so far (Linux 3.x `stats->maxpacket`, ns-2 `maxpacket_`), for
+    /// `mtu = 0`.
     max_packet: u64,
 }
 
 impl<P: QueuedPacket> CoDel<P> {
+    /// Linux's CoDel.
     pub fn new(queue: QueueConfig, cfg: CoDelConfig) -> Self {
+        Self::with_profile(queue, cfg, CoDelProfile::Linux)
+    }
+
+    pub fn with_profile(queue: QueueConfig, cfg: CoDelConfig, profile: CoDelProfile) -> Self {
+        let ns2 = profile.is_ns2();
         Self {
             cfg,
+            profile,
             ecn: queue.ecn,
             fifo: Fifo::new(queue.limit),
-            first_above_time: None,
+            // ns-2 `reset`: `first_above_time_ = -1`, i.e. set and already passed.
+            first_above_time: if ns2 { Some(0) } else { None },
             drop_next: 0,
             count: 0,
             lastcount: 0,
             dropping: false,
-            max_packet: 0,
+            max_packet: if ns2 { NS2_FIRST_MAXPACKET } else { 0 },
         }
     }
 
@@ -158,14 +255,59 @@ impl<P: QueuedPacket> CoDel<P> {
         self.cfg
     }
 
+    pub fn profile(&self) -> CoDelProfile {
+        self.profile
+    }
+
     /// `t + interval / sqrt(count)` (RFC 8289 §5 `control_law`; (12.6) of the notes).
     fn control_law(&self, t: Nanos) -> Nanos {
         t + (self.cfg.interval as f64 / (self.count as f64).sqrt()) as Nanos
     }
+
+    /// `now - drop_next < intervals * interval`, signed: a `drop_next` still ahead is recent.
+    fn recent(&self, now: Nanos, intervals: u64) -> bool {
+        now < self.drop_next || now - self.drop_next < intervals * self.cfg.interval
+    }
+
+    /// When a head that has just gone above target will make it ok to drop.
+    fn first_above_deadline(&self, now: Nanos) -> Nanos {
+        match self.profile {
+            // ns-2 `dodeque`, kmn's lines: soon after a dropping spell, wait interval/sqrt(count).
+            CoDelProfile::Ns2 if self.count > 1 && self.recent(now, NS2_RECENT_INTERVALS) => {
+                self.control_law(now)
+            }
+            _ => now + self.cfg.interval,
+        }
+    }
+
+    /// `count` on entering the dropping state (before `drop_next = control_law(now)`).
+    fn reentry_count(&self, now: Nanos) -> u64 {
+        match self.profile {
+            CoDelProfile::Linux => {
+                let delta = self.count.saturating_sub(self.lastcount);
+                if delta > 1 && self.recent(now, LINUX_RECENT_INTERVALS) {
+                    delta
+                } else {
+                    1
+                }
+            }
+            CoDelProfile::Ns2 => ns2_reentry_count(self.count, self.recent(now, NS2_RECENT_INTERVALS)),
+            CoDelProfile::Ns2Patch => {
+                ns2_patch_reentry_count(self.count, self.recent(now, NS2_PATCH_RECENT_INTERVALS))
+            }
+        }
+    }
+
+    /// Whether every signal in the dropping loop adds to `count` (Linux, the first ns-2 patch);
+    /// ns-2's revision counts a drop only when the state goes on (`++count_` after `dodeque`).
+    fn counts_every_signal(&self) -> bool {
+        self.profile != CoDelProfile::Ns2
+    }
 }
 
 impl<P: QueuedPacket> CoDel<P> {
-    /// Pop the head and judge it (RFC 8289 §5 `dodequeue`; Linux `codel_should_drop`).
+    /// Pop the head and judge it (RFC 8289 §5 `dodequeue`; Linux `codel_should_drop`; ns-2
+    /// `CoDelQueue::dodeque`).
     fn pop(&mut self, now: Nanos) -> Option<Head<P>> {
         let Some((pkt, enqueued_at)) = self.fifo.pop() else {
             self.first_above_time = None;
@@ -180,7 +322,7 @@ impl<P: QueuedPacket> CoDel<P> {
             self.first_above_time = None;
         } else {
             match self.first_above_time {
-                None => self.first_above_time = Some(now + self.cfg.interval),
+                None => self.first_above_time = Some(self.first_above_deadline(now)),
                 Some(t) => ok_to_drop = now >= t,
             }
         }
@@ -214,14 +356,20 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for CoDel<P> {
             self.dropping = false;
             return None;
         };
+        let every = self.counts_every_signal();
         if self.dropping {
             if !h.ok_to_drop {
                 self.dropping = false;
             }
             while self.dropping && now >= self.drop_next {
                 let Some(mut h) = head.take() else { break };
-                self.count += 1;
+                if every {
+                    self.count += 1;
+                }
                 if self.try_mark(&mut h, sink) {
+                    if !every {
+                        self.count += 1;
+                    }
                     self.drop_next = self.control_law(self.drop_next);
                     head = Some(h);
                     break;
@@ -229,7 +377,12 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for CoDel<P> {
                 sink.dropped(h.pkt, DropReason::Aqm, h.sojourn);
                 head = self.pop(now);
                 match &head {
-                    Some(h) if h.ok_to_drop => self.drop_next = self.control_law(self.drop_next),
+                    Some(h) if h.ok_to_drop => {
+                        if !every {
+                            self.count += 1;
+                        }
+                        self.drop_next = self.control_law(self.drop_next)
+                    }
                     _ => self.dropping = false,
                 }
             }
@@ -243,9 +396,7 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for CoDel<P> {
                 }
             }
             self.dropping = true;
-            let delta = self.count.saturating_sub(self.lastcount);
-            let recent = now < self.drop_next || now - self.drop_next < 16 * self.cfg.interval;
-            self.count = if delta > 1 && recent { delta } else { 1 };
+            self.count = self.reentry_count(now);
             self.drop_next = self.control_law(now);
             self.lastcount = self.count;
         }
@@ -258,443 +409,5 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for CoDel<P> {
 
     fn len_bytes(&self) -> u64 {
         self.fifo.bytes()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Limit;
-
-    const M: Nanos = 1_000_000;
-    /// 100 ms / sqrt(n), truncated to whole nanoseconds, worked out by hand:
-    /// sqrt(2) = 1.41421356…, sqrt(3) = 1.73205080…, sqrt(5) = 2.23606797….
-    const GAP: [Nanos; 6] = [0, 100_000_000, 70_710_678, 57_735_026, 50_000_000, 44_721_359];
-
-    #[derive(Debug)]
-    struct Pkt {
-        id: u32,
-        size: u32,
-        ecn: Ecn,
-    }
-    impl QueuedPacket for Pkt {
-        fn wire_bytes(&self) -> u32 {
-            self.size
-        }
-        fn ecn(&self) -> Ecn {
-            self.ecn
-        }
-        fn set_ecn(&mut self, ecn: Ecn) {
-            self.ecn = ecn
-        }
-    }
-
-    /// What the queue discarded or marked on the way: (packet id, sojourn).
-    #[derive(Default)]
-    struct Rec {
-        dropped: Vec<(u32, Nanos)>,
-        marked: Vec<(u32, Nanos)>,
-    }
-    impl DequeueSink<Pkt> for Rec {
-        fn dropped(&mut self, pkt: Pkt, reason: DropReason, sojourn: Nanos) {
-            assert_eq!(reason, DropReason::Aqm);
-            self.dropped.push((pkt.id, sojourn));
-        }
-        fn marked(&mut self, pkt: &Pkt, sojourn: Nanos) {
-            assert_eq!(pkt.ecn, Ecn::Ce, "marked before it is reported");
-            self.marked.push((pkt.id, sojourn));
-        }
-    }
-
-    /// What one dequeue did.
-    #[derive(Debug, PartialEq)]
-    struct Step {
-        out: Option<(u32, Ecn)>,
-        dropped: Vec<u32>,
-        marked: Vec<u32>,
-    }
-
-    struct Bench {
-        q: CoDel<Pkt>,
-        next_id: u32,
-        /// Enqueue time of each packet, by id.
-        stamps: Vec<Nanos>,
-    }
-
-    impl Bench {
-        fn new(ecn: bool, cfg: CoDelConfig) -> Self {
-            let queue = QueueConfig { limit: Limit::Packets(100_000), ecn, seed: 0 };
-            Self { q: CoDel::new(queue, cfg), next_id: 0, stamps: vec![] }
-        }
-        /// Enqueue `n` packets stamped `at`, with ECN codepoints cycling through `ecn`.
-        fn fill(&mut self, n: u32, at: Nanos, ecn: &[Ecn]) {
-            for i in 0..n {
-                let p = Pkt { id: self.next_id, size: 1500, ecn: ecn[i as usize % ecn.len()] };
-                self.next_id += 1;
-                self.stamps.push(at);
-                assert!(matches!(self.q.enqueue(p, at), Enqueued::Queued));
-            }
-        }
-        fn deq(&mut self, at: Nanos) -> Step {
-            let mut rec = Rec::default();
-            let out = self.q.dequeue(at, &mut rec);
-            if let Some(d) = &out {
-                assert_eq!(d.sojourn, at - self.stamps[d.pkt.id as usize], "sojourn of the delivered packet");
-            }
-            for &(id, sojourn) in rec.dropped.iter().chain(&rec.marked) {
-                assert_eq!(sojourn, at - self.stamps[id as usize], "sojourn of a signalled packet");
-            }
-            Step {
-                out: out.map(|d| (d.pkt.id, d.pkt.ecn)),
-                dropped: rec.dropped.iter().map(|d| d.0).collect(),
-                marked: rec.marked.iter().map(|m| m.0).collect(),
-            }
-        }
-    }
-
-    fn step(out: u32, dropped: &[u32]) -> Step {
-        Step { out: Some((out, Ecn::NotEct)), dropped: dropped.to_vec(), marked: vec![] }
-    }
-
-    /// A standing queue stamped at 0, dequeued first at 10 ms: the head has been above target
-    /// since then, so the first drop is exactly one interval later, then the control law.
-    /// Returns the bench and the hand-computed signal instants for count = 1..=5.
-    fn standing(ecn: bool, codepoints: &[Ecn]) -> (Bench, [Nanos; 5]) {
-        let mut b = Bench::new(ecn, CoDelConfig::default());
-        b.fill(200, 0, codepoints);
-        let e = 110 * M; // first above at 10 ms, + interval
-        let d1 = e + GAP[1]; // 210_000_000
-        let d2 = d1 + GAP[2]; // 280_710_678
-        let d3 = d2 + GAP[3]; // 338_445_704
-        let d4 = d3 + GAP[4]; // 388_445_704
-        assert_eq!([d1, d2, d3, d4], [210_000_000, 280_710_678, 338_445_704, 388_445_704]);
-        (b, [e, d1, d2, d3, d4])
-    }
-
-    #[test]
-    fn signal_instants_follow_interval_then_the_control_law() {
-        let (mut b, instants) = standing(false, &[Ecn::NotEct]);
-        // Head sojourn 10 ms >= target: first_above_time = 110 ms, nothing dropped yet.
-        assert_eq!(b.deq(10 * M), step(0, &[]));
-        assert_eq!(b.q.first_above_time, Some(110 * M));
-        let mut id = 1;
-        for (n, &t) in instants.iter().enumerate() {
-            // One nanosecond early: delivered untouched.
-            assert_eq!(b.deq(t - 1), step(id, &[]), "count {}", n + 1);
-            // On the instant: the head is dropped and the next packet delivered.
-            assert_eq!(b.deq(t), step(id + 2, &[id + 1]), "count {}", n + 1);
-            assert!(b.q.dropping);
-            assert_eq!(b.q.count, n as u64 + 1);
-            id += 3;
-        }
-        // After count = 5 the next signal is 100 ms / sqrt(5) later.
-        assert_eq!(b.q.drop_next, 388_445_704 + GAP[5]);
-        assert_eq!(b.q.lastcount, 1);
-    }
-
-    #[test]
-    fn dropped_packets_report_their_sojourn() {
-        let (mut b, [e, ..]) = standing(false, &[Ecn::NotEct]);
-        b.deq(10 * M);
-        let mut rec = Rec::default();
-        let d = b.q.dequeue(e, &mut rec).unwrap();
-        assert_eq!(rec.dropped, [(1, e)]);
-        assert_eq!((d.pkt.id, d.sojourn), (2, e));
-        assert_eq!(b.q.len_packets(), 197);
-        assert_eq!(b.q.len_bytes(), 197 * 1500);
-    }
-
-    #[test]
-    fn a_late_dequeue_catches_up_with_several_drops_in_one_call() {
-        let (mut b, [e, _, _, d3, _]) = standing(false, &[Ecn::NotEct]);
-        b.deq(10 * M);
-        assert_eq!(b.deq(e), step(2, &[1]));
-        // Skip to d3: the loop drops at d1, d2 and d3 (counts 2, 3, 4) and stops at d4 > now.
-        assert_eq!(b.deq(d3), step(6, &[3, 4, 5]));
-        assert_eq!(b.q.count, 4);
-        assert_eq!(b.q.drop_next, d3 + GAP[4]);
-        // And one more nanosecond before d4 drops nothing.
-        assert_eq!(b.deq(d3 + GAP[4] - 1), step(7, &[]));
-    }
-
-    /// Steady state: at every 1 ms step the head has waited exactly `sojourn` and `behind` ECT(0)
-    /// packets of `size` bytes remain after it. Returns the times of the AQM signals (drops, or
-    /// marks with `ecn`) before `dur`.
-    fn steady(
-        cfg: CoDelConfig,
-        ecn: bool,
-        size: u32,
-        behind: usize,
-        sojourn: Nanos,
-        dur: Nanos,
-    ) -> Vec<Nanos> {
-        let mut q: CoDel<Pkt> = CoDel::new(QueueConfig { limit: Limit::Packets(1000), ecn, seed: 0 }, cfg);
-        let mut signals = vec![];
-        let mut t = sojourn;
-        while t < dur {
-            // Stamp everything at t - sojourn so the head (whatever it is) waited exactly that.
-            while q.len_packets() < behind + 1 {
-                assert!(matches!(
-                    q.enqueue(Pkt { id: 0, size, ecn: Ecn::Ect0 }, t - sojourn),
-                    Enqueued::Queued
-                ));
-            }
-            let mut rec = Rec::default();
-            let d = q.dequeue(t, &mut rec).unwrap();
-            assert_eq!(d.sojourn, sojourn);
-            signals.extend(rec.dropped.iter().chain(&rec.marked).map(|_| t));
-            // Empty the rest so the next step starts from fresh stamps.
-            while q.fifo.pop().is_some() {}
-            t += M;
-        }
-        signals
-    }
-
-    #[test]
-    fn no_signal_while_sojourn_is_below_target() {
-        // Every 1 ms for 10 s the head has waited target - 1 ns, with 4 packets (6000 bytes, well
-        // over one MTU) behind it.
-        for ecn in [false, true] {
-            assert!(steady(CoDelConfig::default(), ecn, 1500, 4, 5 * M - 1, 10_000 * M).is_empty());
-        }
-    }
-
-    #[test]
-    fn sojourn_equal_to_target_is_above_and_the_first_drop_is_one_interval_later() {
-        for ecn in [false, true] {
-            // First dequeue at 5 ms sets first_above_time = 105 ms; the step at 105 ms signals,
-            // then 100 ms later, then at the first 1 ms step at or after 205 + 70.71 ms.
-            let signals = steady(CoDelConfig::default(), ecn, 1500, 4, 5 * M, 300 * M);
-            assert_eq!(signals, [105 * M, 205 * M, 276 * M]);
-        }
-    }
-
-    #[test]
-    fn the_mtu_rule_keeps_one_mtu_in_the_queue() {
-        let linux = CoDelConfig::default();
-        let maxpacket = CoDelConfig { mtu: 0, ..linux };
-        let long = 2_000 * M;
-        let s = 50 * M;
-        // One full packet behind the head: never above target, whatever the sojourn.
-        assert!(steady(linux, false, 1500, 1, s, long).is_empty());
-        assert!(steady(maxpacket, false, 1500, 1, s, long).is_empty());
-        // Exactly mtu bytes behind is still "at most one MTU"; one byte more is above.
-        assert!(steady(linux, false, 1514, 1, s, long).is_empty());
-        assert_eq!(steady(linux, false, 1515, 1, s, long)[0], s + 100 * M);
-        assert_eq!(steady(linux, false, 1500, 2, s, long)[0], s + 100 * M);
-        // 700-byte packets, two behind = 1400 bytes: below Linux's 1514, but above the largest
-        // packet seen (700) under the Linux 3.x rule.
-        assert!(steady(linux, false, 700, 2, s, long).is_empty());
-        assert_eq!(steady(maxpacket, false, 700, 2, s, long)[0], s + 100 * M);
-        assert!(steady(maxpacket, false, 700, 1, s, long).is_empty());
-    }
-
-    #[test]
-    fn leaves_the_dropping_state_when_sojourn_falls_below_target() {
-        let (mut b, [e, ..]) = standing(false, &[Ecn::NotEct]);
-        b.deq(10 * M);
-        assert_eq!(b.deq(e), step(2, &[1]));
-        assert!(b.q.dropping);
-        // Fresh packets behind the old ones; the old ones go out before drop_next = 210 ms.
-        b.fill(20, 150 * M, &[Ecn::NotEct]);
-        for id in 3..200 {
-            assert_eq!(b.deq(150 * M), step(id, &[]));
-        }
-        assert!(b.q.dropping);
-        // Head 200 has waited 1 ms: leave.
-        assert_eq!(b.deq(151 * M), step(200, &[]));
-        assert!(!b.q.dropping);
-        assert_eq!(b.q.first_above_time, None);
-        // Past the old drop_next nothing is dropped: the head is above target again, which only
-        // restarts the interval (first_above_time = 300 + 100 ms).
-        assert_eq!(b.deq(300 * M), step(201, &[]));
-        assert_eq!(b.q.first_above_time, Some(400 * M));
-        assert_eq!(b.deq(400 * M - 1), step(202, &[]));
-        assert_eq!((b.q.count, b.q.lastcount), (1, 1));
-    }
-
-    #[test]
-    fn an_empty_queue_leaves_the_dropping_state() {
-        let (mut b, [e, ..]) = standing(false, &[Ecn::NotEct]);
-        b.deq(10 * M);
-        b.deq(e);
-        while b.deq(e + 1).out.is_some() {}
-        assert!(!b.q.dropping);
-        assert_eq!(b.q.first_above_time, None);
-        assert!(b.q.is_empty());
-    }
-
-    /// Drive a queue to count = 5 (signals at the `standing` instants), drain it, then build a
-    /// fresh standing queue that has been above target for a whole interval at `reentry`.
-    /// Returns the queue just after the re-entry signal.
-    fn reenter_at(reentry: Nanos) -> Bench {
-        let (mut b, instants) = standing(false, &[Ecn::NotEct]);
-        b.deq(10 * M);
-        for t in instants {
-            assert_eq!(b.deq(t).dropped.len(), 1);
-        }
-        assert_eq!((b.q.count, b.q.lastcount, b.q.drop_next), (5, 1, 433_167_063));
-        // Drain before drop_next: the last packet leaves one MTU or less, which ends the state.
-        while b.deq(400 * M).out.is_some() {}
-        assert!(!b.q.dropping);
-        b.fill(50, reentry - 110 * M, &[Ecn::NotEct]);
-        let first = b.next_id - 50;
-        assert_eq!(b.deq(reentry - 100 * M), step(first, &[]));
-        assert_eq!(b.q.first_above_time, Some(reentry));
-        assert_eq!(b.deq(reentry), step(first + 2, &[first + 1]));
-        assert!(b.q.dropping);
-        b
-    }
-
-    #[test]
-    fn quick_reentry_carries_the_count_over() {
-        // 510 ms: now - drop_next = 76.8 ms < 16 intervals, delta = count - lastcount = 4 > 1.
-        let mut b = reenter_at(510 * M);
-        assert_eq!((b.q.count, b.q.lastcount), (4, 4));
-        assert_eq!(b.q.drop_next, 510 * M + GAP[4]);
-        // The next signal 50 ms later (count 5), then 44.72 ms (sqrt 5).
-        let id = b.next_id - 47;
-        assert_eq!(b.deq(560 * M - 1), step(id, &[]));
-        assert_eq!(b.deq(560 * M), step(id + 2, &[id + 1]));
-        assert_eq!((b.q.count, b.q.drop_next), (5, 560 * M + GAP[5]));
-    }
-
-    #[test]
-    fn reentry_after_sixteen_intervals_starts_over_at_one() {
-        let last = 433_167_063; // drop_next when the state was left
-        let carry = reenter_at(last + 16 * 100 * M - 1);
-        assert_eq!((carry.q.count, carry.q.lastcount), (4, 4));
-        let reset = reenter_at(last + 16 * 100 * M);
-        assert_eq!((reset.q.count, reset.q.lastcount), (1, 1));
-        assert_eq!(reset.q.drop_next, last + 16 * 100 * M + GAP[1]);
-        let much_later = reenter_at(60_000 * M);
-        assert_eq!(much_later.q.count, 1);
-    }
-
-    #[test]
-    fn a_single_signal_per_state_gives_no_carry_over() {
-        // delta = count - lastcount must exceed 1: enter (count 1), leave, re-enter quickly.
-        let (mut b, [e, ..]) = standing(false, &[Ecn::NotEct]);
-        b.deq(10 * M);
-        b.deq(e);
-        while b.deq(e + 1).out.is_some() {}
-        b.fill(50, 200 * M, &[Ecn::NotEct]);
-        b.deq(210 * M);
-        assert_eq!(b.deq(310 * M).dropped.len(), 1);
-        assert_eq!((b.q.count, b.q.lastcount, b.q.drop_next), (1, 1, 410 * M));
-    }
-
-    #[test]
-    fn ecn_marks_ect_packets_at_the_same_instants_and_never_drops_them() {
-        for cp in [Ecn::Ect0, Ecn::Ect1, Ecn::Ce] {
-            let (mut b, instants) = standing(true, &[cp]);
-            assert_eq!(b.deq(10 * M).out, Some((0, cp)));
-            let mut id = 1;
-            for (n, &t) in instants.iter().enumerate() {
-                assert_eq!(b.deq(t - 1).out, Some((id, cp)));
-                // The marked head is delivered itself, with CE.
-                let s = b.deq(t);
-                assert_eq!(s, Step { out: Some((id + 1, Ecn::Ce)), dropped: vec![], marked: vec![id + 1] });
-                assert_eq!(b.q.count, n as u64 + 1);
-                id += 2;
-            }
-            assert_eq!(b.q.drop_next, 388_445_704 + GAP[5]);
-        }
-    }
-
-    #[test]
-    fn with_ecn_on_non_ect_packets_are_still_dropped() {
-        // Alternate NotEct, Ect0. Packet 0 (NotEct) leaves at 10 ms; at each instant the head
-        // alternates, and each signal consumes one instant and one count either way.
-        let (mut b, [e, d1, d2, ..]) = standing(true, &[Ecn::NotEct, Ecn::Ect0]);
-        assert_eq!(b.deq(10 * M).out, Some((0, Ecn::NotEct)));
-        // Entry: head 1 is ECT: marked and delivered.
-        assert_eq!(b.deq(e), Step { out: Some((1, Ecn::Ce)), dropped: vec![], marked: vec![1] });
-        // d1: head 2 is NotEct: dropped, ECT packet 3 delivered unmarked.
-        assert_eq!(b.deq(d1), Step { out: Some((3, Ecn::Ect0)), dropped: vec![2], marked: vec![] });
-        // Just before d2 NotEct packet 4 goes out untouched; at d2 head 5 is ECT: marked.
-        assert_eq!(b.deq(d2 - 1), Step { out: Some((4, Ecn::NotEct)), dropped: vec![], marked: vec![] });
-        assert_eq!(b.deq(d2), Step { out: Some((5, Ecn::Ce)), dropped: vec![], marked: vec![5] });
-        assert_eq!(b.q.count, 3);
-    }
-
-    #[test]
-    fn with_ecn_off_ect_packets_are_dropped() {
-        let (mut b, [e, d1, ..]) = standing(false, &[Ecn::Ect0]);
-        b.deq(10 * M);
-        assert_eq!(b.deq(e), Step { out: Some((2, Ecn::Ect0)), dropped: vec![1], marked: vec![] });
-        assert_eq!(b.deq(d1), Step { out: Some((4, Ecn::Ect0)), dropped: vec![3], marked: vec![] });
-    }
-
-    #[test]
-    fn a_late_dequeue_with_ecn_marks_once_and_delivers() {
-        // With a mark the loop ends (Linux goto end): one signal, drop_next advanced once.
-        let (mut b, [e, d1, _, d3, _]) = standing(true, &[Ecn::Ect0]);
-        b.deq(10 * M);
-        b.deq(e);
-        let s = b.deq(d3);
-        assert_eq!((s.dropped.len(), s.marked.len()), (0, 1));
-        assert_eq!((b.q.count, b.q.drop_next), (2, d1 + GAP[2]));
-    }
-
-    #[test]
-    fn overflow_drops_the_arrival_ect_or_not() {
-        for ecn in [false, true] {
-            let mut q: CoDel<Pkt> =
-                CoDel::new(QueueConfig { limit: Limit::Packets(2), ecn, seed: 0 }, CoDelConfig::default());
-            for id in 0..2 {
-                assert!(matches!(q.enqueue(Pkt { id, size: 1500, ecn: Ecn::Ect0 }, 0), Enqueued::Queued));
-            }
-            let r = q.enqueue(Pkt { id: 2, size: 1500, ecn: Ecn::Ect0 }, 0);
-            assert!(matches!(r, Enqueued::Dropped(Pkt { id: 2, .. }, DropReason::Overflow)));
-            assert_eq!((q.len_packets(), q.len_bytes()), (2, 3000));
-        }
-        let mut q: CoDel<Pkt> = CoDel::new(
-            QueueConfig { limit: Limit::Bytes(3000), ecn: false, seed: 0 },
-            CoDelConfig::default(),
-        );
-        assert!(matches!(q.enqueue(Pkt { id: 0, size: 2000, ecn: Ecn::NotEct }, 0), Enqueued::Queued));
-        assert!(matches!(q.enqueue(Pkt { id: 1, size: 1001, ecn: Ecn::NotEct }, 0), Enqueued::Dropped(..)));
-        assert!(matches!(q.enqueue(Pkt { id: 2, size: 1000, ecn: Ecn::NotEct }, 0), Enqueued::Queued));
-    }
-
-    #[test]
-    fn parameters_scale_the_schedule() {
-        let cfg = CoDelConfig { target: 20 * M, interval: 400 * M, mtu: 1514 };
-        let mut b = Bench::new(false, cfg);
-        b.fill(50, 0, &[Ecn::NotEct]);
-        assert_eq!(b.deq(20 * M - 1), step(0, &[]));
-        assert_eq!(b.q.first_above_time, None);
-        assert_eq!(b.deq(20 * M), step(1, &[]));
-        assert_eq!(b.deq(420 * M), step(3, &[2]));
-        // 400 ms then 400 / sqrt(2) = 282.842712… ms.
-        assert_eq!(b.deq(820 * M), step(5, &[4]));
-        assert_eq!(b.q.drop_next, 820 * M + 282_842_712);
-    }
-
-    #[test]
-    fn params_are_read_with_defaults_and_checked() {
-        let p = Params::new();
-        assert_eq!(CoDelConfig::from_params(&p).unwrap(), CoDelConfig::default());
-        let keys: Vec<_> = p.specs().into_iter().map(|s| (s.key, s.default)).collect();
-        assert_eq!(
-            keys,
-            [
-                ("target".into(), "\"5ms\"".into()),
-                ("interval".into(), "\"100ms\"".into()),
-                ("mtu".into(), "1514".into())
-            ]
-        );
-        let mut p = Params::new();
-        p.insert("target", ccbench_params::ParamValue::Str("2.5ms".into()));
-        p.insert("interval", ccbench_params::ParamValue::Str("50ms".into()));
-        p.insert("mtu", ccbench_params::ParamValue::Int(0));
-        assert_eq!(
-            CoDelConfig::from_params(&p).unwrap(),
-            CoDelConfig { target: 2_500_000, interval: 50 * M, mtu: 0 }
-        );
-        let mut p = Params::new();
-        p.insert("target", ccbench_params::ParamValue::Str("0ms".into()));
-        assert_eq!(CoDelConfig::from_params(&p).unwrap_err().key, "target");
     }
 }

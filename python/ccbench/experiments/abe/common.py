@@ -1,5 +1,5 @@
-"""What several ABE figures share: the two PIE set-ups (ns-2's for the simulation figures, Linux
-3.17's for the testbed figures), the single-flow ECN scenario of Figs. 7–10 (its grid keys,
+"""What several ABE figures share: the two CoDel and PIE set-ups (ns-2's for the simulation
+figures, Linux's for the testbed figures), the single-flow ECN scenario of Figs. 7–10 (its grid keys,
 AQM settings and metrics), the gain and delay-increment columns, the comparison checks built on
 them, the queueing-delay CDF plot, and a lookup of one grid point in a summary.
 
@@ -26,11 +26,18 @@ PIE_LINUX_3_17 = {"profile": "linux-3.17", "ecn_drop_above": 1.0}
 #: mode, L203), with the 10 % ECN-drop rule off (``mark_p_`` unused) as in every PIE run but
 #: Fig. 19(b) (L207, L411).
 PIE_NS2 = {"profile": "ns2", "ecn_drop_above": 1.0}
-#: The AQMs of the testbed figures: CoDel with the Linux defaults (5 ms, 100 ms; L203), Linux 3.17's PIE.
+#: CoDel of the simulation figures (2, 4, 7–10, 16–19): ns-2's ``codel.cc`` ("the ns-2 code that
+#: is publicly available", L203; ns-2.35, L376), ``profile = "ns2"``: Pollere's revised file, with
+#: its count carry-over (``count - 2`` within 8 intervals) and early re-entry (after
+#: interval/sqrt(count)), ``maxpacket_`` for the MTU; target 5 ms and interval 100 ms (L203, as
+#: ``ns-default.tcl``). Stock ns-2 CoDel never marks; the paper's did (its figures use ECN), so the
+#: core marks where that code drops (crates/aqm/src/codel/ns2.rs).
+CODEL_NS2 = {"profile": "ns2"}
+#: The AQMs of the testbed figures: Linux ``sch_codel`` with its defaults (5 ms, 100 ms; L203),
+#: Linux 3.17's PIE.
 TESTBED_AQM_PARAMS = {"codel": {}, "pie": PIE_LINUX_3_17}
-#: The AQMs of the ns-2 figures: CoDel with the Linux defaults (5 ms, 100 ms; L203; the core has
-#: Linux's CoDel only), ns-2's PIE.
-NS2_AQM_PARAMS = {"codel": {}, "pie": PIE_NS2}
+#: The AQMs of the ns-2 figures: ns-2's CoDel and ns-2's PIE.
+NS2_AQM_PARAMS = {"codel": CODEL_NS2, "pie": PIE_NS2}
 #: The queueing delay each AQM steers to (CoDel target 5 ms; PIE target 20 ms, L203).
 TARGET_MS = {"codel": 5.0, "pie": 20.0}
 #: Transmission time of one 1500 B packet at 10 Mbps: what a sojourn measured to the end of

@@ -10,8 +10,8 @@ Fig. 10); PIE's increments over CoDel's and the growth with beta_ecn are reporte
 shapes of our numbers, each number checked against the paper's by the increment rows).
 
 The scenario is Fig. 9's (``common.single_flow_base(CUBIC_FLOW)``: CUBIC with HyStart, IW 10, SACK on, delayed
-ACKs off, 300 s, 20 s warm-up, 5 seeds; an ns-2 simulation, L236, L376, so PIE is ns-2's
-``pie.cc``, ``common.PIE_NS2``, L203) with per-packet sojourns recorded; the delay measure,
+ACKs off, 300 s, 20 s warm-up, 5 seeds; an ns-2 simulation, L236, L376, so CoDel and PIE are
+ns-2's ``codel.cc`` and ``pie.cc``, ``common.CODEL_NS2`` and ``common.PIE_NS2``, L203) with per-packet sojourns recorded; the delay measure,
 its window and the CDF construction are Fig. 8's (``common.delay_metric``: enqueue to start of
 transmission, core percentiles; see fig8's module doc for why the absolute levels sit below the
 AQM targets while the increments are comparable).

@@ -12,9 +12,9 @@ Settings (ns-2 runs, L304; notes ``experiments-abe.md`` §1.1, §5):
 * NewReno with IW 3 (L304), SACK on, delayed ACKs off, 1448-byte segments (1500 B packets: the
   paper's BDP of 83 packets, L312), ECN; no SYN handshake, as ns-2's one-way TCP agents have
   none, so the FCT runs from the first data segment to the last ACK;
-* CoDel with the Linux defaults (5 ms, 100 ms) and PIE as ns-2's ``pie.cc`` (``common.PIE_NS2``:
-  the paper's simulations ran on ns-2.35, L376, with "the ns-2 code that is publicly available"
-  for PIE, L203) with the 10 % ECN-drop rule off (L207, L411); the 1000-packet Linux queue limit
+* CoDel as ns-2's ``codel.cc`` (``common.CODEL_NS2``, 5 ms, 100 ms) and PIE as ns-2's ``pie.cc``
+  (``common.PIE_NS2``: the paper's simulations ran on ns-2.35, L376, with "the ns-2 code that is
+  publicly available" for CoDel and PIE, L203) with the 10 % ECN-drop rule off (L207, L411); the 1000-packet Linux queue limit
   (L205);
 * the flow starts uniformly in the first second (L304): since one flow alone on a link has
   nothing else to be early or late for, that start only moves it against PIE's update clock
@@ -50,15 +50,15 @@ import random
 from pathlib import Path
 from typing import List, Optional
 
-from ccbench.experiments.abe.common import PIE_NS2
+from ccbench.experiments.abe.common import CODEL_NS2, PIE_NS2
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 
 #: The queues, by the name used in the results: (``bottleneck.aqm``, ``bottleneck.aqm_params``).
 AQM_SETUPS = {
-    "codel": ("codel", {}),
-    # Figs. 16-18 are ns-2 simulations (L304, L376), which ran ns-2's own PIE code (L203); the
-    # Linux 3.17 PIE is the testbed's (L390).
+    # Figs. 16-18 are ns-2 simulations (L304, L376), which ran ns-2's own CoDel and PIE code
+    # (L203); Linux's sch_codel and the Linux 3.17 PIE are the testbed's (L390).
+    "codel": ("codel", CODEL_NS2),
     "pie": ("pie", PIE_NS2),
 }
 AQMS = ["codel", "pie"]

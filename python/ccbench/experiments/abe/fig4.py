@@ -12,7 +12,8 @@ Settings ([MISSING] in the paper; notes ``experiments-abe.md`` Fig. 4, §5, §7 
 * the ns-2 settings of the notes §5: SACK on, delayed ACKs off (the model's one segment per
   RTT); the figure is a simulation (L141, L147), and all simulations ran on ns-2.35 (L376) with
   ns-2's own PIE (L203), so PIE is ``common.PIE_NS2`` (``profile = "ns2"``; without ECN its
-  ECN-drop rule plays no part); CoDel's 5 ms / 100 ms, 1000 packets (L205);
+  ECN-drop rule plays no part) and CoDel is ns-2's ``codel.cc`` (``common.CODEL_NS2``, 5 ms /
+  100 ms); 1000 packets (L205);
 * RTT {20, 50, 100, 200, 300} ms and β {0.5, 0.7, 0.8, 0.9}, 5 seeds (seeds differ through the
   host timing noise and PIE's random drops);
 * the paper averages the sending rate over five sawteeth of a 100-cycle flow (L147). A sawtooth
@@ -22,8 +23,8 @@ Settings ([MISSING] in the paper; notes ``experiments-abe.md`` Fig. 4, §5, §7 
 
 Found (full run, ns-2's PIE): every point is within the notes' agreement band of eq. (5) with the
 measured b (the largest gap 0.017, CoDel at 100 ms, β 0.5), and U falls with the RTT and rises
-with β everywhere. One reported size differs: CoDel's spread over seeds reaches 0.020 (the paper:
-negligible) through host timing noise. (With Linux 3.17's PIE, run before the seed's L203/L376
+with β everywhere. One reported size differs: CoDel's spread over seeds reaches 0.015 (the paper:
+negligible; 0.020 with Linux's CoDel) through host timing noise. (With Linux 3.17's PIE, run before the seed's L203/L376
 were followed, PIE at β 0.5 had U at 20 ms, 0.881, below U at 50 ms, signalling at a 10-packet
 backlog there.)
 """

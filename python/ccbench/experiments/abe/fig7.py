@@ -5,8 +5,8 @@ The paper's numbers (L219; notes ``experiments-abe.md`` Fig. 7): at RTT 400 ms t
 gains for beta_ecn 0.7/0.85/0.95 are 13/24/31 % (CoDel) and 9/16/37 % (PIE), within ±5 points;
 gains grow with beta_ecn, and are at least as large at 400 ms as at 100 ms. The figure is an
 ns-2 simulation (L217, L376), so PIE is ns-2's ``pie.cc`` (``common.PIE_NS2``: "the ns-2 code that
-is publicly available", L203) with the 10 % ECN-drop rule off (L207, L411); CoDel runs the Linux
-defaults (5 ms, 100 ms); the buffer is Linux's 1000 packets (L205).
+is publicly available", L203) with the 10 % ECN-drop rule off (L207, L411); CoDel is ns-2's
+``codel.cc`` (``common.CODEL_NS2``, 5 ms, 100 ms); the buffer is Linux's 1000 packets (L205).
 """
 
 from __future__ import annotations

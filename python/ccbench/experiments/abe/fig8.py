@@ -24,7 +24,15 @@ off, IW 3 (the NewReno simulation default of the notes); 1500-byte packets (1448
 52 B headers; L312's "83 packets" BDP); 300 s runs with 20 s warm-up and 5 seeds (notes §7, A6).
 The AQMs are those of Fig. 7 (``common.NS2_AQM_PARAMS``): the paper simulated this figure in ns-2
 (L217, L376), so PIE is ns-2's ``pie.cc`` (``profile = "ns2"``, L203) with the 10 % ECN-drop rule
-off (L207, L411), and CoDel runs the Linux defaults (5 ms, 100 ms); 1000-packet buffer (L205).
+off (L207, L411), and CoDel is ns-2's ``codel.cc`` (``profile = "ns2"``, 5 ms, 100 ms); 1000-packet
+buffer (L205).
+
+ns-2's CoDel against Linux's (full run): only RTT 100 ms, beta_ecn 0.95 moves (median 2.18 →
+4.38 ms, p90 6.54 → 6.84 ms), where the queue stays above target between marks and ns-2's early
+re-entry (after interval/sqrt(count)) marks more often. Everywhere else one mark per sawtooth
+enters the dropping state at count 1 in both codes, long after the last spell, so the rules in
+which they differ never apply and the medians (0.5–1.7 ms) are Linux's to the last digit; the
+first ns-2 release (``profile = "ns2-patch"``) gives Linux's numbers at 0.95 too.
 """
 
 from __future__ import annotations

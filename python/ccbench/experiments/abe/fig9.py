@@ -18,9 +18,15 @@ and RTT. ``model_gain_pct`` is eq. (6) with b = the AQM's target, as fig7 comput
 Settings for [MISSING] items (notes §5): ns-2 "Linux TCP" with Linux 3.17 CUBIC is modelled as
 CUBIC with HyStart (on in Linux, L194), IW 10, SACK on and delayed ACKs off; 1500-byte packets;
 300 s runs, 20 s warm-up, 5 seeds (notes §7, A7); beta_ecn 0.5–0.95 in steps covering every value
-L240 names. AQMs as Fig. 7 (an ns-2 simulation, L236, L376): CoDel with Linux defaults, PIE as
-ns-2's ``pie.cc`` (``common.PIE_NS2``, L203) with the 10 % ECN-drop rule off (L207, L411), a
+L240 names. AQMs as Fig. 7 (an ns-2 simulation, L236, L376): CoDel as ns-2's ``codel.cc``
+(``common.CODEL_NS2``), PIE as ns-2's ``pie.cc`` (``common.PIE_NS2``, L203) with the 10 % ECN-drop rule off (L207, L411), a
 1000-packet buffer (L205).
+
+ns-2's CoDel against Linux's (full run): CoDel at 400 ms, beta_ecn 0.5 / 0.6 over 0.7, is
+−15.3 % / −4.5 % (Linux's sch_codel: −13.0 % / −4.4 %; the first ns-2 release, ``"ns2-patch"``,
+−13.0 % / −4.6 % on 3 seeds), so the paper's +5 % / +10 % is not the ns-2 code: in congestion
+avoidance one flow gets one mark per cycle, entering the dropping state at count 1 in every version;
+the versions differ only where dropping spells follow each other within a few intervals.
 """
 
 from __future__ import annotations
