@@ -14,9 +14,9 @@ Reported in comparison.md with reasons, not asserted (they differ from the notes
 Fig. 14's per-RTT band [10 %, 30 %] at the grid's ends (10 ms: GAIN = 1/12 slows rLEDBAT's
 increase; 300 ms: the 30 ms buffer is a tenth of the BDP); the notes' reading of L422 (rLEDBAT
 larger above 120 ms), which reverses the seed; "rLEDBAT more aggressive than LEDBAT++" (L422:
-grid means 18.7 % and 18.5 %, a difference within twice its seed standard error, of either sign
-per RTT; the rLEDBAT download is mostly bounded by its CUBIC sender's window, cut at loss detection
-like LEDBAT++'s); Fig. 15's "share(500) ≤ 0.7 × share(20)"
+in the testbed grid means 19.3 % and 18.5 %, +0.9 ± 0.2 %, of either sign at a few RTTs; with the
+ideal shaper 18.7 % and 18.5 %, within twice the seed standard error; the rLEDBAT download is
+mostly bounded by its CUBIC sender's window, cut at loss detection like LEDBAT++'s); Fig. 15's "share(500) ≤ 0.7 × share(20)"
 at 10–20 ms (rLEDBAT keeps about 20 % of 500 Mbps, 15–17 % over the run's last third; it holds
 from 60 ms up) and "CUBIC > 80 %" at 10–60 ms (CUBIC 75–79 % of a full link, the rest rLEDBAT's).
 """
