@@ -1,16 +1,18 @@
 """fLEDBAT paper, backlogged experiments (quick variants): Fig. 1(b)'s LEDBAT latecomer and
 fLEDBAT in its setting, Fig. 3(b)'s two fLEDBAT flows with ζ = 5, and the yield to NewReno.
 
+fLEDBAT runs the decrease once per RTT, the main reading of the missing eq. (5) (``common.DECREASE``;
+common.py's comment compares the two readings over all the figures).
+
 Asserted: the notes' pass rows that hold (``experiments-fledbat.md`` Fig. 1(b), Fig. 3(b)) and the
-issue's; for Fig. 3(b) the mechanism of L296–L300 wherever it shows (a ζ large enough to flush the
-queue gives fair shares, an idling link and a queue below the model's; a larger ζ flushes more; a
-too small ζ leaves the latecomer ahead; the once-per-RTT reading of eq. (5) flushes the queue at
-ζ = 5). Not asserted, reported in comparison.md with the reason:
-RFC 6817's GAIN = 1 does not starve flow 1 by 50 s (the libutp-like GAIN = 2 does); fLEDBAT at
-τ = 100 ms stays unfair (a flush needs τ < R); Fig. 3(b) at the paper's ζ = 5 with ns-2's initial
-window (no flush: unfair, queue above Q*, P(Q = 0) < 5 %, the link never idles; the flush sets in
-at ζ ≈ 7–10 here); ζ = 0.001 is kept fair by losses; LEDBAT τ = 100 ms and fLEDBAT ζ = 0.01 take
-> 20 % beside NewReno in the 100-packet (120 ms) buffer.
+issue's; fLEDBAT with ζ = 5 fair at τ = 25 ms and 100 ms (L296–L298, footnote 10); Fig. 3(b) at the
+paper's ζ = 5 (the queue flushes, fair shares, an idling link, a queue below the model's), and the
+mechanism of L296–L300 wherever it shows (a ζ large enough to flush the queue gives all of it, in
+either reading; a larger ζ flushes more; a too small ζ leaves the latecomer ahead). Not asserted,
+reported in comparison.md with the reason: RFC 6817's GAIN = 1 does not starve flow 1 by 50 s (the
+libutp-like GAIN = 2 does); the per-ACK reading of eq. (5) (fig3b's contrast arms) does not flush
+at ζ = 5 (its flush sets in at ζ ≈ 7–10); ζ = 0.001 is kept fair by losses; LEDBAT τ = 100 ms and
+fLEDBAT ζ = 0.01 take > 20 % beside NewReno in the 100-packet (120 ms) buffer.
 """
 
 import json
@@ -142,10 +144,13 @@ def test_fig1b_ledbat_latecomer_starves_the_first_flow(fig1b_quick):
     assert row["jain_shared_late"] < 0.9 and row["drops"] == 0
 
 
-def test_fig1b_fledbat_removes_the_latecomer_advantage(fig1b_quick):
-    """Issue 9: fLEDBAT with the paper's backlogged ζ = 5 (τ = 25 ms) is fair, Jain ≥ 0.9 over
-    the shared period after the latecomer's first 10 s (and over all of it)."""
-    row = _row(fig1b_quick[0], arm="fledbat-tau25-zeta5")
+@pytest.mark.parametrize("arm", ["fledbat-tau25-zeta5", "fledbat-tau100-zeta5"])
+def test_fig1b_fledbat_removes_the_latecomer_advantage(fig1b_quick, arm):
+    """Issue 9: fLEDBAT with the paper's backlogged ζ = 5 is fair, Jain ≥ 0.9 over the shared
+    period after the latecomer's first 10 s (and over all of it), at the simulations' τ = 25 ms
+    and at Fig. 1(b)'s 100 ms (footnote 10, L275: the results hold for any τ that fits the
+    buffer)."""
+    row = _row(fig1b_quick[0], arm=arm)
     assert row["jain_shared_late"] >= 0.9 and row["jain_shared"] >= 0.9
 
 
@@ -165,12 +170,12 @@ def fig3b_quick(tmp_path_factory):
 
 def test_fig3b_writes_its_figure_and_checks(fig3b_quick):
     summary, out = fig3b_quick
-    paper = _row(summary, zeta=5.0, initial_window=2, decrease="per-ack")
+    paper = _row(summary, zeta=5.0, initial_window=2, decrease="per-rtt")
     assert paper["q_star_packets"] == pytest.approx(21.03, abs=0.01)
     assert (out / "fledbat-fig3b.png").stat().st_size > 0
     assert_checks_can_fail(out, "fledbat-fig3b")
-    # L296 names no ζ that is too small, and the larger ζ's, Linux's IW and the once-per-RTT
-    # decrease are not the paper's: the contrast arms are reported, not judged.
+    # L296 names no ζ that is too small, and Linux's IW and the per-ACK reading of eq. (5) are
+    # not the paper's: the contrast arms are reported, not judged.
     rows = json.loads((out / "comparison.json").read_text())
     contrast = [r for r in rows if r["what"].startswith("contrast")]
     assert len(contrast) == len(fig3b.POINTS) - 1
@@ -187,7 +192,7 @@ def _flushing(summary):
 def test_fig3b_a_zeta_that_flushes_the_queue_is_fair_below_the_model_and_idles(fig3b_quick):
     """L296–L300: provided ζ is large enough to let the queue flush, the shares are fair (F ≥ 0.9
     on average over the seeds), the model overestimates the queue (mean ≤ Q*) and the link sometimes idles
-    (0.8 ≤ η < 1), with no loss. Here the flush sets in above the paper's ζ = 5 (comparison.md)."""
+    (0.8 ≤ η < 1), with no loss, in either reading of eq. (5)."""
     flushing = _flushing(fig3b_quick[0])
     assert len(flushing), "no ζ flushes the queue"
     for _, row in flushing.iterrows():
@@ -197,46 +202,52 @@ def test_fig3b_a_zeta_that_flushes_the_queue_is_fair_below_the_model_and_idles(f
         assert row["drops"] == 0, row["zeta"]
 
 
-def test_fig3b_a_larger_zeta_flushes_the_queue_more(fig3b_quick):
+@pytest.mark.parametrize("decrease", ["per-rtt", "per-ack"])
+def test_fig3b_a_larger_zeta_flushes_the_queue_more(fig3b_quick, decrease):
     """L296–L298: the queue flushes once ζ is large enough: P(Q = 0) over [10 s, end] does not
-    fall as ζ grows (ns-2's initial window; ζ = 0.001 overflows the buffer, left out), and the
-    too small ζ's never empty it after 10 s."""
+    fall as ζ grows, in each reading's arms (ns-2's initial window; ζ = 0.001 overflows the
+    buffer, left out), and the too small ζ's never empty it after 10 s."""
     summary = fig3b_quick[0]
     iw2 = summary[(summary["initial_window"] == common.PAPER_IW) & (summary["zeta"] >= 0.01)
-                  & (summary["decrease"] == fig3b.PER_ACK)].sort_values("zeta")
+                  & (summary["decrease"] == decrease)].sort_values("zeta")
+    assert len(iw2) == 3
     empty = list(iw2["p_empty_shared"])
     assert empty == sorted(empty), dict(zip(iw2["zeta"], empty))
     for zeta in (0.1, 0.01):
         assert _row(summary, zeta=zeta)["p_empty_shared"] == 0.0
 
 
-def test_fig3b_per_rtt_arm_sets_the_decrease_and_leaves_the_others_unchanged():
-    """The once-per-RTT arm is the paper's ζ = 5 run with ``decrease = "per-rtt"``; every other
-    arm's scenario leaves the key at its default (per ACK), as before the key existed."""
+def test_fig3b_runs_the_main_reading_with_per_ack_as_the_contrast():
+    """The paper's arm, the too small ζ's and Linux's IW run the main reading (once per RTT,
+    ``common.DECREASE``); the per-ACK reading runs at the paper's ζ = 5 and at 7 and 10, where its
+    flush sets in. Each arm's scenario sets the key on both flows."""
     exp = fig3b.EXPERIMENT
-    arms = [p for p in fig3b.POINTS if p["decrease"] == fig3b.PER_RTT]
-    assert arms == [{"zeta": 5.0, "initial_window": common.PAPER_IW, "decrease": "per-rtt"}]
-    sc = ccbench.validate(exp.base, overrides=exp.overrides(arms[0]))
-    assert [f["cc"]["decrease"] for f in sc["flows"]] == ["per-rtt", "per-rtt"]
-    assert [f["cc"]["zeta"] for f in sc["flows"]] == [5.0, 5.0]
+    assert fig3b.MAIN == common.DECREASE == "per-rtt" and fig3b.CONTRAST == "per-ack"
+    assert fig3b.POINTS[0] == {"zeta": 5.0, "initial_window": common.PAPER_IW, "decrease": "per-rtt"}
+    per_ack = [p for p in fig3b.POINTS if p["decrease"] == "per-ack"]
+    assert per_ack == [{"zeta": z, "initial_window": common.PAPER_IW, "decrease": "per-ack"} for z in (5.0, 7.0, 10.0)]
     for point in fig3b.POINTS:
-        if point["decrease"] == fig3b.PER_ACK:
-            assert not any("decrease" in o for o in exp.overrides(point)), point
+        sc = ccbench.validate(exp.base, overrides=exp.overrides(point))
+        assert [f["cc"]["decrease"] for f in sc["flows"]] == [point["decrease"]] * 2, point
+        assert [f["cc"]["zeta"] for f in sc["flows"]] == [point["zeta"]] * 2, point
 
 
-def test_fig3b_per_rtt_decrease_flushes_the_queue_at_the_papers_zeta(fig3b_quick):
-    """Notes §3.2's variant (the decrease once per RTT) at the paper's ζ = 5: Fig. 3(b)'s traits,
-    the notes' pass rows (P(Q = 0) ≥ 5 %, F ≥ 0.9, 0.8 ≤ η < 1) and a queue below Q*, with no
-    loss; reported in comparison.md beside the per-ACK reading that does not flush at ζ = 5."""
-    row = _row(fig3b_quick[0], zeta=5.0, initial_window=common.PAPER_IW, decrease=fig3b.PER_RTT)
+def test_fig3b_flushes_the_queue_at_the_papers_zeta(fig3b_quick):
+    """L296–L300 at the paper's ζ = 5: the queue flushes (P(Q = 0) ≥ 5 %, the notes' row), every
+    seed is fair (F ≥ 0.9), the link sometimes idles (0.8 ≤ η < 1), the model overestimates the
+    queue (mean ≤ Q*), with no loss; the four paper rows agree. The per-ACK contrast at ζ = 5 is
+    reported beside them, with its reason."""
+    row = _row(fig3b_quick[0], zeta=5.0, initial_window=common.PAPER_IW, decrease=fig3b.MAIN)
     assert row["p_empty_shared"] >= fig3b.P_EMPTY_MIN
     assert row["jain_last_half"] >= 0.9 and row["fair_last_half"] == 1.0
     assert 0.8 <= row["eta_last_half"] < 1.0
     assert row["mean_queue_packets"] <= row["q_star_packets"]
     assert row["drops"] == 0
     rows = json.loads((fig3b_quick[1] / "comparison.json").read_text())
-    arm = [r for r in rows if "once per RTT" in r["what"]]
-    assert len(arm) == 1 and arm[0]["verdict"] == "reported" and "all four" in arm[0]["reason"].lower()
+    paper = [r for r in rows if r["what"].startswith("ζ = 5:")]
+    assert len(paper) == 4 and all(r["verdict"] == "agrees" for r in paper), [r["what"] for r in paper]
+    contrast = [r for r in rows if r["what"].startswith("contrast ζ = 5, decrease per ACK")]
+    assert len(contrast) == 1 and contrast[0]["verdict"] == "reported" and contrast[0]["reason"]
 
 
 @pytest.mark.parametrize("zeta", [0.1, 0.01])

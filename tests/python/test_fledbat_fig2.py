@@ -1,6 +1,12 @@
-"""fLEDBAT Fig. 2 (``fledbat-fig2``, quick variant): two fLEDBAT flows 2 s apart settle at the
-fluid equilibrium. The pass rows are the notes' (``experiments-fledbat.md``, Fig. 2) and the
-issue's done-means; the tests assert the paper's claims and the model, and read comparison.json."""
+"""fLEDBAT Fig. 2 (``fledbat-fig2``, quick variant; the full one for the shares): two fLEDBAT flows
+2 s apart settle at the fluid equilibrium. The pass rows are the notes' (``experiments-fledbat.md``,
+Fig. 2) and the issue's done-means; the tests assert the paper's claims and the model, and read
+comparison.json.
+
+The shares' 50 ± 5 % is judged on the full run (the paper's 10 runs, L271, of 60 s): with the
+decrease once per RTT (``common.DECREASE``) the latecomer keeps a base error of a fraction of a
+millisecond and leads by about 5 points, at the bound's edge, where the quick run's three seeds
+fall just outside it (comparison.md)."""
 
 import json
 
@@ -63,15 +69,27 @@ def test_fluid_side_settles_at_eq_10(quick):
     assert paper["fluid_fair_s"] <= 6.0
 
 
-def test_packet_flows_share_fairly_and_fill_the_link(quick):
-    """Notes (SIM, t ≥ 20 s): each rate 50 ± 5 % of C, F ≥ 0.98, η ≥ 0.95; the done-means'
-    rates within 10 % of C/N. Seed means."""
+@pytest.fixture(scope="module")
+def full(tmp_path_factory):
+    """The full run (10 seeds, 60 s; a few seconds): the IW 2 arm's summary."""
+    out = tmp_path_factory.mktemp("fledbat-fig2-full")
+    results = run_experiment("fledbat-fig2", quick=False, jobs=2, out=out)
+    assert list(results["error"]) == [""] * len(results), results["error"].tolist()
+    summary = summarize(fig2.EXPERIMENT, results, quick=False)
+    return summary[summary["initial_window"] == fig2.PAPER_IW].iloc[0]
+
+
+def test_packet_flows_share_fairly_and_fill_the_link(quick, full):
+    """Notes (SIM, t ≥ 20 s): each rate 50 ± 5 % of C (over the paper's 10 runs), F ≥ 0.98,
+    η ≥ 0.95; the done-means' rates within 10 % of C/N. Seed means."""
     _, paper, _ = quick
+    assert int(full["seeds"]) == 10
     for name in fig2.NAMES:
-        assert abs(paper[f"share_{name}"] - 0.5) <= 0.05, name
-        assert abs(2 * paper[f"share_{name}"] - 1) <= 0.10, name
-    assert paper["jain"] >= 0.98
-    assert paper["eta"] >= 0.95
+        assert abs(full[f"share_{name}"] - 0.5) <= 0.05, name
+        assert abs(2 * full[f"share_{name}"] - 1) <= 0.10, name
+    for row in (paper, full):
+        assert row["jain"] >= 0.98
+        assert row["eta"] >= 0.95
 
 
 def test_packet_queue_sits_at_the_fluid_equilibrium(quick):

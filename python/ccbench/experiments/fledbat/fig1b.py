@@ -42,7 +42,7 @@ from typing import Dict, Tuple
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.fledbat.common import (BASE_RTT_S, CAPACITY_MBPS, PACKET_BYTES, PAPER_FLOW, bottleneck,
-                                                flow_rate_mbps, inside, queue_delay_ms)
+                                                fledbat_cc, flow_rate_mbps, inside, queue_delay_ms)
 
 LATE_START_S, LATE_STOP_S, DURATION_S = 10.0, 50.0, 60.0
 #: Notes' pass windows: flow 1 starved in [30, 50] s, back in [55, 60] s; flow 1 at its target
@@ -62,10 +62,10 @@ PAPER_LEDBAT_ARM = "ledbat-libutp"
 ARMS: Dict[str, Tuple[str, dict, float]] = {
     "ledbat-libutp": ("ledbat", {"target": "100ms", "gain": 2.0}, 100.0),
     "ledbat-rfc6817": ("ledbat", {"target": "100ms", "gain": 1.0}, 100.0),
-    "fledbat-tau25-zeta5": ("fledbat", {"target": "25ms", "zeta": 5.0, "alpha": 1.0}, 25.0),
-    "fledbat-tau25-zeta0.1": ("fledbat", {"target": "25ms", "zeta": 0.1, "alpha": 1.0}, 25.0),
-    "fledbat-tau100-zeta5": ("fledbat", {"target": "100ms", "zeta": 5.0, "alpha": 1.0}, 100.0),
-    "fledbat-tau100-zeta0.1": ("fledbat", {"target": "100ms", "zeta": 0.1, "alpha": 1.0}, 100.0),
+    "fledbat-tau25-zeta5": ("fledbat", fledbat_cc(5.0, 25.0), 25.0),
+    "fledbat-tau25-zeta0.1": ("fledbat", fledbat_cc(0.1, 25.0), 25.0),
+    "fledbat-tau100-zeta5": ("fledbat", fledbat_cc(5.0, 100.0), 100.0),
+    "fledbat-tau100-zeta0.1": ("fledbat", fledbat_cc(0.1, 100.0), 100.0),
 }
 
 
@@ -208,16 +208,20 @@ def _fledbat_rows(row) -> list:
 
 
 def _no_flush_reason(tau_ms: float) -> str:
-    """Why a large ζ does not flush the queue when τ ≥ R: after flow 1 collapses the latecomer's
-    window alone, ≈ (BDP + Cτ)/2, still exceeds the BDP, so the queue never drains and the
-    latecomer never sees the true base delay. A flush needs Cτ < (N − 1)·BDP, i.e. τ < R (N = 2)."""
+    """Why a large ζ may not flush the queue when τ ≥ R: after flow 1 collapses the latecomer's
+    window alone, ≈ (BDP + Cτ)/2, still exceeds the BDP, so unless one cut takes it below the BDP
+    the queue never drains and the latecomer never sees the true base delay. A decrease that stops
+    as q̂ falls back to τ (the per-ACK reading of eq. (5)) then needs Cτ < (N − 1)·BDP, i.e. τ < R
+    (N = 2); a round's whole cut, decided near the queue's peak (the once-per-RTT reading,
+    common.DECREASE), can go below it."""
     bdp = CAPACITY_MBPS * 1e6 * BASE_RTT_S / 8 / PACKET_BYTES
     target = CAPACITY_MBPS * 1e6 * tau_ms / 1e3 / 8 / PACKET_BYTES
     return (f"τ = {tau_ms:g} ms ≥ R = {BASE_RTT_S * 1e3:g} ms: the target queue Cτ = {target:.0f} "
             f"packets exceeds the BDP of {bdp:.0f}; with flow 1 at its floor the latecomer's window "
-            f"(≈ (BDP + Cτ)/2 = {(bdp + target) / 2:.0f} packets) still keeps a queue, so it never "
-            "sees the true base delay (a flush needs τ < R with two flows); the paper's footnote 10 "
-            "(τ not critical if it fits the buffer, L275) does not hold for backlogged latecomers")
+            f"(≈ (BDP + Cτ)/2 = {(bdp + target) / 2:.0f} packets) still keeps a queue unless a cut takes "
+            "it below the BDP, so it never sees the true base delay (a decrease that stops as q̂ falls back "
+            "to τ, the per-ACK reading of eq. (5), needs τ < R with two flows); the paper's footnote 10 "
+            "(τ not critical if it fits the buffer, L275) does not hold here")
 
 
 def _comparison(summary) -> list:

@@ -36,7 +36,8 @@ from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.fledbat.common import (CAPACITY_MBPS, CAPACITY_PPS, JITTERED, PACKET_BYTES, PAPER_FLOW,
                                                 PROPAGATION_RTT,
-                                                bottleneck, core_rates_mbps, least_sojourn_ms, measured_window)
+                                                bottleneck, core_rates_mbps, fledbat_cc, least_sojourn_ms,
+                                                measured_window)
 
 TARGET_S, ZETA, ALPHA, BASE_RTT_S, FLOWS = 0.025, 0.1, 1.0, 0.050, 2
 LATE_START_S, BUFFER_PACKETS = 2.0, 100
@@ -220,8 +221,8 @@ def _latecomer_note(row) -> str:
             f"(mean over seeds; {row['late_least_sojourn_ms_max']:.2f} ms in the worst), so its base "
             "delay holds that much queue and it aims at τ plus that error; with ζ = 0.1 the queue "
             "never drains to show it the true base (L296). A ms weighs heavily because the excess "
-            f"over τ that drives the decrease is only {excess_ms:.1f} ms here: per ACK "
-            "α/W_i = ζ(q − τ − e_i)/τ")
+            f"over τ that drives the decrease is only {excess_ms:.1f} ms here: at balance "
+            "α = ζ·W_i·(q − τ − e_i)/τ per RTT")
 
 
 def _contrast_row(row) -> dict:
@@ -319,9 +320,9 @@ EXPERIMENT = Experiment(
         "bottleneck": {"rate": f"{CAPACITY_MBPS:g}Mbps", "rtt": PROPAGATION_RTT, "buffer": f"{BUFFER_PACKETS}p"},
         "flows": [
             {"name": NAMES[0], "cca": "fledbat", **PAPER_FLOW, **JITTERED,
-             "cc": {"target": f"{TARGET_S * 1e3:g}ms", "alpha": ALPHA, "zeta": ZETA}},
+             "cc": fledbat_cc(ZETA)},
             {"name": NAMES[1], "cca": "fledbat", "start": f"{LATE_START_S:g}s", **PAPER_FLOW, **JITTERED,
-             "cc": {"target": f"{TARGET_S * 1e3:g}ms", "alpha": ALPHA, "zeta": ZETA}},
+             "cc": fledbat_cc(ZETA)},
         ],
         # Per-packet sojourn times: the least one the latecomer met bounds its base-delay error.
         "output": {"bin": "10ms", "sojourn_samples": True},

@@ -82,7 +82,7 @@ def _unfair_reason(row, contrast) -> str:
     text = (f"the shares settle unequal though both flows learn the true base (Fig. 3(a)): every chunk start "
             f"puts a sender's whole window on the queue at once, its own packets meet on average half "
             f"that burst while the other flow's packets wait behind all of it, so the larger window is "
-            f"hit less by the per-ACK decrease (excess over τ met: first {row['excess_first_ms']:.1f} ms, "
+            f"hit less by the decrease (excess over τ met: first {row['excess_first_ms']:.1f} ms, "
             f"latecomer {row['excess_late_ms']:.1f} ms; the larger flow met less in "
             f"{row['bigger_met_less']:.0%} of the seeds)")
     if contrast is not None:

@@ -33,7 +33,7 @@ from typing import Dict, Tuple
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.fledbat.common import (CAPACITY_MBPS, JITTERED, PAPER_FLOW, PAPER_IW, PROPAGATION_RTT,
-                                                bottleneck, fledbat_rate_beside_tcp_mbps, flow_rate_mbps,
+                                                bottleneck, fledbat_cc, fledbat_rate_beside_tcp_mbps, flow_rate_mbps,
                                                 queue_delay_ms)
 
 TCP_START_S, TCP_STOP_S, DURATION_S = 20.0, 60.0, 80.0
@@ -46,9 +46,9 @@ ARMS: Dict[str, Tuple[str, dict, float]] = {
     "ledbat-tau100": ("ledbat", {"target": "100ms", "gain": 1.0}, 100.0),
     "ledbat-tau100-libutp": ("ledbat", {"target": "100ms", "gain": 2.0}, 100.0),
     "ledbat-tau25": ("ledbat", {"target": "25ms", "gain": 1.0}, 25.0),
-    "fledbat-zeta0.01": ("fledbat", {"target": "25ms", "alpha": 1.0, "zeta": 0.01}, 25.0),
-    "fledbat-zeta0.1": ("fledbat", {"target": "25ms", "alpha": 1.0, "zeta": 0.1}, 25.0),
-    "fledbat-zeta5": ("fledbat", {"target": "25ms", "alpha": 1.0, "zeta": 5.0}, 25.0),
+    "fledbat-zeta0.01": ("fledbat", fledbat_cc(0.01), 25.0),
+    "fledbat-zeta0.1": ("fledbat", fledbat_cc(0.1), 25.0),
+    "fledbat-zeta5": ("fledbat", fledbat_cc(5.0), 25.0),
 }
 
 
