@@ -97,7 +97,9 @@
 //! ```
 //!
 //! Equilibrium: the same zero drift `α = ζ·(q − τ)/τ·W` per round, so the same `q*` (eq. (10)).
-//! The default, `"per-ack"`, is the rule above; `"per-rtt"` is a contrast (fledbat-fig3b).
+//! The controller's default stays `"per-ack"`, the per-ACK rule above; the fLEDBAT experiments
+//! run `"per-rtt"`, the reading that reproduces the paper's Fig. 3(b) flush and Figs. 1(b), 5(a),
+//! 5(b) fairness (see `python/ccbench/experiments/fledbat/common.py`), per-ACK as a contrast.
 //!
 //! # Estimators and the rest
 //!
