@@ -105,3 +105,25 @@ def validated_dumbbell(ccas=("cubic",), rate_bps=20e6, rtt_ns=100_000_000, limit
                    **{**link, "from": "r2", "to": "r1", "limit": {"packets": 10000}}}],
         "flows": flows,
     }
+
+
+def assert_rledbat_environment(name: str, shaped: bool) -> None:
+    """Every point of rLEDBAT experiment ``name`` runs in the testbed's environment (§5, L307–L311:
+    the tbf burst by tc-tbf(8)'s rule at the point's rate, 32 KiB at 20 Mbps, on a 1 Gbit/s line,
+    GRO at every TCP receiver), or, unless ``shaped``, in the ideal one (no bucket, no GRO)."""
+    from ccbench.experiments import registry
+    from ccbench.experiments.rledbat import common
+
+    exp = registry.get(name)
+    for point in exp.params():
+        point = {**point, "seed": 1} if exp.seed_in_point else point
+        sc = ccbench.validate(exp.base, overrides=exp.overrides(point))
+        link = sc["links"][0]
+        rate = link["rate_bps"] / 1e6
+        tcp = [f for f in sc["flows"] if f.get("type", "tcp") == "tcp" and f.get("cca")]
+        if not shaped:
+            assert link["shaper"] is None and all(f["tcp"]["gro_ns"] == 0 for f in tcp), point
+            continue
+        assert link["shaper"] == {"burst_bytes": common.tbf_burst_bytes(rate), "line_rate_bps": 1e9}, point
+        assert rate != 20 or link["shaper"]["burst_bytes"] == 32 * 1024
+        assert tcp and all(f["tcp"]["gro_ns"] == 50_000 for f in tcp), point

@@ -27,7 +27,7 @@ import math
 import pytest
 
 import ccbench
-from conftest import run_quick
+from conftest import assert_rledbat_environment, run_quick
 from ccbench.experiments import registry
 from ccbench.experiments.rledbat import common, fig11, fig14, fig15, pairs
 
@@ -57,19 +57,7 @@ def test_the_testbed_environment_at_every_point(name):
     """§5 (L307–L311), issue 25 item 6: every run in the testbed's environment, the tbf burst by
     tc-tbf(8)'s rule at the point's rate (32 KiB at 20 Mbps) on a 1 Gbit/s line and GRO at every
     TCP receiver; Fig. 15 keeps the ideal shaper (its docstring: GRO merges the 500 Mbps stream itself)."""
-    exp = registry.get(name)
-    for point in exp.params():
-        point = {**point, "seed": 1} if exp.seed_in_point else point
-        sc = ccbench.validate(exp.base, overrides=exp.overrides(point))
-        link = sc["links"][0]
-        rate = link["rate_bps"] / 1e6
-        tcp = [f for f in sc["flows"] if f.get("type", "tcp") == "tcp" and f.get("cca")]
-        if name in UNSHAPED:
-            assert link["shaper"] is None and all(f["tcp"]["gro_ns"] == 0 for f in tcp), point
-            continue
-        assert link["shaper"] == {"burst_bytes": common.tbf_burst_bytes(rate), "line_rate_bps": 1e9}, point
-        assert rate != 20 or link["shaper"]["burst_bytes"] == 32 * 1024
-        assert tcp and all(f["tcp"]["gro_ns"] == 50_000 for f in tcp), point
+    assert_rledbat_environment(name, shaped=name not in UNSHAPED)
 
 
 # ---------------------------------------------------------------- set-up and helpers

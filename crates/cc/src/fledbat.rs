@@ -411,31 +411,36 @@ mod tests {
 
     /// One flow, closed loop: the queueing delay settles where the drift is zero, eq. (10)
     /// `q* = τ + ατ/(CζR)` with R the RTT at equilibrium (the model's R_t ≈ R).
+    /// One flow in a closed loop with a bottleneck of `rate` packets/s: each ACK sees the queue its
+    /// window holds beyond the BDP. Returns the mean queueing delay (s) from round `from` on.
+    fn settled_queue_s(cc: &mut Fledbat, rate: f64, base_rtt: Nanos, rounds: u32, from: u32) -> f64 {
+        let mut s = st(2);
+        let (mut now, mut sum, mut n) = (0, 0.0, 0u64);
+        for round in 0..rounds {
+            let w = (s.cwnd / M).max(1);
+            for _ in 0..w {
+                let q = ((s.cwnd as f64 / M as f64 / rate) * 1e9 - base_rtt as f64).max(0.0) as Nanos;
+                now += (base_rtt + q) / w;
+                let mut p = path(now);
+                p.srtt = Some(base_rtt + q);
+                let inflight = s.cwnd;
+                cc.on_ack(&mut s, &p, &owd_ack(1, base_rtt / 2 + q, inflight));
+                if round >= from {
+                    sum += q as f64 / 1e9;
+                    n += 1;
+                }
+            }
+        }
+        sum / n as f64
+    }
+
     #[test]
     fn equilibrium_of_one_flow_matches_the_fluid_model() {
         for (zeta, rate, base_rtt) in
             [(0.1, 1000.0, 40 * MS), (0.01, 1000.0, 200 * MS), (1.0, 500.0, 40 * MS)]
         {
             let mut cc = with(&[("zeta", ParamValue::Float(zeta))]);
-            let base_owd = base_rtt / 2;
-            let mut s = st(2);
-            let mut now = 0;
-            let mut late = Vec::new();
-            for round in 0..1500 {
-                let w = (s.cwnd / M).max(1);
-                for _ in 0..w {
-                    let q = ((s.cwnd as f64 / M as f64 / rate) * 1e9 - base_rtt as f64).max(0.0) as Nanos;
-                    now += (base_rtt + q) / w;
-                    let mut p = path(now);
-                    p.srtt = Some(base_rtt + q);
-                    let inflight = s.cwnd;
-                    cc.on_ack(&mut s, &p, &owd_ack(1, base_owd + q, inflight));
-                    if round >= 1000 {
-                        late.push(q as f64 / 1e9);
-                    }
-                }
-            }
-            let q = late.iter().sum::<f64>() / late.len() as f64;
+            let q = settled_queue_s(&mut cc, rate, base_rtt, 1500, 1000);
             let tau = TARGET as f64 / 1e9;
             let r_t = base_rtt as f64 / 1e9 + q;
             // Zero drift: α/W = ζ(q − τ)/τ with W = C·R_t.
@@ -768,22 +773,7 @@ mod tests {
     fn per_rtt_equilibrium_of_one_flow_matches_the_fluid_model() {
         let (zeta, rate, base_rtt) = (0.1, 1000.0, 40 * MS);
         let mut cc = per_rtt(&[("zeta", ParamValue::Float(zeta))]);
-        let mut s = st(2);
-        let mut now = 0;
-        let mut late = Vec::new();
-        for round in 0..3000 {
-            let w = (s.cwnd / M).max(1);
-            for _ in 0..w {
-                let q = ((s.cwnd as f64 / M as f64 / rate) * 1e9 - base_rtt as f64).max(0.0) as Nanos;
-                now += (base_rtt + q) / w;
-                let inflight = s.cwnd;
-                cc.on_ack(&mut s, &path(now), &owd_ack(1, base_rtt / 2 + q, inflight));
-                if round >= 2000 {
-                    late.push(q as f64 / 1e9);
-                }
-            }
-        }
-        let q = late.iter().sum::<f64>() / late.len() as f64;
+        let q = settled_queue_s(&mut cc, rate, base_rtt, 3000, 2000);
         let tau = TARGET as f64 / 1e9;
         let want = tau + ALPHA * tau / (rate * zeta * (base_rtt as f64 / 1e9 + q));
         assert!((q - want).abs() < 0.5e-3, "q {q} s, fluid model {want} s");
