@@ -83,7 +83,9 @@ def extra_bdp_rows(summary) -> list:
         if rtt in EXTRA_BDP_RTTS_MS:
             check = Check(f"{what} (≈ one BDP, the base RTT)", paper, SOURCE + "; L450",
                           float(r["queue_at_start_ms"]),
-                          Claim("≈", float(rtt), agree=EXTRA_BDP_AGREE, within=EXTRA_BDP_WITHIN), shown=shown)
+                          Claim("≈", float(rtt), agree=EXTRA_BDP_AGREE, within=EXTRA_BDP_WITHIN), shown=shown,
+                          # the queue the short flow meets moves by half a BDP from seed to seed
+                          needs=("seeds",))
             if check.verdict != "agrees":
                 check.reason = sf.long_bbr_queue(LABEL)
         else:

@@ -187,7 +187,9 @@ def match_rows(table, source: str, env: common.Environment = common.TESTBED,
                                                  f"at most ±half of it), at {r['rtt_ms']:g} ms"), f"rLEDBAT behaves like LEDBAT++ against BBR [11] (ours {theirs:.3f})",
                       source, float(r["rledbat_lbe_share"]), Claim("≈", round(theirs, 4), agree=band, relative=False),
                       shown=(f"{r['rledbat_lbe_share']:.3f} (std {r['rledbat_lbe_share_std']:.3f} over seeds; LEDBAT++ "
-                             f"std {r['ledbatpp_lbe_share_std']:.3f})"))
+                             f"std {r['ledbatpp_lbe_share_std']:.3f})"),
+                      # one seed's share moves by more than the band (full run: std up to 0.14)
+                      needs=("seeds",))
         if check.verdict != "agrees":
             check.reason = f"{explain_default(r)}; {explain(r) or 'not traced to a mechanism'}"
         out.append(check.row())
