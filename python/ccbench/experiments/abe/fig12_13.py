@@ -273,7 +273,9 @@ def _newreno_checks(summary, table) -> list:
                       "0.75 seemed to have consistently improved convergence (notes: median < 1)", SOURCE,
                       median, Claim("≤", BELOW_ONE),
                       shown=f"{_median_text(sel)}; {100 * _faster_fraction(sel):.0f}% below 1"
-                            + _cell_text(summary, "newreno", 0.75, "pie"))
+                            + _cell_text(summary, "newreno", 0.75, "pie"),
+                      # the median of 16 ratios moves by more than its margin to 1 (full run: 140)
+                      needs=("seeds",))
         if check.verdict != "agrees":
             check.reason = f"the median is {median:.2f}, not below 1" + _noise_note(table, "newreno")
         checks.append(check)

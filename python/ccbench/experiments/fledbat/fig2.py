@@ -180,7 +180,8 @@ def _packet_rows(row) -> list:
     for name in NAMES:
         checks.append(Check(f"packet, t ≥ 20 s: {name} flow's share of C (seed mean; bound: the notes' 50 ± 5 %)",
                             "X̄_i ≈ C/2", f"{FIG}, L280", row[f"share_{name}"],
-                            Claim("≈", 0.5, agree=SHARE_TOL, relative=False), shown=_share_text(row, name)))
+                            Claim("≈", 0.5, agree=SHARE_TOL, relative=False), shown=_share_text(row, name),
+                            needs=("seeds", "duration")))  # seeds differ by ±2 points, the band by 5
     checks.append(Check("packet, t ≥ 20 s: Jain's F (bound: the notes' ≥ 0.98)", "fair", f"{FIG}, L280",
                         row["jain"], Claim("≥", JAIN_MIN),
                         shown=mean_spread(row, "jain", ".4f") + f" (min {row['jain_min']:.4f})"))
@@ -193,7 +194,7 @@ def _packet_rows(row) -> list:
         rate = row[f"share_{name}"] * CAPACITY_MBPS
         checks.append(Check(f"done-means: {name} flow's rate within 10 % of C/N", f"C/N = {CAPACITY_MBPS / FLOWS:g} Mbps",
                             f"eq. (10), {FIG}, L280", rate, Claim("≈", CAPACITY_MBPS / FLOWS, agree=RATE_TOL),
-                            shown=f"{rate:.3f} Mbps"))
+                            shown=f"{rate:.3f} Mbps", needs=("seeds", "duration")))
     for check in checks:
         if check.verdict != "agrees":
             check.reason = "the link idles" if check.what.startswith("packet, t ≥ 20 s: η") else seeds_note

@@ -106,7 +106,9 @@ def _comparison(summary) -> list:
             fair = Check(f"ζ = {zeta:g} (in [0.01, 0.5]): Jain's F (bound: the notes' ≥ 0.95)", "fair",
                          f"{FIG}, L337", row["jain"], Claim("≥", JAIN_MIN),
                          shown=mean_spread(row, "jain", ".3f", note=f"min {row['jain_min']:.3f}; "
-                                           f"latecomer's share {row['late_share']:.1%}"))
+                                           f"latecomer's share {row['late_share']:.1%}"),
+                         # which flow leads moves from seed to seed (full run: 10 seeds, 300 s)
+                         needs=("seeds", "duration"))
             fair.reason = "" if fair.verdict == "agrees" else _unfair_reason(row, other)
             efficient = Check(f"ζ = {zeta:g} (in [0.01, 0.5]): η (bound: the notes' ≥ 0.9)", "efficient",
                               f"{FIG}, L337", row["eta"], Claim("≥", ETA_MIN), shown=mean_spread(row, "eta", ".3f"))

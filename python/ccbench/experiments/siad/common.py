@@ -157,11 +157,11 @@ def check(what: str, paper: str, source: str, ours: Optional[float], claim: Opti
 
 def near(what: str, paper: str, source: str, ours: Optional[float], value: float,
          within: float = REL_TOLERANCE, shown: str = "", why=None, agree: float = 0.0,
-         relative: bool = True) -> Check:
+         relative: bool = True, needs: Tuple[str, ...] = ()) -> Check:
     """Ours about the thesis's ``value``: within tolerance inside ± ``within`` (relative unless
     ``relative`` is false), as every single-run table cell of the thesis is held."""
     return check(what, paper, source, ours, Claim("≈", value, agree=agree, within=within, relative=relative),
-                 shown=shown, why=why)
+                 shown=shown, why=why, needs=needs)
 
 
 def every(what: str, paper: str, source: str, passed: int, total: int, unit: str = "cells",
