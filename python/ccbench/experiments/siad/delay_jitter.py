@@ -89,7 +89,7 @@ def _retransmit_counts(summary, schemes, jitter_ms: float) -> str:
         rows = summary[(summary["scheme"] == scheme) & (summary["jitter_ms"] == jitter_ms)]
         if not rows.empty:
             counts.append(f"{scheme} {float(rows['retransmits'].iloc[0]):.0f}/{float(rows['queue_drops'].iloc[0]):.0f}")
-    return (f"the utilization does not fall with Num_RTT at {jitter_ms:g} ms; retransmissions / queue drops: "
+    return (f"the utilization does not rise with Num_RTT at {jitter_ms:g} ms; retransmissions / queue drops: "
             + ", ".join(counts))
 
 
