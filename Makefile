@@ -5,18 +5,21 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 # Re-run the pip install only when the dependency list (pyproject.toml) changes.
 STAMP  := $(VENV)/.deps-installed
-PYDEPS := "maturin>=1.5,<2" numpy pandas pyarrow matplotlib scipy dask distributed tqdm pytest
+# The one list of Python dependencies is pyproject.toml's: the build backend, the package's
+# dependencies and its `test` extra (pytest, ruff, mypy), read with the standard library.
+PYDEPS := import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); \
+	print(" ".join(p["build-system"]["requires"] + p["project"]["dependencies"] + p["project"]["optional-dependencies"]["test"]))
 # maturin installs into whichever environment VIRTUAL_ENV names; point it at ours explicitly so
 # `make build` works without `source .venv/bin/activate`.
 VENV_ENV := VIRTUAL_ENV="$(CURDIR)/$(VENV)" PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
 
-.PHONY: build test demo bench clean emu-deps
+.PHONY: build test lint demo bench clean emu-deps rust-tools
 
 $(PY):
 	python3 -m venv $(VENV)
 
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet $(PYDEPS)
+	$(PY) -m pip install --quiet $$($(PY) -c '$(PYDEPS)')
 	touch $@
 
 build: $(STAMP) emu-deps
@@ -41,7 +44,19 @@ emu-deps:
 		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }; }; } \
 		|| echo "note: no chromium; the report's browser check in tests/python/test_reproduce.py will be skipped"
 
-test: build
+# The formatter, clippy with warnings denied (workspace lints in Cargo.toml), ruff and mypy on the
+# public API (both configured in pyproject.toml).
+lint: $(STAMP) rust-tools
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets --profile ci --quiet -- -D warnings
+	$(VENV)/bin/ruff check python tests
+	$(VENV)/bin/mypy
+
+# rustfmt and clippy come with rustup's default profile; add them where a minimal one left them out.
+rust-tools:
+	@{ cargo fmt --version && cargo clippy --version; } >/dev/null 2>&1 || rustup component add rustfmt clippy
+
+test: build lint
 	cargo test --workspace --profile ci
 	$(VENV)/bin/pytest -q tests/python
 

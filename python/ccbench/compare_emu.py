@@ -41,7 +41,7 @@ def _rows(name: str, sim, emu) -> List[dict]:
     rows = []
     for f in emu.summary["flows"]:
         s = sim.flow(f["name"]) if sim is not None else None
-        get = (lambda key: s[key]) if s is not None else (lambda key: math.nan)
+        get = (lambda key, s=s: s[key]) if s is not None else (lambda key: math.nan)
         rows.append({
             "case": name, "flow": f["name"], "cca": f["cca"],
             "goodput_sim": get("goodput_mbps"), "goodput_emu": f["goodput_mbps"],

@@ -408,8 +408,8 @@ def _worker_main() -> int:
     params = json.loads(sys.stdin.read())
     t0 = time.perf_counter()
     try:
-        from ns import ns  # noqa: the ns3 wheel's bindings (cppyy)
         import cppyy
+        from ns import ns  # the ns3 wheel's bindings (cppyy)
     except ImportError as exc:
         print(json.dumps({"error": f"{NS3_MISSING} ({exc})"}))
         return _EXIT_NO_NS3

@@ -56,7 +56,7 @@ def _writable(path: str) -> bool:
     return os.access(path, os.W_OK | os.X_OK)
 
 
-def check_out_dir(path: str, flag: str = "--out") -> Path:
+def check_out_dir(path: "str | os.PathLike[str]", flag: str = "--out") -> Path:
     """``path`` as a :class:`~pathlib.Path` if it is a folder this process can write, or one it
     can create; otherwise raise :class:`~ccbench.errors.UsageError` with a message starting with
     ``flag`` (``--out: /tmp/x is a file, not a folder``): an ``ArgumentTypeError`` (also a

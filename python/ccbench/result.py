@@ -12,7 +12,7 @@ import math
 import os
 import stat
 from pathlib import Path
-from typing import Any, Iterable, List, Mapping, Union
+from typing import Any, Iterable, List, Mapping, Sequence, Union
 
 from ccbench import _core
 
@@ -109,7 +109,7 @@ def _cell(value: Any) -> str:
     return "NaN" if value is None else str(value)
 
 
-def text_table(rows: List[Mapping[str, Any]], wanted: Iterable[str]) -> str:
+def text_table(rows: Sequence[Mapping[str, Any]], wanted: Iterable[str]) -> str:
     """Right-aligned plain-text table of ``rows`` over the ``wanted`` columns that occur."""
     columns = [c for c in wanted if any(c in r for r in rows)]
     cells = [list(columns)] + [[_cell(r.get(c)) for c in columns] for r in rows]

@@ -124,17 +124,19 @@ def _grid(grid: Any) -> Dict[str, list]:
 def _seed(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise ArgumentTypeError(f"sweep: {where} must be an int, not {type(value).__name__} ({_show(value)})")
-    if not 0 <= value < SEED_LIMIT:
-        raise ArgumentError(f"sweep: {where} must be between 0 and 2**64-1, got {value}")
-    return int(value)
+    seed = int(value)
+    if not 0 <= seed < SEED_LIMIT:
+        raise ArgumentError(f"sweep: {where} must be between 0 and 2**64-1, got {seed}")
+    return seed
 
 
 def _seeds(seeds: Any) -> List[int]:
     """``seeds`` as a list: a count ``n`` means seeds 1 … n; else a list of ints."""
     if isinstance(seeds, Integral) and not isinstance(seeds, bool):
-        if not 1 <= seeds <= MAX_RUNS:
-            raise ArgumentError(f"sweep: seeds, as a count, must be between 1 and {MAX_RUNS}, got {seeds}")
-        return list(range(1, int(seeds) + 1))
+        count = int(seeds)
+        if not 1 <= count <= MAX_RUNS:
+            raise ArgumentError(f"sweep: seeds, as a count, must be between 1 and {MAX_RUNS}, got {count}")
+        return list(range(1, count + 1))
     if isinstance(seeds, (str, bytes, Mapping)) or not isinstance(seeds, Iterable):
         raise ArgumentTypeError(f"sweep: seeds must be a count (3: seeds 1, 2, 3) or a list of ints, "
                                 f"not {type(seeds).__name__} ({_show(seeds)})")

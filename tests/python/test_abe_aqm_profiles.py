@@ -7,8 +7,21 @@ import itertools
 import pytest
 
 import ccbench
-from ccbench.experiments.abe import (common, fig3, fig4, fig5, fig6, fig7, fig8, fig9, fig10, fig11, fig12_13,
-                                     fig14_15, fig16_18)
+from ccbench.experiments.abe import (
+    common,
+    fig3,
+    fig4,
+    fig5,
+    fig6,
+    fig7,
+    fig8,
+    fig9,
+    fig10,
+    fig11,
+    fig12_13,
+    fig14_15,
+    fig16_18,
+)
 
 SIMULATIONS = [fig4, fig7, fig8, fig9, fig10, fig16_18]
 TESTBED = [fig3, fig5, fig6, fig11, fig12_13, fig14_15]
@@ -17,7 +30,7 @@ TESTBED = [fig3, fig5, fig6, fig11, fig12_13, fig14_15]
 def _bottlenecks(module, limit=12):
     """(aqm, aqm_params) of the bottleneck of the first ``limit`` quick runs of an experiment."""
     exp = module.EXPERIMENT
-    for point, seed in itertools.islice(exp.runs(quick=True), limit):
+    for point, _seed in itertools.islice(exp.runs(quick=True), limit):
         sc = ccbench.validate(exp.base, overrides=exp.overrides(point, quick=True))
         link = next(l for l in sc["links"] if l["name"] == "bottleneck")
         yield link["aqm"], link["aqm_params"]

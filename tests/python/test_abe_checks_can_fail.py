@@ -10,12 +10,25 @@ the paper's own value it is not "differs"). Rows without a claim must be "report
 import json
 
 import pytest
-
-from ccbench.experiments.abe import (fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig9, fig10, fig11, fig12_13, fig14_15,
-                                     fig16_18, fig19)
-from ccbench.experiments.checks import VERDICTS, redecide
-
 from conftest import run_quick
+
+from ccbench.experiments.abe import (
+    fig2,
+    fig3,
+    fig4,
+    fig5,
+    fig6,
+    fig7,
+    fig8,
+    fig9,
+    fig10,
+    fig11,
+    fig12_13,
+    fig14_15,
+    fig16_18,
+    fig19,
+)
+from ccbench.experiments.checks import VERDICTS, redecide
 
 #: Every ABE experiment: their rows are checks (issue 25, item 2); quick variants run in seconds.
 MIGRATED = [m.EXPERIMENT for m in (fig2, fig3, fig4, fig5, fig6, fig7, fig8, fig9, fig10, fig11,

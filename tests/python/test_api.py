@@ -2,12 +2,11 @@ import math
 
 import pandas as pd
 import pytest
+from conftest import TOML_SCENARIO, validated_dumbbell
 
 import ccbench
 from ccbench import _core
 from ccbench.api import SERIES_COLUMNS
-
-from conftest import TOML_SCENARIO, validated_dumbbell
 
 
 def _comparable(summary):

@@ -11,12 +11,11 @@ import json
 import sys
 
 import pytest
+from conftest import validated_dumbbell
 
 import ccbench
 from ccbench import bench, cli, ns3_reference
 from ccbench.ns3_reference import NS3_MISSING, run_ns3, translate
-
-from conftest import validated_dumbbell
 
 TINY = bench._scenario("10Mbps", "2s", "cubic", 2)
 ROW_FIELDS = {"scenario", "sim_s", "wall_s", "sim_per_wall", "packets_per_s", "events_per_s",

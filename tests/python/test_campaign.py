@@ -180,7 +180,7 @@ def test_example_notebook_runs_top_to_bottom(tmp_path, monkeypatch):
     for _ in range(2):
         namespace = {}
         for cell in cells:
-            exec(compile(cell, "sweep.ipynb", "exec"), namespace)  # noqa: S102 - our own notebook
+            exec(compile(cell, "sweep.ipynb", "exec"), namespace)
         runs, table = namespace["runs"], namespace["table"]
         assert len(runs) == 24 and (runs["error"] == "").all()
         codel = table.loc["codel"]["utilization"]

@@ -9,7 +9,6 @@ import pytest
 import ccbench
 from ccbench.listing import FAMILIES
 
-
 PYTHON_DIR = Path(ccbench.__file__).resolve().parents[1]
 
 

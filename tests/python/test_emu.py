@@ -5,7 +5,6 @@ import json
 import os
 
 import pytest
-
 from test_cli import ccbench_cli
 
 SCENARIO = """\

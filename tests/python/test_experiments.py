@@ -2,16 +2,14 @@
 ``experiments/<paper>/<figure>.py`` by walking the package."""
 
 import dataclasses
-
 from pathlib import Path
 
 import pytest
+from conftest import python_code
 
 import ccbench
 import ccbench.experiments as experiments_pkg
 from ccbench.experiments import Experiment, override, registry, toml_literal
-
-from conftest import python_code
 
 
 @pytest.mark.parametrize("value, literal", [

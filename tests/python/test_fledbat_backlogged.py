@@ -20,12 +20,12 @@ import math
 
 import pandas as pd
 import pytest
+from test_fledbat_checks_can_fail import assert_checks_can_fail
 
 import ccbench
 from ccbench.experiments import run_experiment, summarize
 from ccbench.experiments.fledbat import common, fig1b, fig3b, yield_newreno
 from ccbench.models import jain_index
-from test_fledbat_checks_can_fail import assert_checks_can_fail
 
 
 def _summary(exp, out):

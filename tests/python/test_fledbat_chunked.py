@@ -16,10 +16,10 @@ import json
 import math
 
 import pytest
-
-import ccbench
 from conftest import run_quick
 from test_fledbat_checks_can_fail import assert_checks_can_fail
+
+import ccbench
 from ccbench.experiments import registry
 from ccbench.experiments.fledbat import common, fig3a, fig4a, fig4b, fig5a, fig5b
 

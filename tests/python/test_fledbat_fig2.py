@@ -11,10 +11,10 @@ fall just outside it (comparison.md)."""
 import json
 
 import pytest
+from test_fledbat_checks_can_fail import assert_checks_can_fail
 
 from ccbench.experiments import registry, run_experiment, summarize
 from ccbench.experiments.fledbat import common, fig2
-from test_fledbat_checks_can_fail import assert_checks_can_fail
 
 
 @pytest.fixture(scope="module")

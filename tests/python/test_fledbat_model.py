@@ -12,9 +12,17 @@ import math
 import numpy as np
 import pytest
 
-from ccbench.models import (decay_rate, fledbat_equilibrium, fledbat_fluid, fledbat_lyapunov,
-                            fledbat_lyapunov_derivative, fledbat_rates, jain_index,
-                            ledbat_eigen_frequency, ledbat_fluid)
+from ccbench.models import (
+    decay_rate,
+    fledbat_equilibrium,
+    fledbat_fluid,
+    fledbat_lyapunov,
+    fledbat_lyapunov_derivative,
+    fledbat_rates,
+    jain_index,
+    ledbat_eigen_frequency,
+    ledbat_fluid,
+)
 
 C = 10e6 / 8 / 1500
 TAU, R = 0.025, 0.050

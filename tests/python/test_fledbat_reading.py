@@ -6,8 +6,20 @@ in fig3b's contrast arms."""
 import pytest
 
 import ccbench
-from ccbench.experiments.fledbat import (common, fig1b, fig2, fig3a, fig3b, fig4a, fig4b, fig5a, fig5b, fig6a,
-                                         fig6b, yield_newreno)
+from ccbench.experiments.fledbat import (
+    common,
+    fig1b,
+    fig2,
+    fig3a,
+    fig3b,
+    fig4a,
+    fig4b,
+    fig5a,
+    fig5b,
+    fig6a,
+    fig6b,
+    yield_newreno,
+)
 
 EXPERIMENTS = [m.EXPERIMENT for m in (fig1b, fig2, fig3a, fig3b, fig4a, fig4b, fig5a, fig5b, fig6a, fig6b,
                                       yield_newreno)]

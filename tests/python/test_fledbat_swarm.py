@@ -15,12 +15,12 @@ rows of 6(b).
 import json
 
 import pytest
+from test_fledbat_checks_can_fail import assert_checks_can_fail
 
 import ccbench
 from ccbench.experiments import run_experiment, summarize
 from ccbench.experiments.fledbat import fig6a, fig6b
 from ccbench.topology import ACCESS_DELAY_MEAN_MS, access_delays_ms
-from test_fledbat_checks_can_fail import assert_checks_can_fail
 
 
 def _summary(exp, out):

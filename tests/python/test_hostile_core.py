@@ -11,12 +11,11 @@ import sys
 import time
 
 import pytest
+from conftest import PYTHON_DIR
 
 import ccbench
 from ccbench import _core
 from ccbench.cli import main
-
-from conftest import PYTHON_DIR
 
 SHORT = """\
 duration = "2s"

@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import python_code as _python
 
 import ccbench
-
-from conftest import python_code as _python
 
 HEAVY = ("pandas", "pyarrow", "matplotlib", "numpy")
 PACKAGE_DIR = Path(ccbench.__file__).resolve().parent

@@ -84,7 +84,8 @@ def test_abe_fig7_codel_gains_at_400ms_match_the_paper():
     """ABE Fig. 7 (L219): one NewReno flow with ECN through CoDel at 10 Mbps, RTT 400 ms:
     beta_ecn 0.7/0.85/0.95 depart 13/24/31 % more bytes than 0.5 (±5 points), every reduction
     ECN-caused (no drops)."""
-    from ccbench.experiments.abe.fig7 import BETA_ECN, EXPERIMENT as FIG7, PAPER_GAIN_400MS
+    from ccbench.experiments.abe.fig7 import BETA_ECN, PAPER_GAIN_400MS
+    from ccbench.experiments.abe.fig7 import EXPERIMENT as FIG7
 
     exp = dataclasses.replace(FIG7, quick_grid={"aqm": ["codel"], "rtt_ms": [400], "beta_ecn": BETA_ECN})
     results = run_experiment(exp, jobs=2, quick=True)

@@ -38,12 +38,12 @@ import dataclasses
 import json
 
 import pytest
+from conftest import run_quick
 
 import ccbench
-from conftest import run_quick
 from ccbench.experiments import run_experiment, summarize
-from ccbench.experiments.rledbat import (common, fig16, fig17, fig18, fig19, fig20, fig21, short_flows as sf,
-                                         table1, table2, table3, vs_bbr)
+from ccbench.experiments.rledbat import common, fig16, fig17, fig18, fig19, fig20, fig21, table1, table2, table3, vs_bbr
+from ccbench.experiments.rledbat import short_flows as sf
 
 HAS_BBR2 = "bbr2" in ccbench.controllers()
 needs_bbr2 = pytest.mark.skipif(not HAS_BBR2, reason='the core has no "bbr2" controller yet')

@@ -9,12 +9,33 @@ make, about a second each); the rows are read back from its comparison.json."""
 import json
 
 import pytest
+from conftest import run_quick
 
 import ccbench
-from conftest import run_quick
 from ccbench.experiments.checks import redecide
-from ccbench.experiments.rledbat import (fig5, fig6, fig7, fig8, fig9, fig10, fig11, fig12, fig13, fig14, fig15,
-                                         fig16, fig17, fig18, fig19, fig20, fig21, fig22, table1, table2, table3)
+from ccbench.experiments.rledbat import (
+    fig5,
+    fig6,
+    fig7,
+    fig8,
+    fig9,
+    fig10,
+    fig11,
+    fig12,
+    fig13,
+    fig14,
+    fig15,
+    fig16,
+    fig17,
+    fig18,
+    fig19,
+    fig20,
+    fig21,
+    fig22,
+    table1,
+    table2,
+    table3,
+)
 
 #: The experiments whose rows are checks (issue 25 item 2); rledbat-real-stack needs root and joins
 #: when migrated (it is not run here).

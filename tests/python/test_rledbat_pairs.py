@@ -25,9 +25,9 @@ import json
 import math
 
 import pytest
+from conftest import assert_rledbat_environment, run_quick
 
 import ccbench
-from conftest import assert_rledbat_environment, run_quick
 from ccbench.experiments import registry
 from ccbench.experiments.rledbat import common, fig11, fig14, fig15, pairs
 

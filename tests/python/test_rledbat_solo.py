@@ -31,9 +31,9 @@ import json
 
 import pandas as pd
 import pytest
+from conftest import assert_rledbat_environment, run_quick
 
 import ccbench
-from conftest import assert_rledbat_environment, run_quick
 from ccbench.experiments import registry
 from ccbench.experiments.rledbat import common, fig5, fig6, fig7, fig8, fig9, fig22, solo, voip
 

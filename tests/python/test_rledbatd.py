@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from test_emu import _emu_unavailable
 
 LINK_MBPS = 10.0

@@ -15,10 +15,29 @@ from pathlib import Path
 import pytest
 
 from ccbench.experiments.checks import Check, Claim, redecide
-from ccbench.experiments.siad import (aqm, capacity_change, cbr, cbr_onoff, common, components, delay_jitter,
-                                      inter_protocol, random_loss, rate_jitter, rtt_change, short_flows, single_flow,
-                                      staggered, table4_2, table4_3, table4_4, table4_5, ten_flows, timestamps,
-                                      two_flows)
+from ccbench.experiments.siad import (
+    aqm,
+    capacity_change,
+    cbr,
+    cbr_onoff,
+    common,
+    components,
+    delay_jitter,
+    inter_protocol,
+    random_loss,
+    rate_jitter,
+    rtt_change,
+    short_flows,
+    single_flow,
+    staggered,
+    table4_2,
+    table4_3,
+    table4_4,
+    table4_5,
+    ten_flows,
+    timestamps,
+    two_flows,
+)
 
 #: The SIAD experiments whose rows are checks (issue 25 item 2): all of them.
 MIGRATED = {"siad-two-flows": two_flows, "siad-table4-2": table4_2, "siad-table4-3": table4_3,

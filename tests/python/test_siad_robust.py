@@ -31,9 +31,9 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
+from conftest import run_quick
 
 import ccbench
-from conftest import run_quick
 from ccbench.experiments import registry
 from ccbench.experiments.siad import aqm, capacity_change, cbr_onoff, random_loss, short_flows, staggered
 
@@ -113,7 +113,7 @@ def test_random_loss_and_aqm_scenarios():
     """D2: Bernoulli loss at 0.5·BDP; D3: Table 4.8's presets with 4 or 1·BDP, CoDel 5 ms, PIE 20 ms."""
     sc = _scenario(random_loss.EXPERIMENT, {"loss_pct": 0.3, "scheme": "NewReno"})
     assert sc["links"][0]["loss"] == pytest.approx(0.003) and sc["links"][0]["limit"] == {"bytes": 62_500}
-    for queue, (buffer, name, params) in aqm.QUEUES.items():
+    for queue, (buffer, name, _params) in aqm.QUEUES.items():
         sc = _scenario(aqm.EXPERIMENT, {"queue": queue, "scheme": "SIAD(20)"})
         link = sc["links"][0]
         assert link["aqm"] == name and link["limit"] == {"bytes": int(125_000 * buffer)}

@@ -17,11 +17,20 @@ import json
 import math
 
 import pytest
+from conftest import run_quick
 
 import ccbench
-from conftest import run_quick
 from ccbench.experiments import registry
-from ccbench.experiments.siad import common, inter_protocol, table4_2, table4_3, table4_4, table4_5, ten_flows, two_flows
+from ccbench.experiments.siad import (
+    common,
+    inter_protocol,
+    table4_2,
+    table4_3,
+    table4_4,
+    table4_5,
+    ten_flows,
+    two_flows,
+)
 
 NAMES = ["siad-two-flows", "siad-table4-2", "siad-table4-3", "siad-table4-4", "siad-table4-5",
          "siad-ten-flows", "siad-inter-protocol"]

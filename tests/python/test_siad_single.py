@@ -19,11 +19,11 @@ queue after the RTT drops to 40 ms, and fewer Additional Decreases without times
 import json
 
 import pytest
+from conftest import run_quick
 
 import ccbench
-from conftest import run_quick
 from ccbench.experiments import registry
-from ccbench.experiments.siad import components, cbr, rate_jitter, single_flow
+from ccbench.experiments.siad import cbr, components, rate_jitter, single_flow
 
 NAMES = ["siad-components", "siad-single-flow", "siad-rtt-change", "siad-rate-jitter", "siad-delay-jitter",
          "siad-cbr", "siad-timestamps"]

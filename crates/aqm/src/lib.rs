@@ -2,10 +2,12 @@
 //!
 //! A queue stores packets of any type implementing [`QueuedPacket`] and decides, on enqueue and on
 //! dequeue, whether each one passes, is CE-marked or is dropped. Marking is a first-class outcome
-//! beside dropping, because the AQMs that come next (RED, CoDel, PIE) signal ECN-capable packets
-//! by marking them (RFC 3168 §5). Overflow of the configured limit always drops, ECT or not.
+//! beside dropping, because the AQMs (RED, CoDel, PIE) signal ECN-capable packets by marking them
+//! (RFC 3168 §5). Overflow of the configured limit always drops, ECT or not.
 //!
 //! Time is an integer number of nanoseconds. Randomised AQMs get their RNG state at construction.
+
+#![forbid(unsafe_code)]
 
 pub mod codel;
 pub mod droptail;

@@ -13,6 +13,8 @@
 //! Receiver-side controllers (rLEDBAT) implement [`ReceiveWindowControl`] and bound the
 //! advertised window; the stack keeps the right edge from moving left.
 
+#![forbid(unsafe_code)]
+
 pub mod bbr;
 pub mod bbr2;
 pub mod cubic;
@@ -92,7 +94,7 @@ pub struct PathInfo {
     /// Smoothed RTT (RFC 6298), if a sample exists.
     pub srtt: Option<Nanos>,
     pub rttvar: Option<Nanos>,
-    /// Windowed minimum RTT (10 s) kept by the stack.
+    /// Windowed minimum RTT kept by the stack: over 300 s, as Linux's `tcp_min_rtt_wlen`.
     pub min_rtt: Option<Nanos>,
     /// Bytes in flight (RFC 6675 pipe).
     pub inflight: u64,

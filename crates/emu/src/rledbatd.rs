@@ -122,6 +122,7 @@ pub fn stop(daemons: Vec<Daemon>) -> Result<(), String> {
             }
             continue;
         }
+        // SAFETY: kill(2) takes plain integers; the pid is our own child, not yet reaped.
         unsafe { libc::kill(d.child.id() as i32, libc::SIGTERM) };
         let deadline = Instant::now() + Duration::from_secs(5);
         while d.child.try_wait().map_err(|e| e.to_string())?.is_none() && Instant::now() < deadline {

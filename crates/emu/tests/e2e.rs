@@ -95,6 +95,7 @@ fn min_rtt_us(s: &TcpStream) -> u32 {
     // SAFETY: tcp_info is plain data; getsockopt fills at most `len` bytes of it.
     let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
     let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    // SAFETY: `info` and `len` live across the call and `len` is the size of `info`.
     let r = unsafe {
         libc::getsockopt(
             s.as_raw_fd(),

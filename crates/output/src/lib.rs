@@ -2,6 +2,8 @@
 //! `sojourn`, `owd`). The one writer of what `ccbench run`, `Result.save` and `ccbench emu`
 //! leave on disk, so the Python side never needs pyarrow to save and both back ends agree.
 
+#![forbid(unsafe_code)]
+
 pub mod parquet_table;
 
 use std::path::Path;

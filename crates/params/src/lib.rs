@@ -5,6 +5,8 @@
 //! messages ("known: …"), `ccbench list` and the generated docs all read the same table, so adding
 //! an algorithm is one file plus one row.
 
+#![forbid(unsafe_code)]
+
 pub mod params;
 pub mod units;
 

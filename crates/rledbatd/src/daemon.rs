@@ -64,6 +64,7 @@ impl Shared {
 /// Run until SIGINT/SIGTERM (or `--duration`); an `Err` is a one-line reason to exit. The
 /// caller has checked the paths ([`crate::paths::check`]).
 pub fn run(cfg: Config) -> Result<(), String> {
+    // SAFETY: geteuid(2) has no arguments and cannot fail.
     if unsafe { libc::geteuid() } != 0 {
         return Err("needs root (CAP_NET_ADMIN) for NFQUEUE and iptables".into());
     }
@@ -145,6 +146,8 @@ fn install_signal_handlers() {
     let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         // No SA_RESTART: the blocking receive returns EINTR, so the loop sees STOP.
+        // SAFETY: an all-zero sigaction is valid (empty mask, no flags); the handler only stores
+        // to an atomic, which is async-signal-safe.
         unsafe {
             let mut act: libc::sigaction = std::mem::zeroed();
             act.sa_sigaction = handler;
@@ -155,6 +158,7 @@ fn install_signal_handlers() {
 
 /// Block the stop signals in the calling (helper) thread, so they interrupt the packet loop.
 pub fn block_stop_signals() {
+    // SAFETY: the set is initialised by sigemptyset before use and outlives the calls.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
@@ -168,6 +172,7 @@ pub fn block_stop_signals() {
 /// Wake the packet loop from another thread (its receive is interrupted by the signal).
 pub fn stop_daemon() {
     STOP.store(true, Ordering::SeqCst);
+    // SAFETY: kill(2) and getpid(2) take and return plain integers.
     unsafe { libc::kill(libc::getpid(), libc::SIGTERM) };
 }
 

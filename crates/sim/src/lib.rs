@@ -12,6 +12,8 @@
 //! Same scenario and seed ⇒ bit-identical results: all randomness comes from per-component
 //! streams in [`rng`], and no hash-ordered containers are iterated.
 
+#![forbid(unsafe_code)]
+
 pub mod cost;
 pub mod engine;
 pub mod fairness;

@@ -3,7 +3,7 @@
 
 mod common;
 
-use ccbench_sim::SimResult;
+use ccbench_sim::{parse_str, SimResult};
 use common::*;
 
 // ----- determinism ---------------------------------------------------------------------------
@@ -211,6 +211,8 @@ interval = "10ms"
 /// Run with invariants checked after every event and check conservation and per-sample sanity.
 fn stress(toml: &str, overrides: &[&str]) -> SimResult {
     let r = run_checked(toml, overrides, None, 1);
+    let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let scenario = parse_str(toml, "test.toml", &ov, None).expect("the run above parsed it");
     assert!(r.conservation.holds(), "conservation violated: {:?}", r.conservation);
     assert!(r.conservation.injected > 0);
     let f = &r.flows;
@@ -219,7 +221,7 @@ fn stress(toml: &str, overrides: &[&str]) -> SimResult {
         if flow.kind != "tcp" {
             continue;
         }
-        let mss = flow_mss(toml, f.flow[i] as usize);
+        let mss = f64::from(scenario.flows[f.flow[i] as usize].tcp.mss);
         assert!(
             f.cwnd_bytes[i] >= mss,
             "flow {} cwnd {} < mss {mss} at t={}",
@@ -269,14 +271,6 @@ fn stress(toml: &str, overrides: &[&str]) -> SimResult {
 }
 
 /// The tests below only set `mss` through this marker comment; default 1448.
-fn flow_mss(toml: &str, _flow: usize) -> f64 {
-    if toml.contains("mss = 536") {
-        536.0
-    } else {
-        1448.0
-    }
-}
-
 const BASE: &str = r#"
 duration = "15s"
 [bottleneck]
@@ -390,7 +384,6 @@ fn stress_handshake_off() {
 
 #[test]
 fn stress_small_mss_and_ecn() {
-    // mss = 536 (marker read by flow_mss)
     let toml = BASE.replace("cca = \"cubic\"", "cca = \"cubic\"\nmss = 536\necn = true");
     stress(&toml, &["bottleneck.ecn=true", "bottleneck.buffer=8p"]);
 }

@@ -19,6 +19,7 @@ from typing import Dict, List, Optional, Sequence
 from ccbench.campaign.tasks import Outcome, Task
 from ccbench.campaign.works import WORKS
 
+
 @dataclass
 class Campaign:
     """What a campaign did: experiments written, skipped (with the reason), failed runs."""
@@ -126,7 +127,7 @@ class _Tracker:
         try:
             if self.force or not _up_to_date(out_dir, info):
                 write_outputs(exp, results_frame(tasks, outcomes), out_dir, self.quick, info)
-        except Exception as exc:  # noqa: BLE001 - one experiment's analysis must not stop the rest
+        except Exception as exc:
             message = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
             self.campaign.broken[name] = message
             print(f"warning: {name}: writing its outputs failed: {message}")

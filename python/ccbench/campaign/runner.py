@@ -81,7 +81,7 @@ def _close_local() -> None:
         try:
             made.close()
             made.cluster.close()
-        except Exception:  # noqa: BLE001 - shutting down anyway
+        except Exception:
             pass
     _LOCAL.clear()
 
@@ -250,7 +250,7 @@ def probe_scheduler(scheduler: str, timeout: Optional[float] = None) -> None:
     def ask() -> None:
         try:
             answer["reply"] = _ask_identity(scheduler, timeout)
-        except BaseException as exc:  # noqa: BLE001 - reported below, whatever it is
+        except BaseException as exc:
             answer["error"] = exc
 
     logger = logging.getLogger("distributed")
@@ -286,7 +286,7 @@ def client(jobs: int, scheduler: Optional[str] = None):
         timeout = _scheduler_timeout()
         try:
             return Client(scheduler, timeout=f"{timeout}s", set_as_default=False)
-        except Exception as exc:  # noqa: BLE001 - it answered the probe; whatever failed since
+        except Exception as exc:
             raise _unreachable(scheduler, f"{type(exc).__name__}: {exc}") from None
     found = _LOCAL.get(jobs)
     if found is not None and found.status == "running":

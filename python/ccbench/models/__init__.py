@@ -7,11 +7,20 @@
 Nothing heavy is imported here: numpy, scipy and pandas load inside the functions that use them.
 """
 
-from ccbench.models.aimd import (aimd_beta_needed, aimd_buffer_needed, aimd_cycle,
-                                 aimd_utilization, aqm_utilization)
-from ccbench.models.ledbat import (ConvergenceRates, Equilibrium, decay_rate, fledbat_equilibrium,
-                                   fledbat_fluid, fledbat_lyapunov, fledbat_lyapunov_derivative,
-                                   fledbat_rates, jain_index, ledbat_eigen_frequency, ledbat_fluid)
+from ccbench.models.aimd import aimd_beta_needed, aimd_buffer_needed, aimd_cycle, aimd_utilization, aqm_utilization
+from ccbench.models.ledbat import (
+                                 ConvergenceRates,
+                                 Equilibrium,
+                                 decay_rate,
+                                 fledbat_equilibrium,
+                                 fledbat_fluid,
+                                 fledbat_lyapunov,
+                                 fledbat_lyapunov_derivative,
+                                 fledbat_rates,
+                                 jain_index,
+                                 ledbat_eigen_frequency,
+                                 ledbat_fluid,
+)
 
 __all__ = [
     "ConvergenceRates", "Equilibrium", "aimd_beta_needed", "aimd_buffer_needed", "aimd_cycle",

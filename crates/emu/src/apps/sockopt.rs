@@ -106,6 +106,7 @@ pub fn tcp_info(fd: RawFd) -> io::Result<libc::tcp_info> {
     // `len` bytes (older kernels fewer, leaving the newest fields zero).
     let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
     let mut len = size_of::<libc::tcp_info>() as libc::socklen_t;
+    // SAFETY: `info` and `len` live across the call and `len` is the size of `info`.
     let rc = unsafe {
         libc::getsockopt(
             fd,

@@ -251,10 +251,6 @@ impl Link {
         self.rate
     }
 
-    pub fn delay(&self) -> Nanos {
-        self.delay
-    }
-
     pub fn set_rate(&mut self, rate: f64) {
         self.rate = rate;
         self.queue.set_link_rate(rate);
@@ -271,14 +267,6 @@ impl Link {
         } else {
             0
         }
-    }
-
-    pub fn queue_bytes(&self) -> u64 {
-        self.queue.len_bytes()
-    }
-
-    pub fn queue_packets(&self) -> usize {
-        self.queue.len_packets()
     }
 
     /// The queue's drop/mark probability now, if it has one.

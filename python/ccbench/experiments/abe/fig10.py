@@ -21,8 +21,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ccbench.experiments.abe.common import (CUBIC_FLOW, add_increments, apply_point, cdf_figure, delay_metric,
-                                            increment_checks, monotone_checks, select, single_flow_base)
+from ccbench.experiments.abe.common import (
+    CUBIC_FLOW,
+    add_increments,
+    apply_point,
+    cdf_figure,
+    delay_metric,
+    increment_checks,
+    monotone_checks,
+    select,
+    single_flow_base,
+)
 from ccbench.experiments.base import Experiment
 from ccbench.experiments.checks import Check
 

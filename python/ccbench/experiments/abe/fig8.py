@@ -39,9 +39,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ccbench.experiments.abe.common import (NEWRENO_FLOW, NS2_AQM_PARAMS, TARGET_MS, TX_TIME_MS, add_increments,
-                                            apply_point, cdf_figure, delay_metric, increment_checks,
-                                            monotone_checks, single_flow_base)
+from ccbench.experiments.abe.common import (
+    NEWRENO_FLOW,
+    NS2_AQM_PARAMS,
+    TARGET_MS,
+    TX_TIME_MS,
+    add_increments,
+    apply_point,
+    cdf_figure,
+    delay_metric,
+    increment_checks,
+    monotone_checks,
+    single_flow_base,
+)
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.models import aimd_utilization

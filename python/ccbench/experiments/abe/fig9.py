@@ -34,8 +34,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccbench.experiments.abe import common
-from ccbench.experiments.abe.common import (CUBIC_FLOW, add_gains, apply_point, gain_figure, select,
-                                            single_flow_base, throughput_metric)
+from ccbench.experiments.abe.common import (
+    CUBIC_FLOW,
+    add_gains,
+    apply_point,
+    gain_figure,
+    select,
+    single_flow_base,
+    throughput_metric,
+)
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 

@@ -41,8 +41,17 @@ from typing import Dict, Tuple
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.fledbat.common import (BASE_RTT_S, CAPACITY_MBPS, PACKET_BYTES, PAPER_FLOW, bottleneck,
-                                                fledbat_cc, flow_rate_mbps, inside, queue_delay_ms)
+from ccbench.experiments.fledbat.common import (
+    BASE_RTT_S,
+    CAPACITY_MBPS,
+    PACKET_BYTES,
+    PAPER_FLOW,
+    bottleneck,
+    fledbat_cc,
+    flow_rate_mbps,
+    inside,
+    queue_delay_ms,
+)
 
 LATE_START_S, LATE_STOP_S, DURATION_S = 10.0, 50.0, 60.0
 #: Notes' pass windows: flow 1 starved in [30, 50] s, back in [55, 60] s; flow 1 at its target

@@ -34,10 +34,19 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.fledbat.common import (CAPACITY_MBPS, CAPACITY_PPS, JITTERED, PACKET_BYTES, PAPER_FLOW,
-                                                PROPAGATION_RTT,
-                                                bottleneck, core_rates_mbps, fledbat_cc, least_sojourn_ms,
-                                                measured_window)
+from ccbench.experiments.fledbat.common import (
+    CAPACITY_MBPS,
+    CAPACITY_PPS,
+    JITTERED,
+    PACKET_BYTES,
+    PAPER_FLOW,
+    PROPAGATION_RTT,
+    bottleneck,
+    core_rates_mbps,
+    fledbat_cc,
+    least_sojourn_ms,
+    measured_window,
+)
 
 TARGET_S, ZETA, ALPHA, BASE_RTT_S, FLOWS = 0.025, 0.1, 1.0, 0.050, 2
 LATE_START_S, BUFFER_PACKETS = 2.0, 100

@@ -36,10 +36,20 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.fledbat.common import (BUFFER_PACKETS, PAPER_FLOW, bottleneck, chunked_flow,
-                                                core_rates_mbps, empty_share, last_half, least_sojourn_ms,
-                                                measured_window, queue_at_loop_rtt_packets,
-                                                queue_equilibrium_packets, reference_base)
+from ccbench.experiments.fledbat.common import (
+    BUFFER_PACKETS,
+    PAPER_FLOW,
+    bottleneck,
+    chunked_flow,
+    core_rates_mbps,
+    empty_share,
+    last_half,
+    least_sojourn_ms,
+    measured_window,
+    queue_at_loop_rtt_packets,
+    queue_equilibrium_packets,
+    reference_base,
+)
 
 ZETA = 0.01
 LATE_START_S = 10.0

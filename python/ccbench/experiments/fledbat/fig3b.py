@@ -75,10 +75,23 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.fledbat.common import (BUFFER_PACKETS, CAPACITY_MBPS, DECREASE, JITTERED, OTHER_DECREASE,
-                                                PAPER_FLOW, PAPER_IW, PROPAGATION_RTT, bottleneck, core_rates_mbps,
-                                                empty_share, fledbat_cc, last_half, measured_window,
-                                                queue_equilibrium_packets)
+from ccbench.experiments.fledbat.common import (
+    BUFFER_PACKETS,
+    CAPACITY_MBPS,
+    DECREASE,
+    JITTERED,
+    OTHER_DECREASE,
+    PAPER_FLOW,
+    PAPER_IW,
+    PROPAGATION_RTT,
+    bottleneck,
+    core_rates_mbps,
+    empty_share,
+    fledbat_cc,
+    last_half,
+    measured_window,
+    queue_equilibrium_packets,
+)
 
 PAPER_ZETA = 5.0
 #: Linux's initial window, the contrast arm (the set-up's until issue 25).

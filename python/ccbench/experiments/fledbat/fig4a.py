@@ -25,9 +25,18 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.fledbat.common import (CAPACITY_MBPS, ZETA_GRID, chunked_flow, core_rates_mbps,
-                                                fledbat_rate_beside_tcp_mbps, measured_from_last_start,
-                                                measured_window, queue_delay_ms, reference_base, start_s)
+from ccbench.experiments.fledbat.common import (
+    CAPACITY_MBPS,
+    ZETA_GRID,
+    chunked_flow,
+    core_rates_mbps,
+    fledbat_rate_beside_tcp_mbps,
+    measured_from_last_start,
+    measured_window,
+    queue_delay_ms,
+    reference_base,
+    start_s,
+)
 
 ZETAS = ZETA_GRID
 QUICK_ZETAS = [1e-4, 1e-3, 0.1, 5.0]

@@ -27,10 +27,21 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.fledbat.common import (CAPACITY_MBPS, PACKET_BYTES, core_rates_mbps, measured_window,
-                                               queue_delay_ms)
-from ccbench.experiments.fledbat.common import BASE_RTT_S, TARGET_S, chunked_flow, log_crossing, reference_base
-from ccbench.experiments.fledbat.common import ZETA_GRID as ZETAS, measured_from_last_start, start_s
+from ccbench.experiments.fledbat.common import (
+    BASE_RTT_S,
+    CAPACITY_MBPS,
+    PACKET_BYTES,
+    TARGET_S,
+    chunked_flow,
+    core_rates_mbps,
+    log_crossing,
+    measured_from_last_start,
+    measured_window,
+    queue_delay_ms,
+    reference_base,
+    start_s,
+)
+from ccbench.experiments.fledbat.common import ZETA_GRID as ZETAS
 
 QUICK_ZETAS = [1e-3, 0.01, 0.1, 1.0, 5.0]
 NAMES = ("fledbat", "ledbat")

@@ -24,8 +24,7 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.fledbat.common import core_rates_mbps, measured_window
-from ccbench.experiments.fledbat.common import TARGET_S, chunked_flow, reference_base
+from ccbench.experiments.fledbat.common import TARGET_S, chunked_flow, core_rates_mbps, measured_window, reference_base
 from ccbench.experiments.fledbat.common import ZETA_GRID as ZETAS
 
 NAMES = ("first", "late")

@@ -22,9 +22,13 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.fledbat.common import core_rates_mbps
-from ccbench.experiments.fledbat.common import BUFFER_PACKETS, chunked_flow, reference_base
-from ccbench.experiments.fledbat.common import queue_equilibrium_packets
+from ccbench.experiments.fledbat.common import (
+    BUFFER_PACKETS,
+    chunked_flow,
+    core_rates_mbps,
+    queue_equilibrium_packets,
+    reference_base,
+)
 
 ZETAS = [0.01, 0.1, 0.2, 0.5]
 FLOW_COUNTS = list(range(2, 11))

@@ -35,8 +35,11 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.fledbat.common import SWARM_CC as CC, SWARM_CCAS as CCAS, SWARM_LABEL as LABEL
-from ccbench.experiments.fledbat.common import SWARM_START_SPREAD_S as START_SPREAD_S, SWARM_WARMUP_S as WARMUP_S
+from ccbench.experiments.fledbat.common import SWARM_CC as CC
+from ccbench.experiments.fledbat.common import SWARM_CCAS as CCAS
+from ccbench.experiments.fledbat.common import SWARM_LABEL as LABEL
+from ccbench.experiments.fledbat.common import SWARM_START_SPREAD_S as START_SPREAD_S
+from ccbench.experiments.fledbat.common import SWARM_WARMUP_S as WARMUP_S
 from ccbench.topology import single_peer
 
 PERSISTENCE = [0.0, 0.2, 0.5, 0.8, 0.9, 1.0]

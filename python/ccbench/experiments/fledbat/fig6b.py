@@ -40,8 +40,11 @@ from pathlib import Path
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.fledbat.common import PACKET_BYTES
-from ccbench.experiments.fledbat.common import SWARM_CC as CC, SWARM_CCAS as CCAS, SWARM_LABEL as LABEL
-from ccbench.experiments.fledbat.common import SWARM_START_SPREAD_S as START_SPREAD_S, SWARM_WARMUP_S as WARMUP_S
+from ccbench.experiments.fledbat.common import SWARM_CC as CC
+from ccbench.experiments.fledbat.common import SWARM_CCAS as CCAS
+from ccbench.experiments.fledbat.common import SWARM_LABEL as LABEL
+from ccbench.experiments.fledbat.common import SWARM_START_SPREAD_S as START_SPREAD_S
+from ccbench.experiments.fledbat.common import SWARM_WARMUP_S as WARMUP_S
 from ccbench.topology import ACCESS, ACCESS_DELAY_MEAN_MS, swarm
 
 CHUNKS_KB = [250, 512, 1024, 2048, 4096]

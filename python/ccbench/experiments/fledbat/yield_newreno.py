@@ -32,9 +32,18 @@ from typing import Dict, Tuple
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.fledbat.common import (CAPACITY_MBPS, JITTERED, PAPER_FLOW, PAPER_IW, PROPAGATION_RTT,
-                                                bottleneck, fledbat_cc, fledbat_rate_beside_tcp_mbps, flow_rate_mbps,
-                                                queue_delay_ms)
+from ccbench.experiments.fledbat.common import (
+    CAPACITY_MBPS,
+    JITTERED,
+    PAPER_FLOW,
+    PAPER_IW,
+    PROPAGATION_RTT,
+    bottleneck,
+    fledbat_cc,
+    fledbat_rate_beside_tcp_mbps,
+    flow_rate_mbps,
+    queue_delay_ms,
+)
 
 TCP_START_S, TCP_STOP_S, DURATION_S = 20.0, 60.0, 80.0
 WITH_TCP, AFTER_TCP = (TCP_START_S, TCP_STOP_S), (70.0, DURATION_S)

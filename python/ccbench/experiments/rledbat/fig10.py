@@ -20,8 +20,17 @@ from pathlib import Path
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import pairs
-from ccbench.experiments.rledbat.common import (CAPACITY_MBPS, DURATION_S, QUICK_DURATION_S, QUICK_RTTS_MS,
-                                                QUICK_SEEDS, RTTS_MS, SEEDS, base, testbed_experiment)
+from ccbench.experiments.rledbat.common import (
+    CAPACITY_MBPS,
+    DURATION_S,
+    QUICK_DURATION_S,
+    QUICK_RTTS_MS,
+    QUICK_SEEDS,
+    RTTS_MS,
+    SEEDS,
+    base,
+    testbed_experiment,
+)
 
 #: Notes §3 Fig. 10: JFI ≥ 0.95 at every RTT; 0.98 is the notes' target.
 JAIN_MIN, JAIN_TARGET = 0.95, 0.98

@@ -25,8 +25,16 @@ from pathlib import Path
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import pairs
-from ccbench.experiments.rledbat.common import (CAPACITY_MBPS, DURATION_S, QUICK_RTTS_MS, QUICK_SEEDS, RTTS_MS,
-                                                SEEDS, base, testbed_experiment)
+from ccbench.experiments.rledbat.common import (
+    CAPACITY_MBPS,
+    DURATION_S,
+    QUICK_RTTS_MS,
+    QUICK_SEEDS,
+    RTTS_MS,
+    SEEDS,
+    base,
+    testbed_experiment,
+)
 
 GAP_S = 40.0
 #: 150 s leaves a last third (50 s) that starts after the latecomer's slow start.

@@ -25,8 +25,7 @@ from pathlib import Path
 from ccbench.experiments.base import Experiment
 from ccbench.experiments.checks import Check
 from ccbench.experiments.rledbat import common, pairs
-from ccbench.experiments.rledbat.common import (DURATION_S, QUICK_DURATION_S, QUICK_SEEDS, RTTS_MS, SEEDS,
-                                                base)
+from ccbench.experiments.rledbat.common import DURATION_S, QUICK_DURATION_S, QUICK_SEEDS, RTTS_MS, SEEDS, base
 
 FAST_MBPS = 500
 FAST_RTTS_MS = [20, 100, 300]

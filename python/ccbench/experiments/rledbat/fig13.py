@@ -20,8 +20,7 @@ from pathlib import Path
 from ccbench.experiments.base import Experiment
 from ccbench.experiments.checks import Check
 from ccbench.experiments.rledbat import common, pairs
-from ccbench.experiments.rledbat.common import (CAPACITIES_MBPS, DURATION_S, QUICK_DURATION_S, QUICK_SEEDS,
-                                                SEEDS, base)
+from ccbench.experiments.rledbat.common import CAPACITIES_MBPS, DURATION_S, QUICK_DURATION_S, QUICK_SEEDS, SEEDS, base
 
 RTT_MS = 20
 QUICK_CAPACITIES_MBPS = [1, 10, 50]

@@ -31,10 +31,21 @@ import math
 from pathlib import Path
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.rledbat import pairs
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.rledbat.common import (DURATION_S, GOODPUT_FRACTION, MSS, QUICK_DURATION_S, QUICK_SEEDS,
-                                                RTTS_MS, SEEDS, SHALLOW_BUFFER, base, gain_divisor, testbed_experiment)
+from ccbench.experiments.rledbat import pairs
+from ccbench.experiments.rledbat.common import (
+    DURATION_S,
+    GOODPUT_FRACTION,
+    MSS,
+    QUICK_DURATION_S,
+    QUICK_SEEDS,
+    RTTS_MS,
+    SEEDS,
+    SHALLOW_BUFFER,
+    base,
+    gain_divisor,
+    testbed_experiment,
+)
 
 QUICK_RTTS_MS = [20, 100, 300]
 #: Notes §3 Fig. 14: rLEDBAT's share of C in [0.10, 0.30] at each RTT; the split of L422 at 120 ms.

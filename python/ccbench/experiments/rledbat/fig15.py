@@ -31,8 +31,16 @@ from pathlib import Path
 from ccbench.experiments.base import Experiment
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import pairs
-from ccbench.experiments.rledbat.common import (CAPACITY_MBPS, DURATION_S, QUICK_DURATION_S, QUICK_SEEDS, SEEDS,
-                                                SHALLOW_BUFFER, base, gain_divisor)
+from ccbench.experiments.rledbat.common import (
+    CAPACITY_MBPS,
+    DURATION_S,
+    QUICK_DURATION_S,
+    QUICK_SEEDS,
+    SEEDS,
+    SHALLOW_BUFFER,
+    base,
+    gain_divisor,
+)
 
 FAST_MBPS = 500
 RTTS_MS = [10, 20, 60, 150, 300]

@@ -42,9 +42,25 @@ from pathlib import Path
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import common
-from ccbench.experiments.rledbat.voip import (BELOW_MIN, BEST_KBPS, BUFFER, DOWNLOAD_START_S, DURATION_S, KBPS_MIN,
-                                              PAPER, PAPER_BELOW, PAPER_KBPS, VARIANTS, VOIP_KBPS, apply, flows,
-                                              frame_ms, metric, settles_at_target, voip_delays)
+from ccbench.experiments.rledbat.voip import (
+    BELOW_MIN,
+    BEST_KBPS,
+    BUFFER,
+    DOWNLOAD_START_S,
+    DURATION_S,
+    KBPS_MIN,
+    PAPER,
+    PAPER_BELOW,
+    PAPER_KBPS,
+    VARIANTS,
+    VOIP_KBPS,
+    apply,
+    flows,
+    frame_ms,
+    metric,
+    settles_at_target,
+    voip_delays,
+)
 
 MAIN = {"capacity_mbps": 1, "rtt_ms": 20, "variant": PAPER}
 #: L338: "capacities ranging between 1 Mbps and 40 Mbps, RTTs between 10 ms and 300 ms".

@@ -15,8 +15,16 @@ from __future__ import annotations
 
 from typing import Iterable, List, Mapping, Optional, Sequence
 
-from ccbench.experiments.rledbat.common import (CAPACITY_MBPS, DEEP_BUFFER, GOODPUT_FRACTION, MSS, flow_rates_mbps,
-                                                rledbat_flow, start_jitter_s, tcp_flow)
+from ccbench.experiments.rledbat.common import (
+    CAPACITY_MBPS,
+    DEEP_BUFFER,
+    GOODPUT_FRACTION,
+    MSS,
+    flow_rates_mbps,
+    rledbat_flow,
+    start_jitter_s,
+    tcp_flow,
+)
 
 LBE, CUBIC = "lbe", "cubic"
 RLEDBAT, LEDBATPP = "rledbat", "ledbat++"

@@ -31,7 +31,8 @@ Set-up and measurement: :mod:`ccbench.experiments.rledbat.short_flows`.
 from __future__ import annotations
 
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.rledbat import common, short_flows as sf, table1
+from ccbench.experiments.rledbat import common, table1
+from ccbench.experiments.rledbat import short_flows as sf
 
 CCA, LABEL = "bbr", "BBRv1"
 #: The row of Table 1 the text compares with (L450), run beside on our simulator.
@@ -108,7 +109,7 @@ def _comparison(summary) -> list:
                [(sf.SAME, ""), (sf.RLEDBAT, "<")], "")]
     checks += [(rtt, f"alone < rLEDBAT-bg < {LABEL}-bg at {rtt} ms", "the usual order (L450)",
                 [(sf.ALONE, ""), (sf.RLEDBAT, "<"), (sf.SAME, "<")], sf.long_bbr_queue(LABEL)) for rtt in (100, 200)]
-    checks += [(rtt, f"{LABEL}-bg < CUBIC-bg at {rtt} ms", f"much lower than the Cubic case (L450)",
+    checks += [(rtt, f"{LABEL}-bg < CUBIC-bg at {rtt} ms", "much lower than the Cubic case (L450)",
                 [(sf.SAME, ""), (CUBIC_BG, "<")], CUBIC_BG_WHY) for rtt in sf.RTTS_MS]
     for rtt, what, paper, chain, why in checks:
         rows += sf.order_rows(summary, what, paper, SOURCE + "; Table 1, L406–L408" if CUBIC_BG in dict(chain)

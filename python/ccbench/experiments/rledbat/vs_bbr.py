@@ -318,7 +318,7 @@ def _figure_for(fig: Figure, title: str):
                    ("ledbatpp_bbr_share", f"{fig.bbr_label} (vs LEDBAT++)")]
         for env in fig.envs[1:]:
             contrast = wide(summary, env).set_index("rtt_ms")
-            for column, label in columns[:2]:
+            for column, _label in columns[:2]:
                 for suffix in ("", "_std"):
                     main[f"{env.key}_{column}{suffix}"] = contrast[f"{column}{suffix}"]
             columns += [(f"{env.key}_{column}", f"{label} [{env.label}]") for column, label in columns[:2]]

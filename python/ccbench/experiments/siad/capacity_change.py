@@ -38,8 +38,7 @@ from pathlib import Path
 
 from ccbench.experiments.base import Experiment
 from ccbench.experiments.checks import Claim
-from ccbench.experiments.siad.common import (
-    BIN, check, dumbbell, every, flow, reach_s, reallocation, rows, seconds)
+from ccbench.experiments.siad.common import BIN, check, dumbbell, every, flow, reach_s, reallocation, rows, seconds
 
 DURATION_S = 90.0
 DOWN_AT_S, UP_AT_S = 30.0, 60.0

@@ -48,8 +48,7 @@ from typing import Optional
 
 from ccbench.experiments.base import Experiment, expand_grid
 from ccbench.experiments.checks import Claim
-from ccbench.experiments.siad.common import (
-    check, dumbbell, factor_claim, flow, reach_s, reallocation, rows, seconds)
+from ccbench.experiments.siad.common import check, dumbbell, factor_claim, flow, reach_s, reallocation, rows, seconds
 
 DURATION_S = 90.0
 CBR_STOP_S, CBR_RESTART_S = 30.0, 60.0
@@ -358,7 +357,7 @@ def _counting_rows(summary) -> list:
         if not cells:
             continue
 
-        def reading(i: int) -> str:
+        def reading(i: int, cells=cells) -> str:
             median = statistics.median(c[i] / c[0] for c in cells)
             held = sum(factor_claim(c[0], LOSS_FACTOR).decide(c[i]) != "differs" for c in cells)
             return f"median ×{median:.2f} of the thesis's, {held}/{len(cells)} cells within ±{1 - 1 / LOSS_FACTOR:.0%}"

@@ -351,7 +351,7 @@ def _figure(summary, out_dir: Path) -> Path:
     ax = axes[0, 3]
     fixed = [(n, c) for n, c in CASES.items() if c["group"] == "fixed"]
     x = range(len(fixed))
-    for k, (label, offset) in enumerate((("thesis", -0.2), ("ours", 0.2))):
+    for label, offset in (("thesis", -0.2), ("ours", 0.2)):
         for j in (0, 1):
             values = [c["ref"][j] if label == "thesis" else float(summary.loc[summary["case"] == n, f"rate{j + 1}_mbps"].iloc[0])
                       for n, c in fixed]

@@ -55,11 +55,16 @@ LEARN_S = 3.0
 FEW_OVERSHOOTS = 5
 
 
+def bottleneck(changes: list) -> dict:
+    """The one link, named, with its delay ``changes``: a point replaces the link whole, so no
+    override addresses it by position."""
+    return {"name": "bottleneck", "from": "r1", "to": "r2", "rate": "10Mbps", "delay": "50ms", "rtt": "100ms",
+            "buffer": "0.5bdp", "reverse": {"buffer": "10000p"}, "changes": changes}
+
+
 def base() -> dict:
     return {"duration": "90s", "warmup": "10s", "output": {"bin": BIN, "sojourn_samples": True},
-            "links": [{"name": "bottleneck", "from": "r1", "to": "r2", "rate": "10Mbps", "delay": "50ms",
-                       "rtt": "100ms", "buffer": "0.5bdp", "reverse": {"buffer": "10000p"},
-                       "changes": CHANGES}],
+            "links": [bottleneck(CHANGES)],
             "flows": [{**flow("SIAD(20)", name="flow"), "from": "r1", "to": "r2"}]}
 
 
@@ -72,11 +77,11 @@ def _apply(point: dict) -> dict:
     if point["phase"] == "sweep":
         at = point["change_s"]
         return {"duration": f"{at + 30:g}s", "warmup": f"{at + 10:g}s",
-                "links[0].changes": [{"at": f"{at:g}s", "delay": "20ms"}]}
+                "links": [bottleneck([{"at": f"{at:g}s", "delay": "20ms"}])]}
     start, end = PHASES[point["phase"]]
     # A change must fall inside the run: a run cut at 60 s leaves out the one at 60 s.
     changes = [c for c in CHANGES if float(c["at"].rstrip("s")) < end]
-    return {"duration": f"{end:g}s", "warmup": f"{start:g}s", "links[0].changes": changes}
+    return {"duration": f"{end:g}s", "warmup": f"{start:g}s", "links": [bottleneck(changes)]}
 
 
 def _learned(result, at: float) -> dict:

@@ -21,7 +21,17 @@ from typing import Dict, List, Sequence, Tuple
 from ccbench.experiments.base import Experiment
 from ccbench.experiments.checks import Claim
 from ccbench.experiments.siad.common import (
-    REL_TOLERANCE, check, dumbbell, every, flow, fmt, link_metrics, near, number, rows)
+    REL_TOLERANCE,
+    check,
+    dumbbell,
+    every,
+    flow,
+    fmt,
+    link_metrics,
+    near,
+    number,
+    rows,
+)
 
 NUM_RTTS = (10, 20, 30, 40, 50)
 
@@ -199,7 +209,7 @@ def _rate_rows(summary) -> list:
             checks.append(near(
                 f"rate of flow {i}, Num_RTT {a}/{b} [Mbit/s]", f"{rate}", "Sec. 4.4.2, L2515–L2517",
                 float(ours), rate, shown=f"{ours:.2f}",
-                why=lambda r=r, a=a, b=b: _cell_reason(a, b, r["flow1_mbps"] / r["flow2_mbps"], r1 / r2, r)))
+                why=lambda r=r, a=a, b=b, paper=r1 / r2: _cell_reason(a, b, r["flow1_mbps"] / r["flow2_mbps"], paper, r)))
         checks.append(near(
             f"utilization, Num_RTT {a}/{b}", f"{util * 100:.2f} %", "Sec. 4.4.2, L2515–L2517",
             float(r["utilization"]), util, within=UTIL_TOLERANCE, relative=False,

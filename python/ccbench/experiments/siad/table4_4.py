@@ -100,7 +100,9 @@ def _rows(summary) -> List[dict]:
         if setup not in ours:
             continue
         r = ours[setup]
-        why = (lambda setup=setup, r=r, ratio=r1 / r2: _reason(setup, r, ratio))
+        def why(setup=setup, r=r, ratio=r1 / r2) -> str:
+            return _reason(setup, r, ratio)
+
         for label, rate, std, mbps, ours_std in (("100 ms", r1, s1, r.flow1_mbps, r.flow1_std_mbps),
                                                   ("200 ms", r2, s2, r.flow2_mbps, r.flow2_std_mbps)):
             checks.append(near(f"{setup}: rate of the {label} flow [Mbit/s]", f"{rate} (±{std})",

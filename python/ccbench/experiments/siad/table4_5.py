@@ -24,8 +24,7 @@ from typing import Dict, List, Tuple
 
 from ccbench.experiments.base import Experiment
 from ccbench.experiments.checks import Claim
-from ccbench.experiments.siad.common import (
-    BIN, DURATION_S, WARMUP_S, check, every, flow, fmt, near, number, rows)
+from ccbench.experiments.siad.common import BIN, DURATION_S, WARMUP_S, check, every, flow, fmt, near, number, rows
 from ccbench.topology import parking_lot
 
 LINK_DELAY = "10ms"
@@ -120,7 +119,9 @@ def _rows(summary) -> List[dict]:
         source = LINES[int(r.rate_mbps)]
         ours = [getattr(r, f"{n}_mbps") for n in NAMES]
         cross_ours, cross_paper = sum(ours[1:]) / 3, round(sum(rates[1:]) / 3, 4)
-        why = (lambda r=r, o=ours[0] / cross_ours, p=rates[0] / cross_paper: _reason(r, o, p))
+        def why(r=r, o=ours[0] / cross_ours, p=rates[0] / cross_paper) -> str:
+            return _reason(r, o, p)
+
         head = f"{r.setup}, {r.rate_mbps} Mbit/s"
         checks += [
             near(f"{head}: rate of flow 0 (three hops) [Mbit/s]", f"{rates[0]}", source, ours[0], rates[0],
@@ -156,7 +157,8 @@ def _claims(summary) -> list:
             checks.append(every(
                 f"{rate} Mbit/s: flow 0 below the cross flows with equal settings", "every scheme",
                 "Sec. 4.4.2, L2564", len(starved), len(legacy), unit="schemes",
-                why=lambda: "flow 0 not below at " + ", ".join(s for s in legacy if s not in starved)))
+                why=lambda legacy=legacy, starved=starved: "flow 0 not below at " + ", ".join(
+                    s for s in legacy if s not in starved)))
         if "SIAD 5/40" in sel.index and "SIAD 20" in sel.index:
             fair, equal = float(sel.loc["SIAD 5/40", "jain_by_hops"]), float(sel.loc["SIAD 20", "jain_by_hops"])
             paper_fair, paper_equal = TABLES[rate]["SIAD 5/40"][1], TABLES[rate]["SIAD 20"][1]

@@ -23,8 +23,7 @@ from typing import List
 
 from ccbench.experiments.base import Experiment
 from ccbench.experiments.checks import Claim
-from ccbench.experiments.siad.common import (
-    check, dumbbell, every, flow, fmt, link_metrics, near, number, rows, stat)
+from ccbench.experiments.siad.common import check, dumbbell, every, flow, fmt, link_metrics, near, number, rows, stat
 
 N = 10
 NAMES = [f"flow{i}" for i in range(1, N + 1)]

@@ -58,8 +58,11 @@ def _comparison(summary) -> list:
     case, held or not."""
     on = summary[summary["timestamps"]].iloc[0]
     off = summary[~summary["timestamps"]].iloc[0]
-    text = lambda r: (f"{r['additional_decreases']:.0f} Additional Decreases (estimate), {r['loss_reductions']:.0f} loss "
-                      f"reductions, util {r['utilization']:.1%}, loss {r['loss_rate']:.2%}")
+
+    def text(r) -> str:
+        return (f"{r['additional_decreases']:.0f} Additional Decreases (estimate), {r['loss_reductions']:.0f} loss "
+                f"reductions, util {r['utilization']:.1%}, loss {r['loss_rate']:.2%}")
+
     return rows([every("SIAD(20), 10 Mbit/s, 0.5 BDP: fewer Additional Decreases with TSOpt off than on",
                        "fewer Additional Decreases without TSOpt", "Fig. 4.20, Sec. 4.3.2, L2439",
                        int(off["additional_decreases"] < on["additional_decreases"]), 1,

@@ -26,9 +26,21 @@ from pathlib import Path
 from typing import List
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.siad.common import (
-    NAN, STANDARD, check, dumbbell, every, flow, flow_metrics, fmt, link_metrics, near, rows, stat)
 from ccbench.experiments.checks import Claim
+from ccbench.experiments.siad.common import (
+    NAN,
+    STANDARD,
+    check,
+    dumbbell,
+    every,
+    flow,
+    flow_metrics,
+    fmt,
+    link_metrics,
+    near,
+    rows,
+    stat,
+)
 
 # ------------------------------------------------------------------ the experiment
 
