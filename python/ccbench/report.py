@@ -203,8 +203,9 @@ def where_time_went(info: dict) -> str:
             f'computed runs spent {profile.get("event_loop_s", 0):.0f} s of worker time in the event loop, '
             f'{profile.get("scenario_and_results_s", 0):.0f} s building scenarios and converting results and '
             f'{profile.get("metric_s", 0):.0f} s in metrics; the coordinating process used '
-            f'{info.get("coordinator_cpu_s", 0):.0f} s of CPU (keys, cache, progress, scheduling, analysis '
-            f'and figures) and wrote the analysis and figures in {info.get("outputs_s", 0):.0f} s of wall time')
+            f'{info.get("coordinator_cpu_s", 0):.0f} s of CPU (keys, cache, progress, scheduling, and the analyses '
+            f'no worker took); writing the analyses and figures took {info.get("outputs_s", 0):.0f} s, on the '
+            f'workers while runs were under way where there were any')
 
 
 def _campaign(root: Path) -> List[str]:

@@ -185,3 +185,30 @@ def test_example_notebook_runs_top_to_bottom(tmp_path, monkeypatch):
         assert len(runs) == 24 and (runs["error"] == "").all()
         codel = table.loc["codel"]["utilization"]
         assert codel[0.85] > codel[0.5]  # ABE's claim, as the notebook says
+
+
+def _offloaded(jobs):
+    """Run two tasks with ``on_done`` handing follow-up work to an :class:`Offload`: a function
+    that returns and one that raises. Returns what ``done`` saw, and whether a cluster was up."""
+    from ccbench.campaign.runner import Offload, run_groups
+
+    offload, seen, on_workers = Offload(), [], []
+
+    def on_done(task, outcome):
+        on_workers.append(offload.client is not None)
+        offload(len, ([1, 2, 3],), lambda value, error: seen.append(("len", value, error)))
+        offload(int, ("not a number",), lambda value, error: seen.append(("int", value, type(error))))
+
+    run_groups([[_task(), _task(seed=2)]], jobs=jobs, on_done=on_done, offload=offload)
+    return sorted(seen, key=repr), on_workers, offload
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_follow_up_work_runs_on_the_workers_and_reports_here(jobs):
+    """An experiment's analysis goes to the embedded cluster's workers while runs are under way
+    (one job: here); either way its value or its exception comes back to ``done``, every piece
+    before run_groups returns, and the offload is disconnected after."""
+    seen, on_workers, offload = _offloaded(jobs)
+    assert seen == sorted([("len", 3, None), ("len", 3, None), ("int", None, ValueError), ("int", None, ValueError)],
+                          key=repr)
+    assert all(on_workers) == (jobs > 1) and offload.client is None and not offload.pending

@@ -234,7 +234,7 @@ def dask_recorder(monkeypatch):
 
     asked = []
 
-    def in_process(groups, book, emulated, jobs, scheduler, timings):
+    def in_process(groups, book, emulated, jobs, scheduler, timings, offload):
         asked.append(jobs)
         runner._in_process(groups, book, emulated)
 

@@ -82,11 +82,24 @@ def _up_to_date(out_dir: Path, info: dict) -> bool:
     return same and (out_dir / "results.csv").is_file() and (out_dir / "summary.csv").is_file()
 
 
-class _Tracker:
-    """Collects outcomes per experiment and writes an experiment once its last run is in."""
+def write_experiment(name: str, results, out_dir: Path, quick: bool, info: dict) -> float:
+    """Write experiment ``name``'s outputs from its runs' ``results`` (on a worker of the campaign's
+    cluster, or here); returns the seconds it took."""
+    from ccbench.experiments.registry import experiments
+    from ccbench.experiments.runner import write_outputs
 
-    def __init__(self, out: Path, quick: bool, force: bool, campaign: Campaign):
+    start = time.perf_counter()
+    write_outputs(experiments()[name], results, out_dir, quick, info)
+    return time.perf_counter() - start
+
+
+class _Tracker:
+    """Collects outcomes per experiment and, once an experiment's last run is in, has its outputs
+    written (by :func:`write_experiment`, through ``offload``)."""
+
+    def __init__(self, out: Path, quick: bool, force: bool, campaign: Campaign, offload):
         self.out, self.quick, self.force, self.campaign = out, quick, force, campaign
+        self.offload = offload
         self.exps: Dict[str, object] = {}
         self.tasks: Dict[str, List[Task]] = {}
         self.outcomes: Dict[str, List[Optional[Outcome]]] = {}
@@ -113,9 +126,8 @@ class _Tracker:
             self.finish(task.group)
 
     def finish(self, name: str) -> None:
-        from ccbench.experiments.runner import meta, report_failures, results_frame, write_outputs
+        from ccbench.experiments.runner import meta, report_failures, results_frame
 
-        start = time.perf_counter()
         exp, tasks, outcomes = self.exps[name], self.tasks[name], self.outcomes[name]
         out_dir = self.out / "experiments" / name
         info = meta(exp, tasks, outcomes, self.quick)
@@ -124,14 +136,17 @@ class _Tracker:
             self.campaign.failed_runs[name] = failed
             report_failures(exp, tasks, outcomes)
         self.campaign.experiments.append(name)
-        try:
-            if self.force or not _up_to_date(out_dir, info):
-                write_outputs(exp, results_frame(tasks, outcomes), out_dir, self.quick, info)
-        except Exception as exc:
-            message = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
-            self.campaign.broken[name] = message
-            print(f"warning: {name}: writing its outputs failed: {message}")
-        self.output_seconds += time.perf_counter() - start
+        if self.force or not _up_to_date(out_dir, info):
+            args = (name, results_frame(tasks, outcomes), out_dir, self.quick, info)
+            self.offload(write_experiment, args, lambda seconds, error: self.written(name, seconds, error))
+
+    def written(self, name: str, seconds, error: Optional[BaseException]) -> None:
+        if error is None:
+            self.output_seconds += seconds
+            return
+        message = f"{type(error).__name__}: {' '.join(str(error).split())}"
+        self.campaign.broken[name] = message
+        print(f"warning: {name}: writing its outputs failed: {message}")
 
 
 def _profile(outcomes: Sequence[Outcome]) -> dict:
@@ -164,7 +179,7 @@ def reproduce(work: str = "all", *, quick: bool = False, jobs: Optional[int] = N
     from ccbench.campaign.cache import CACHE_DIR, Cache
     from ccbench.campaign.files import write_json
     from ccbench.campaign.progress import Progress
-    from ccbench.campaign.runner import check_jobs, check_progress, check_scheduler, run_groups
+    from ccbench.campaign.runner import Offload, check_jobs, check_progress, check_scheduler, run_groups
     from ccbench.outdir import check_out_dir
     from ccbench.report import write_report
 
@@ -182,14 +197,15 @@ def reproduce(work: str = "all", *, quick: bool = False, jobs: Optional[int] = N
         else:
             chosen.append(exp)
     total = sum(len(exp.params(quick)) * len(exp.run_seeds(quick)) for exp in chosen)
-    tracker = _Tracker(root, quick, force, campaign)
+    offload = Offload()
+    tracker = _Tracker(root, quick, force, campaign, offload)
     bar = Progress(total, f"reproduce {work}", progress) if progress else None
     run_start, cpu_start = time.perf_counter(), _cpu_seconds()
     timings: dict = {}
     try:
         found = run_groups(tracker.groups(chosen), jobs=jobs, scheduler=scheduler,
                            cache=Cache(root / CACHE_DIR), force=force, progress=bar, on_done=tracker,
-                           timings=timings)
+                           timings=timings, offload=offload)
     finally:
         if bar is not None:
             bar.close()

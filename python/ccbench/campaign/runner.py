@@ -51,6 +51,47 @@ SCHEDULER_TIMEOUT_S = 10.0
 Done = Callable[[Task, Outcome], None]
 
 
+class Offload:
+    """Where follow-up work (an experiment's analysis and figures) runs: on the embedded cluster's
+    workers while the campaign's runs are under way, so the coordinating process only keys,
+    caches and schedules; here, in order, when there is no such cluster (every run cached, one
+    job, or a remote scheduler, whose workers may not share this file system). ``done(value,
+    error)`` is called in this process with the function's return value or its exception."""
+
+    def __init__(self) -> None:
+        self.client = None
+        self.completed = None
+        self.pending: Dict[object, Callable[[object, Optional[BaseException]], None]] = {}
+
+    def __call__(self, function: Callable, args: tuple,
+                 done: Callable[[object, Optional[BaseException]], None]) -> None:
+        if self.client is None:
+            try:
+                value = function(*args)
+            except Exception as exc:  # reported through done, like a worker's
+                done(None, exc)
+                return
+            done(value, None)
+            return
+        # Ahead of queued run batches, so an experiment's outputs appear as soon as it is complete.
+        future = self.client.submit(function, *args, key=f"ccbench-analysis-{uuid.uuid4().hex}", pure=False,
+                                    priority=1)
+        self.pending[future] = done
+        self.completed.add(future)
+
+    def collect(self, future, result) -> bool:
+        """Hand a finished follow-up to its ``done``; False if ``future`` is not one of ours."""
+        done = self.pending.pop(future, None)
+        if done is None:
+            return False
+        if future.status == "finished":
+            done(result, None)
+        else:
+            exc = result[1] if isinstance(result, tuple) and len(result) == 3 else result
+            done(None, exc if isinstance(exc, BaseException) else RuntimeError(str(exc)))
+        return True
+
+
 def prepare(tasks: Sequence[Task]) -> None:
     """Give every task its cache key from the scenario as the core validates it (a task whose
     scenario does not validate keeps an empty key and carries the core's message)."""
@@ -368,13 +409,15 @@ def _in_process(groups: Iterable[Sequence[Task]], book: _Campaign, emulated: Lis
 
 
 def _on_dask(groups: Iterable[Sequence[Task]], book: _Campaign, emulated: List[Task], jobs: int,
-             scheduler: Optional[str], timings: dict) -> None:
+             scheduler: Optional[str], timings: dict, offload: Optional[Offload]) -> None:
     from dask.distributed import as_completed
 
     dask_client, done = None, None  # started with the first run to compute
     running: Dict[object, List[Task]] = {}
 
     def collect(future, result) -> None:
+        if offload is not None and offload.collect(future, result):
+            return
         batch = running.pop(future)
         outcomes = result
         if future.status != "finished":  # e.g. a worker killed by the OS, three times
@@ -397,6 +440,8 @@ def _on_dask(groups: Iterable[Sequence[Task]], book: _Campaign, emulated: List[T
                 # Results come back with their futures, fetched in the background: one
                 # round trip per finished batch instead of one per `future.result()`.
                 done = as_completed(loop=dask_client.loop, with_results=True, raise_errors=False)
+                if offload is not None and not scheduler:
+                    offload.client, offload.completed = dask_client, done
             for batch in _batches(simulated):
                 future = dask_client.submit(execute_batch, batch, key=f"ccbench-runs-{uuid.uuid4().hex}",
                                             pure=False)
@@ -407,12 +452,14 @@ def _on_dask(groups: Iterable[Sequence[Task]], book: _Campaign, emulated: List[T
         for future, result in done or ():
             collect(future, result)
     except BaseException:
-        if running:
-            dask_client.cancel(list(running), force=True)
+        if running or (offload is not None and offload.pending):
+            dask_client.cancel(list(running) + list(offload.pending if offload is not None else ()), force=True)
         if not scheduler:  # an interrupted embedded cluster is not reused half-cancelled
             _close_local()
         raise
     finally:
+        if offload is not None:  # what follows the runs (the real stack's) runs here
+            offload.client = offload.completed = None
         if scheduler and dask_client is not None:
             dask_client.close()
 
@@ -420,14 +467,16 @@ def _on_dask(groups: Iterable[Sequence[Task]], book: _Campaign, emulated: List[T
 def run_groups(groups: Iterable[Sequence[Task]], *, jobs: Optional[int] = None,
                scheduler: Optional[str] = None, cache: Optional[Cache] = None, force: bool = False,
                progress: Optional[Progress] = None, on_done: Optional[Done] = None,
-               timings: Optional[dict] = None) -> Dict[int, Outcome]:
+               timings: Optional[dict] = None, offload: Optional[Offload] = None) -> Dict[int, Outcome]:
     """Run every task of every group (groups may be produced lazily); returns each task's
     :class:`Outcome` by ``id(task)``. Cached runs are not recomputed unless ``force``; identical
     runs (same key) are computed once. ``on_done(task, outcome)`` is called in this process as
     each task finishes. Runs on the real stack (``engine = "emu"``) go last, one at a time, here:
     real-time runs must not share the CPUs with anything. ``timings``, when given, receives
     ``cluster_start_s`` (connecting to or starting the Dask cluster) and ``real_stack_s`` (the
-    real-time runs), in seconds of wall time."""
+    real-time runs), in seconds of wall time. ``offload``, when given, is connected to the
+    embedded cluster while it runs, so that ``on_done`` can hand work to the workers; every piece
+    of it is finished, and its ``done`` called, before the real-time runs start."""
     scheduler, jobs = check_scheduler(scheduler), check_jobs(jobs)
     book = _Campaign(cache, force, progress, on_done)
     emulated: List[Task] = []
@@ -436,7 +485,7 @@ def run_groups(groups: Iterable[Sequence[Task]], *, jobs: Optional[int] = None,
     timings.update(cluster_start_s=0.0, real_stack_s=0.0)
     try:
         if scheduler or workers > 1:
-            _on_dask(groups, book, emulated, workers, scheduler, timings)
+            _on_dask(groups, book, emulated, workers, scheduler, timings, offload)
         else:
             _in_process(groups, book, emulated)
         started = time.perf_counter()
