@@ -6,6 +6,10 @@ only, no Python), the median over ``repeat`` runs so one noisy run does not skew
 start-up, imports, simulation, output files), timed from outside as the median of ``repeat``
 child processes, for the first scenario.
 
+The scale rows (``SCALE_ROWS``) run one set-up with 1 (or one per path), about 1,000 and about
+10,000 flows: a 10 Gbps dumbbell and a 10-hop parking lot of 10 Gbps links. The table gives each
+row's packets per second against the set-up's fewest flows (the aim: within 2×).
+
 With ``ns3=True`` (``ccbench bench --ns3``) the scenarios in ``NS3_SCENARIOS`` are also run in
 ns-3 3.44 in the same invocation (``ccbench.ns3_reference``, one child process per scenario, run
 once), and a side-by-side table compares like with like: simulation loop against ns-3's
@@ -49,16 +53,51 @@ def _swarm() -> dict:
     return scenario
 
 
+def _scale_dumbbell(flows: int) -> Callable[[], dict]:
+    """``flows`` CUBIC flows on a 10 Gbps dumbbell (RTT 20 ms, 1 BDP) for 2 s: the scale rows."""
+    def build() -> dict:
+        return {"duration": "2s", "warmup": "0s", "seed": 1, "output": {"sojourn_samples": False},
+                "bottleneck": {"rate": "10Gbps", "rtt": "20ms", "buffer": "1bdp"},
+                "flows": [{"cca": "cubic", "count": flows}]}
+    return build
+
+
+def _scale_parking_lot(flows: int) -> Callable[[], dict]:
+    """A 10-hop parking lot of 10 Gbps links (1 ms, 1000 packets each) for 0.5 s, ``flows`` CUBIC
+    flows spread evenly over its 11 paths (the long one and each hop's cross path)."""
+    def build() -> dict:
+        from ccbench.topology import parking_lot
+
+        scenario = parking_lot(SCALE_HOPS, rate="10Gbps", delay="1ms", buffer="1000p", duration="0.5s")
+        for flow in scenario["flows"]:
+            flow["count"] = flows // (SCALE_HOPS + 1)
+        scenario["output"] = {"sojourn_samples": False}
+        return scenario
+    return build
+
+
+#: Links of the scale rows' parking lot.
+SCALE_HOPS = 10
+#: Flow counts of the scale rows: 1, 1,000 and 10,000 on the dumbbell; on the parking lot the
+#: nearest multiples of its 11 paths (one flow per path, then 91 and 910).
+SCALE_FLOWS = {"dumbbell": (1, 1_000, 10_000), "parkinglot": (11, 1_001, 10_010)}
+
 #: Name → scenario (TOML text, or a function building a scenario dict when first needed).
 SCENARIOS = {
     "cubic-1x20Mbps-100s": _scenario("20Mbps", "100s", "cubic", 1),
     "cubic-10x100Mbps-30s": _scenario("100Mbps", "30s", "cubic", 10),
     "newreno-1x10Mbps-300s": _scenario("10Mbps", "300s", "newreno", 1),
     "swarm-100peers-60s": _swarm,
+    **{f"scale-dumbbell-{n}flows": _scale_dumbbell(n) for n in SCALE_FLOWS["dumbbell"]},
+    **{f"scale-parkinglot-{n}flows": _scale_parking_lot(n) for n in SCALE_FLOWS["parkinglot"]},
 }
 
+#: Rows that scale one set-up by its flow count: set-up → its rows, fewest flows first.
+SCALE_ROWS = {"10 Gbps dumbbell": [f"scale-dumbbell-{n}flows" for n in SCALE_FLOWS["dumbbell"]],
+              "10-hop parking lot": [f"scale-parkinglot-{n}flows" for n in SCALE_FLOWS["parkinglot"]]}
+
 #: The link whose utilisation and drops a scenario reports, where it is not "bottleneck".
-MEASURED_LINK = {"swarm-100peers-60s": "up-0"}
+MEASURED_LINK = {"swarm-100peers-60s": "up-0", **{f"scale-parkinglot-{n}flows": "l1" for n in SCALE_FLOWS["parkinglot"]}}
 
 #: Scenarios also run in ns-3 by ``--ns3``: each costs ~10 s of binding import plus a 5-10 s run
 #: (measured on the 2-core dev machine), so all three fit in about a minute. The swarm has no
@@ -110,6 +149,7 @@ def _row(name: str, results: list) -> dict:
         "events_per_s": per_wall(summary["events"]),
         "packets": summary["packets"],
         "events": summary["events"],
+        "flows": len(goodputs),
         "goodput_mbps": goodputs,
         "total_goodput_mbps": sum(goodputs),
         "utilization": bottleneck["utilization"],
@@ -164,18 +204,34 @@ def add_ns3(rows: List[dict], names=None, runner: Optional[Callable] = None,
 
 
 def format_table(rows: List[dict]) -> str:
-    head = f"{'scenario':<24} {'sim s':>7} {'wall s':>8} {'sim-s/wall-s':>13} {'pkts/s':>12} {'events/s':>12}"
+    head = f"{'scenario':<28} {'sim s':>7} {'wall s':>8} {'sim-s/wall-s':>13} {'pkts/s':>12} {'events/s':>12}"
     lines = [head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r['scenario']:<24} {r['sim_s']:>7.1f} {r['wall_s']:>8.3f} "
+        lines.append(f"{r['scenario']:<28} {r['sim_s']:>7.1f} {r['wall_s']:>8.3f} "
                      f"{r['sim_per_wall']:>13.1f} {r['packets_per_s']:>12.3g} {r['events_per_s']:>12.3g}")
     lines.append("wall = the core's simulation loop (median of the runs)")
+    lines += format_scale(rows)
     for r in rows:
         if "process_s" in r:
             lines.append(f"whole `ccbench run --out` process for {r['scenario']}: {r['process_s']:.3f} s "
                          f"(start-up, imports, simulation, output files; median of "
                          f"{r['process_repeat']})")
     return "\n".join(lines)
+
+
+def format_scale(rows: List[dict]) -> List[str]:
+    """Packets per second of each scale row against its set-up's fewest flows (issue: within 2×)."""
+    by_name = {r["scenario"]: r for r in rows}
+    lines = []
+    for setup, names in SCALE_ROWS.items():
+        present = [by_name[n] for n in names if n in by_name]
+        if len(present) < 2:
+            continue
+        base = present[0]
+        ratios = ", ".join(f"{r['flows']:,} flows {r['packets_per_s'] / 1e6:.2f} M ({base['packets_per_s'] / r['packets_per_s']:.2f}× slower)"
+                           for r in present[1:])
+        lines.append(f"scale, {setup}: {base['flows']:,} flows {base['packets_per_s'] / 1e6:.2f} M packets/s; {ratios}")
+    return lines
 
 
 def _fmt(value: Optional[float], spec: str) -> str:

@@ -201,3 +201,19 @@ def test_translate_of_the_core_validated_bench_scenarios():
     assert p["duration_s"] == 100.0 and p["ccas"] == ["cubic"]
     assert translate(ccbench.validate(bench.SCENARIOS["cubic-10x100Mbps-30s"]))["ccas"] == ["cubic"] * 10
     assert translate(ccbench.validate(bench.SCENARIOS["newreno-1x10Mbps-300s"]))["ccas"] == ["newreno"]
+
+
+def test_scale_rows_are_named_by_their_flows_and_compared_with_the_fewest(monkeypatch):
+    """The scale rows (issue: packets per second within 2× from 1 to 10,000 flows) validate with
+    the flow counts their names give, and the table gives each against its set-up's smallest."""
+    import ccbench
+
+    for names in bench.SCALE_ROWS.values():
+        for name in names:
+            flows = int(name.split("-")[-1].removesuffix("flows"))
+            assert len(ccbench.validate(bench.SCENARIOS[name]())["flows"]) == flows, name
+    rows = [{"scenario": n, "flows": f, "packets_per_s": p} for n, f, p in
+            (("scale-dumbbell-1flows", 1, 3e6), ("scale-dumbbell-1000flows", 1000, 2e6),
+             ("scale-dumbbell-10000flows", 10000, 1e6))]
+    (line,) = bench.format_scale(rows)
+    assert "1 flows 3.00 M packets/s" in line and "10,000 flows 1.00 M (3.00× slower)" in line
