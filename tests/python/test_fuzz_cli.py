@@ -138,7 +138,7 @@ def world(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CCBENCH_CACHE", str(tmp_path / "default-cache"))
     monkeypatch.setattr(runner, "execute", lambda task: tasks.Outcome(None, "fuzz: not run"))
-    monkeypatch.setattr(runner, "_on_dask", lambda groups, book, emulated, jobs, scheduler, timings:
+    monkeypatch.setattr(runner, "_on_dask", lambda groups, book, emulated, jobs, scheduler, timings, offload:
                         runner._in_process(groups, book, emulated))
     monkeypatch.setattr("ccbench.bench.run_bench", lambda repeat, process=True: [])
     monkeypatch.setattr("ccbench.demo.examples_dir", lambda: tmp_path / "no-examples")
