@@ -319,12 +319,11 @@ impl<'a> Simulation<'a> {
     /// A packet left a link: hand it to the next link of its route or to its endpoint.
     fn forward(&mut self, mut pkt: Packet) {
         pkt.hop += 1;
-        let route = &self.net.routes[pkt.path as usize];
-        if (pkt.hop as usize) < route.links.len() {
-            let l = route.links[pkt.hop as usize];
+        if let Some(l) = self.net.hop(pkt.path, u32::from(pkt.hop)) {
             self.net.links[l as usize].offer(l, pkt, self.now, &mut self.events, &mut self.rec);
             return;
         }
+        let route = self.net.routes[pkt.path as usize];
         self.conservation.delivered += 1;
         let (flow, side) = (route.flow, route.to);
         if pkt.conn != self.conn[flow as usize] {
@@ -355,7 +354,7 @@ impl<'a> Simulation<'a> {
     fn inject(&mut self, flow: u32, from: Side, out: &mut Vec<Packet>) {
         let r = self.routes[flow as usize];
         let route = if from == Side::Sender { r.data } else { r.ack };
-        let first = self.net.routes[route as usize].links[0];
+        let first = self.net.hop(route, 0).expect("a route has at least one link");
         let conn = self.conn[flow as usize];
         for mut pkt in out.drain(..) {
             pkt.path = route;

@@ -15,6 +15,7 @@ pub enum Side {
     Receiver,
 }
 
+/// A route as [`build`] makes it: its links in order, the flow and the end it delivers to.
 #[derive(Clone, Debug)]
 pub struct Route {
     pub links: Vec<u32>,
@@ -22,10 +23,23 @@ pub struct Route {
     pub to: Side,
 }
 
+/// A stored route: its links are `hops[start..start + len]` of the [`Network`], so forwarding a
+/// packet reads two small arrays instead of following a route's own allocation (one cache miss
+/// fewer per hop with thousands of flows).
+#[derive(Clone, Copy, Debug)]
+pub struct RouteEntry {
+    start: u32,
+    len: u32,
+    pub flow: u32,
+    pub to: Side,
+}
+
 #[derive(Default)]
 pub struct Network {
     pub links: Vec<Link>,
-    pub routes: Vec<Route>,
+    pub routes: Vec<RouteEntry>,
+    /// Every route's links, one route after another.
+    hops: Vec<u32>,
     /// Node names (hosts and routers), for descriptions and plots.
     pub nodes: Vec<String>,
 }
@@ -42,7 +56,15 @@ impl Network {
     }
 
     pub fn add_route(&mut self, route: Route) -> u32 {
-        self.routes.push(route);
+        let (start, len) = (self.hops.len() as u32, route.links.len() as u32);
+        self.hops.extend_from_slice(&route.links);
+        self.routes.push(RouteEntry { start, len, flow: route.flow, to: route.to });
         (self.routes.len() - 1) as u32
+    }
+
+    /// The link at position `hop` of `route`, or None past its last link.
+    pub fn hop(&self, route: u32, hop: u32) -> Option<u32> {
+        let r = self.routes[route as usize];
+        (hop < r.len).then(|| self.hops[(r.start + hop) as usize])
     }
 }
