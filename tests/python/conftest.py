@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import ccbench
+import ccbench  # fails loudly when the extension is not built
 
 #: The directory holding the ccbench package the tests import; subprocesses must use it too.
 PYTHON_DIR = Path(ccbench.__file__).resolve().parents[1]

@@ -180,7 +180,7 @@ def test_example_notebook_runs_top_to_bottom(tmp_path, monkeypatch):
     for _ in range(2):
         namespace = {}
         for cell in cells:
-            exec(compile(cell, "sweep.ipynb", "exec"), namespace)
+            exec(compile(cell, "sweep.ipynb", "exec"), namespace)  # our own notebook
         runs, table = namespace["runs"], namespace["table"]
         assert len(runs) == 24 and (runs["error"] == "").all()
         codel = table.loc["codel"]["utilization"]

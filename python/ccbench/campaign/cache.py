@@ -226,7 +226,7 @@ class Cache:
         try:
             table = pq.read_table(pa.BufferReader(data)).to_pydict()
             rows = list(zip(table["key"], table["metrics"], table["seconds"]))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever pyarrow says of a bad file
             _warn(f"cache: {path.name} cannot be read ({type(exc).__name__}); dropped, its runs will be "
                   f"computed again")
             return None

@@ -68,7 +68,7 @@ class Offload:
         if self.client is None:
             try:
                 value = function(*args)
-            except Exception as exc:  # reported through done, like a worker's
+            except Exception as exc:  # noqa: BLE001 - reported through done, like a worker's
                 done(None, exc)
                 return
             done(value, None)
@@ -87,9 +87,15 @@ class Offload:
         if future.status == "finished":
             done(result, None)
         else:
-            exc = result[1] if isinstance(result, tuple) and len(result) == 3 else result
-            done(None, exc if isinstance(exc, BaseException) else RuntimeError(str(exc)))
+            done(None, _failure(result))
         return True
+
+
+def _failure(result) -> BaseException:
+    """The exception of a future that did not finish, from what ``as_completed`` gives with
+    ``raise_errors=False`` (the ``(type, exception, traceback)`` triple, or the exception)."""
+    exc = result[1] if isinstance(result, tuple) and len(result) == 3 else result
+    return exc if isinstance(exc, BaseException) else RuntimeError(str(exc))
 
 
 def prepare(tasks: Sequence[Task]) -> None:
@@ -122,7 +128,7 @@ def _close_local() -> None:
         try:
             made.close()
             made.cluster.close()
-        except Exception:
+        except Exception:  # noqa: BLE001 - shutting down anyway
             pass
     _LOCAL.clear()
 
@@ -291,7 +297,7 @@ def probe_scheduler(scheduler: str, timeout: Optional[float] = None) -> None:
     def ask() -> None:
         try:
             answer["reply"] = _ask_identity(scheduler, timeout)
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - reported below, whatever it is
             answer["error"] = exc
 
     logger = logging.getLogger("distributed")
@@ -327,7 +333,7 @@ def client(jobs: int, scheduler: Optional[str] = None):
         timeout = _scheduler_timeout()
         try:
             return Client(scheduler, timeout=f"{timeout}s", set_as_default=False)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - it answered the probe; whatever failed since
             raise _unreachable(scheduler, f"{type(exc).__name__}: {exc}") from None
     found = _LOCAL.get(jobs)
     if found is not None and found.status == "running":
@@ -421,7 +427,7 @@ def _on_dask(groups: Iterable[Sequence[Task]], book: _Campaign, emulated: List[T
         batch = running.pop(future)
         outcomes = result
         if future.status != "finished":  # e.g. a worker killed by the OS, three times
-            exc = result[1] if isinstance(result, tuple) and len(result) == 3 else result
+            exc = _failure(result)
             outcomes = [Outcome(None, f"{type(exc).__name__}: {exc}")] * len(batch)
         for task, outcome in zip(batch, outcomes):
             book.finished(task, outcome)

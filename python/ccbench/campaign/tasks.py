@@ -79,7 +79,7 @@ def execute(task: Task) -> Outcome:
         return Outcome(metrics, None, time.perf_counter() - start)
     except (KeyboardInterrupt, SystemExit):
         raise
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - a core panic is a BaseException (PyO3)
         message = " ".join(str(exc).split())
         return Outcome(None, f"{type(exc).__name__}: {message}", time.perf_counter() - start)
 

@@ -154,7 +154,7 @@ def write_outputs(exp: Experiment, results, out, quick: bool, info: Optional[dic
         try:
             with files.staged(out_dir) as scratch:
                 exp.figure(summary, scratch)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the numbers are written; report the plot
             print(f"warning: {exp.name}: figure failed: {type(exc).__name__}: {exc}", file=sys.stderr)
     if info is not None:
         info["output_seconds"] = round(time.perf_counter() - start, 3)
