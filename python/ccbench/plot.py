@@ -86,7 +86,7 @@ def plot_queue(result: Result, path: Path) -> Path:
     soj = result.sojourn
     if soj.empty:
         for ax in (delay, cdf):
-            ax.text(0.5, 0.5, "no sojourn samples recorded", ha="center", va="center",
+            ax.text(0.5, 0.5, "no sojourn samples (set output.sojourn_samples = true)", ha="center", va="center",
                     transform=ax.transAxes)
     else:
         step = max(1, len(soj) // MAX_POINTS)

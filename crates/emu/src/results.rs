@@ -71,7 +71,7 @@ pub fn build(sc: &Scenario, topo: &Topology, report: &Report, outputs: &Outputs,
         flows: series,
         links: link_series(sc, topo, report),
         sojourn: sojourn_series(sc, topo, report),
-        owd: owd_series(outputs),
+        owd: if sc.output.owd_samples { owd_series(outputs) } else { OwdSeries::default() },
         conservation: Conservation::default(),
     }
 }

@@ -8,9 +8,8 @@ use ccbench_cc::{build_controller, build_receiver_control, is_less_than_best_eff
 use crate::engine::{Event, EventQueue, Timer, TimerKind};
 use crate::fairness::{lbe_share, SecondMarks};
 use crate::metrics::{
-    convergence_time, jain_by_hops, jain_index, percentiles, tcp_starts, window_stats, FlowSeries,
-    FlowSummary, LinkSeries, LinkSummary, OwdSeries, Recorder, ScenarioSummary, SojournSeries, Summary,
-    Swings,
+    convergence_time, jain_by_hops, jain_index, tcp_starts, window_stats, FlowSeries, FlowSummary,
+    LinkSeries, LinkSummary, OwdSeries, Recorder, ScenarioSummary, SojournSeries, Summary, Swings,
 };
 use crate::net::build::{self, FlowRoutes};
 use crate::net::{LinkCounters, Network, Side};
@@ -153,13 +152,7 @@ impl<'a> Simulation<'a> {
             };
             ends.push(e);
         }
-        let rec = Recorder {
-            warmup: sc.warmup,
-            keep_sojourn_series: sc.output.sojourn_samples,
-            window_sojourns: vec![Vec::new(); net.links.len()],
-            window_owds: vec![Vec::new(); sc.flows.len()],
-            ..Recorder::default()
-        };
+        let rec = window_stats::recorder(sc, net.links.len());
         let marks = Marks {
             flows: vec![FlowMark::default(); sc.flows.len()],
             links: vec![(LinkCounters::default(), 0, (0, 0)); net.links.len()],
@@ -646,7 +639,6 @@ impl<'a> Simulation<'a> {
 
         let active_ends = self.active_ends(sc);
         let (rate_std, rows) = window_stats::per_flow_rows(sc, &self.flows, &active_ends);
-        let loss_times = window_stats::loss_times_by_flow(sc, &self.net.links);
         let mut flows = Vec::with_capacity(self.ends.len());
         let mut tcp_goodputs = Vec::new();
         let mut tcp_hops = Vec::new();
@@ -713,12 +705,12 @@ impl<'a> Simulation<'a> {
                     0,
                     0,
                     false,
-                    percentiles(&mut self.rec.window_owds[i]),
+                    self.rec.window_owds[i].percentiles(1e-6),
                     Some(self.net.links.iter().map(|l| l.losses_of(i as u32)).sum()),
                 ),
             };
             let topo = &sc.topology;
-            let flow_losses = window_stats::flow_loss_events(sc, i, &loss_times[i]);
+            let flow_losses = self.rec.flow_losses[i].events();
             let buffer = window_stats::bottleneck_buffer_bytes(sc, i);
             let oscillation = self.swings[i].as_ref().zip(buffer).and_then(|(s, b)| s.relative_to(b));
             flows.push(FlowSummary {
@@ -766,7 +758,7 @@ impl<'a> Simulation<'a> {
             let (qb, qp) = l.queue_integrals(end);
             let (fill_mean, fill_min) =
                 window_stats::queue_fill(sc, i, l, (qb - wqb, qp - wqp), end - sc.warmup.min(end));
-            let link_losses = window_stats::link_loss_events(sc, i, l);
+            let link_losses = self.rec.link_losses[i].events();
             let c = l.counters;
             let arrivals = c.arrivals - wc.arrivals;
             let lost = (c.drops() - wc.drops()) + (c.random_losses - wc.random_losses);
@@ -779,7 +771,6 @@ impl<'a> Simulation<'a> {
             let crossing: Vec<&Share> =
                 shares.iter().filter(|s| sc.flows[s.flow].path.contains(&i)).collect();
             let sharing = self.sharing(sc, &crossing);
-            let sojourns = &mut self.rec.window_sojourns[i];
             links.push(LinkSummary {
                 name: l.name.clone(),
                 from: sc.topology.nodes[spec.from].clone(),
@@ -795,8 +786,10 @@ impl<'a> Simulation<'a> {
                 bytes_departed: c.bytes_departed - wc.bytes_departed,
                 packets: arrivals,
                 loss_rate: if arrivals > 0 { lost as f64 / arrivals as f64 } else { 0.0 },
-                queue_delay_ms: spec.measure_sojourn.then(|| percentiles(sojourns).unwrap_or_default()),
-                queue_at_signal_packets: signal_backlogs(&l.signal_backlogs, sc.warmup),
+                queue_delay_ms: spec
+                    .measure_sojourn
+                    .then(|| self.rec.window_sojourns[i].percentiles(1e-6).unwrap_or_default()),
+                queue_at_signal_packets: l.signal_backlogs.percentiles(1.0),
                 efficiency: (c.bytes_departed - wc.bytes_departed) as f64 * 8.0 / window / l.rate(),
                 jain_long: sharing.jain_long,
                 jain_short: sharing.jain_short,
@@ -900,11 +893,4 @@ struct Sharing {
     jain_long: Option<f64>,
     jain_short: Option<f64>,
     lbe_share: Option<f64>,
-}
-
-/// Percentiles of the backlog at the AQM signals from `warmup` on.
-fn signal_backlogs(records: &[(u64, u32)], warmup: u64) -> Option<crate::metrics::Percentiles> {
-    let mut backlogs: Vec<f64> =
-        records.iter().filter(|(t, _)| *t >= warmup).map(|&(_, q)| q as f64).collect();
-    percentiles(&mut backlogs)
 }

@@ -21,6 +21,8 @@ name = "voip"
 type = "cbr"
 packet_size = 160
 interval = "20ms"
+[output]
+owd_samples = true
 "#;
 
 #[test]

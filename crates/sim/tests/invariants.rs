@@ -71,6 +71,9 @@ sack = false
 [[flows]]
 name = "voip"
 type = "cbr"
+[output]
+sojourn_samples = true
+owd_samples = true
 "#;
 
 #[test]
@@ -175,6 +178,8 @@ fn loss_pattern_depends_only_on_seed_and_arrival_sequence() {
     let alone = r#"
 duration = "10s"
 seed = 5
+[output]
+owd_samples = true
 [bottleneck]
 rate = "10Mbps"
 rtt = "40ms"

@@ -3,9 +3,8 @@
 //! RTT being what the flow sees at that loss — its base RTT plus the queueing then (at a full
 //! drop-tail buffer, twice the base RTT at 1 BDP). Each loss carries its own window, and the next
 //! loss within the previous loss's window belongs to the same event; the distance between two events
-//! runs from the last loss of the first to the first loss of the second. SIAD aims at one event every Num_RTT RTTs (Table 4.1).
-//! the distance between two events runs from the last loss of the first to the first loss of
-//! the second. SIAD aims at one event every Num_RTT RTTs (Table 4.1).
+//! runs from the last loss of the first to the first loss of the second. SIAD aims at one event
+//! every Num_RTT RTTs (Table 4.1).
 
 use serde::Serialize;
 
@@ -61,19 +60,42 @@ pub struct LossEvents {
 /// Group `losses` — (time, grouping window), times non-decreasing — into events: a loss more
 /// than the previous loss's window after it starts a new event.
 pub fn loss_events(losses: impl IntoIterator<Item = (Nanos, Nanos)>, from: Nanos) -> LossEvents {
-    let (mut events, mut distances) = (0, Welford::default());
-    let mut last: Option<(Nanos, Nanos)> = None;
-    for (t, window) in losses {
-        let new_event = last.is_none_or(|(l, gap)| t - l > gap);
+    let mut g = LossGrouper::default();
+    losses.into_iter().for_each(|(t, window)| g.add(t, window, from));
+    g.events()
+}
+
+/// [`loss_events`] one loss at a time, so a run keeps no log of its losses.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LossGrouper {
+    /// The previous loss: its time and its grouping window.
+    last: Option<(Nanos, Nanos)>,
+    events: u64,
+    distances: Welford,
+}
+
+impl LossGrouper {
+    /// A loss at `t` (never before the previous one) holding its event open for `window`;
+    /// events count from `from`. Losses at the same instant hold it open for the widest window
+    /// among them, whatever order they come in.
+    pub fn add(&mut self, t: Nanos, window: Nanos, from: Nanos) {
+        let new_event = self.last.is_none_or(|(l, gap)| t - l > gap);
         if new_event && t >= from {
-            events += 1;
-            if let Some((l, _)) = last {
-                distances.add((t - l) as f64 / 1e9);
+            self.events += 1;
+            if let Some((l, _)) = self.last {
+                self.distances.add((t - l) as f64 / 1e9);
             }
         }
-        last = Some((t, window));
+        let window = match self.last {
+            Some((l, gap)) if l == t => window.max(gap),
+            _ => window,
+        };
+        self.last = Some((t, window));
     }
-    LossEvents { events, distance_s: distances.get() }
+
+    pub fn events(&self) -> LossEvents {
+        LossEvents { events: self.events, distance_s: self.distances.get() }
+    }
 }
 
 #[cfg(test)]
@@ -127,5 +149,16 @@ mod tests {
         let e = loss_events(losses, 0);
         assert_eq!(e.events, 2);
         assert!((e.distance_s.unwrap().mean - 0.25).abs() < 1e-9);
+    }
+
+    /// Two losses at 1.0 s with windows 100 and 400 ms, in either order, hold the event open
+    /// until 1.4 s: a loss at 1.3 s continues it.
+    #[test]
+    fn simultaneous_losses_keep_the_widest_window() {
+        for order in [[100, 400], [400, 100]] {
+            let mut losses: Vec<(Nanos, Nanos)> = order.iter().map(|&w| (1000 * MS, w * MS)).collect();
+            losses.push((1300 * MS, 100 * MS));
+            assert_eq!(loss_events(losses, 0).events, 1, "{order:?}");
+        }
     }
 }

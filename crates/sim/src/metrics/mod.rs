@@ -5,14 +5,16 @@ use serde::Serialize;
 
 pub mod loss_events;
 pub mod oscillation;
+pub mod quantiles;
 pub mod reallocation;
 pub mod window_stats;
 
-pub use loss_events::{loss_events, LossEvents, MeanStd, Welford};
+pub use loss_events::{loss_events, LossEvents, LossGrouper, MeanStd, Welford};
 pub use oscillation::Swings;
+pub use quantiles::Quantiles;
 pub use reallocation::{reallocations, Reallocation};
 
-use crate::net::SojournRecorder;
+use crate::net::LinkObserver;
 use crate::packet::Packet;
 
 pub type Nanos = u64;
@@ -343,31 +345,49 @@ pub struct Summary {
     pub partial: bool,
 }
 
-/// Collects per-packet records while the simulation runs.
+/// What the summary needs of a flow's losses: its base RTT and the links of its data path.
+#[derive(Clone, Debug, Default)]
+pub struct LossWindow {
+    pub rtt: Nanos,
+    pub path: Box<[u32]>,
+}
+
+/// Collects per-packet measurements while the simulation runs: streaming percentiles and loss
+/// events for the summary (memory flat in simulated time), and the exact per-packet series
+/// only where the scenario asks for them (`output.sojourn_samples`, `output.owd_samples`).
 #[derive(Default)]
 pub struct Recorder {
     pub warmup: Nanos,
     pub keep_sojourn_series: bool,
     pub sojourn: SojournSeries,
-    /// Sojourn times of measured links inside the measurement window, for the summary percentiles.
-    pub window_sojourns: Vec<Vec<f64>>,
+    /// Sojourn times (ns) of measured links inside the measurement window, per link.
+    pub window_sojourns: Vec<Quantiles>,
+    pub keep_owd_series: bool,
     pub owd: OwdSeries,
-    pub window_owds: Vec<Vec<f64>>,
+    /// One-way delays (ns) of CBR datagrams inside the measurement window, per flow.
+    pub window_owds: Vec<Quantiles>,
+    /// Per link: the largest base RTT of the TCP flows crossing it (its loss-grouping RTT).
+    pub link_rtts: Vec<Nanos>,
+    pub link_losses: Vec<LossGrouper>,
+    pub flow_windows: Vec<LossWindow>,
+    pub flow_losses: Vec<LossGrouper>,
 }
 
 impl Recorder {
     pub fn record_owd(&mut self, flow: u32, now: Nanos, owd: Nanos) {
-        self.owd.t_s.push(secs(now));
-        self.owd.flow.push(flow);
-        self.owd.owd_ms.push(ms(owd));
+        if self.keep_owd_series {
+            self.owd.t_s.push(secs(now));
+            self.owd.flow.push(flow);
+            self.owd.owd_ms.push(ms(owd));
+        }
         if now >= self.warmup {
-            self.window_owds[flow as usize].push(ms(owd));
+            self.window_owds[flow as usize].record(owd);
         }
     }
 }
 
-impl SojournRecorder for Recorder {
-    fn record(&mut self, link: u32, now: Nanos, pkt: &Packet, sojourn: Nanos) {
+impl LinkObserver for Recorder {
+    fn sojourn(&mut self, link: u32, now: Nanos, pkt: &Packet, sojourn: Nanos) {
         if self.keep_sojourn_series {
             self.sojourn.t_s.push(secs(now));
             self.sojourn.link.push(link);
@@ -375,8 +395,23 @@ impl SojournRecorder for Recorder {
             self.sojourn.sojourn_ms.push(ms(sojourn));
         }
         if now >= self.warmup {
-            if let Some(v) = self.window_sojourns.get_mut(link as usize) {
-                v.push(ms(sojourn));
+            if let Some(q) = self.window_sojourns.get_mut(link as usize) {
+                q.record(sojourn);
+            }
+        }
+    }
+
+    /// Loss events at the link, each loss grouped within 2 × (the link's RTT + its queueing),
+    /// and of the flow when the link is on its data path, within 2 × (the flow's RTT + queueing).
+    fn loss(&mut self, link: u32, now: Nanos, flow: u32, queue_delay: Nanos) {
+        let l = link as usize;
+        if let (Some(g), Some(&rtt)) = (self.link_losses.get_mut(l), self.link_rtts.get(l)) {
+            g.add(now, 2 * (rtt + queue_delay), self.warmup);
+        }
+        let f = flow as usize;
+        if let (Some(g), Some(w)) = (self.flow_losses.get_mut(f), self.flow_windows.get(f)) {
+            if w.path.contains(&link) {
+                g.add(now, 2 * (w.rtt + queue_delay), self.warmup);
             }
         }
     }

@@ -5,7 +5,8 @@
 use ccbench_aqm::Limit;
 
 use super::{
-    loss_events, reallocations, FlowSeries, LossEvents, Nanos, Reallocation, Welford, MAX_REALLOCATION_FLOWS,
+    reallocations, FlowSeries, LossGrouper, LossWindow, Nanos, Quantiles, Reallocation, Recorder, Welford,
+    MAX_REALLOCATION_FLOWS,
 };
 use crate::net::Link;
 use crate::scenario::{FlowKind, Scenario};
@@ -21,35 +22,32 @@ pub fn queue_fill(sc: &Scenario, i: usize, link: &Link, integrals: (u128, u128),
     }
 }
 
-/// Loss events at link `i`, each loss grouped within 2 × (the largest base RTT of the link's TCP
-/// flows + the queueing delay at that loss).
-pub fn link_loss_events(sc: &Scenario, i: usize, link: &Link) -> LossEvents {
-    let crossing = sc.flows.iter().filter(|f| f.kind == FlowKind::Tcp && f.path.contains(&i));
-    let rtt = crossing.map(|f| f.rtt).max().unwrap_or(0);
-    loss_events(link.losses.log.iter().map(|l| (l.at, 2 * (rtt + l.queue_delay()))), sc.warmup)
-}
-
-/// Every flow's losses on the links of its data path — (time, queueing delay at the loss) — in
-/// time order: one pass over the links' logs, so swarms of many flows stay linear.
-pub fn loss_times_by_flow(sc: &Scenario, links: &[Link]) -> Vec<Vec<(Nanos, Nanos)>> {
-    let mut times = vec![Vec::new(); sc.flows.len()];
-    for (l, link) in links.iter().enumerate() {
-        for loss in &link.losses.log {
-            let f = loss.flow as usize;
-            if sc.flows.get(f).is_some_and(|flow| flow.path.contains(&l)) {
-                times[f].push((loss.at, loss.queue_delay()));
-            }
-        }
+/// The run's recorder: what it keeps per link and per flow, and the RTT each loss is grouped
+/// with — a link's is the largest base RTT of the TCP flows crossing it, a flow's its own.
+pub fn recorder(sc: &Scenario, links: usize) -> Recorder {
+    let link_rtts = (0..links)
+        .map(|l| {
+            sc.flows.iter().filter(|f| f.kind == FlowKind::Tcp && f.path.contains(&l)).map(|f| f.rtt).max()
+        })
+        .map(|rtt| rtt.unwrap_or(0))
+        .collect();
+    let flow_windows = sc
+        .flows
+        .iter()
+        .map(|f| LossWindow { rtt: f.rtt, path: f.path.iter().map(|&l| l as u32).collect() })
+        .collect();
+    Recorder {
+        warmup: sc.warmup,
+        keep_sojourn_series: sc.output.sojourn_samples,
+        window_sojourns: vec![Quantiles::default(); links],
+        keep_owd_series: sc.output.owd_samples,
+        window_owds: vec![Quantiles::default(); sc.flows.len()],
+        link_rtts,
+        link_losses: vec![LossGrouper::default(); links],
+        flow_windows,
+        flow_losses: vec![LossGrouper::default(); sc.flows.len()],
+        ..Recorder::default()
     }
-    times.iter_mut().for_each(|t| t.sort_unstable());
-    times
-}
-
-/// Loss events of flow `f` (its losses from [`loss_times_by_flow`]), each loss grouped within
-/// 2 × the flow's RTT at that loss: its base RTT plus the queueing the loss met.
-pub fn flow_loss_events(sc: &Scenario, f: usize, losses: &[(Nanos, Nanos)]) -> LossEvents {
-    let rtt = sc.flows[f].rtt;
-    loss_events(losses.iter().map(|&(t, queued)| (t, 2 * (rtt + queued))), sc.warmup)
 }
 
 /// The buffer (bytes) of flow `f`'s bottleneck, the slowest link of its path; packet limits

@@ -33,6 +33,7 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
         let id = net.add_link(Link::new(l.name.clone(), l.rate, l.delay, l.jitter, l.loss, queue, streams));
         let link = &mut net.links[id as usize];
         link.measure_sojourn = l.measure_sojourn;
+        link.window_start = sc.warmup;
         link.set_reorder(l.jitter_reorder);
         if let Some(s) = l.shaper {
             link.set_token_bucket(s.burst, s.line_rate);

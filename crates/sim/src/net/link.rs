@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 use ccbench_aqm::{DequeueSink, DropReason, Enqueued, Nanos, QueueDisc};
 
 use crate::engine::{Event, EventQueue};
+use crate::metrics::Quantiles;
 use crate::packet::Packet;
 use crate::rng::{unit, SimRng};
 use crate::trace::Capture;
@@ -38,9 +39,15 @@ impl LinkCounters {
     }
 }
 
-/// Where a link reports per-packet sojourn times (bottleneck measurement).
-pub trait SojournRecorder {
-    fn record(&mut self, link: u32, now: Nanos, pkt: &Packet, sojourn: Nanos);
+/// What a link reports as packets leave its queue or are lost; the metrics layer listens, so
+/// the link keeps no per-packet log.
+pub trait LinkObserver {
+    /// A packet leaves the queue of `link` after waiting `sojourn` (links that measure it only).
+    fn sojourn(&mut self, link: u32, now: Nanos, pkt: &Packet, sojourn: Nanos);
+    /// A packet of `flow` is dropped or lost at `link`, meeting `queue_delay` of queueing: its
+    /// sojourn when the AQM dropped it at the head, else the backlog it met. The SIAD thesis
+    /// groups losses within 2 × the RTT *including* this queueing (§4.1.2, L2139).
+    fn loss(&mut self, link: u32, now: Nanos, flow: u32, queue_delay: Nanos);
 }
 
 pub struct Link {
@@ -60,11 +67,13 @@ pub struct Link {
     pub counters: LinkCounters,
     /// Record sojourn times of departing packets.
     pub measure_sojourn: bool,
-    /// Backlog (packets) at each AQM congestion signal (mark or AQM drop), with its time: the
-    /// largest queue the AQM let build in a cycle, the `b` of the ABE paper's model (L149).
-    pub signal_backlogs: Vec<(Nanos, u32)>,
-    /// Every drop and random loss, in time order (loss events, `crate::metrics`).
-    pub losses: Losses,
+    /// Backlog (packets) at each AQM congestion signal (mark or AQM drop) from `window_start`
+    /// on: the largest queue the AQM let build in a cycle, the `b` of the ABE paper's model (L149).
+    pub signal_backlogs: Quantiles,
+    /// When the measurement window opens (the scenario's warm-up).
+    pub window_start: Nanos,
+    /// Drops and random losses per flow.
+    losses: Vec<u64>,
     /// The least backlog (bytes, packets) since [`Link::reset_min_backlog`].
     min_backlog: (u64, usize),
     /// Largest over smallest per-packet service rate (1 = a constant rate).
@@ -87,67 +96,42 @@ struct Bucket {
     at: Nanos,
 }
 
-/// Losses of a link, per flow and in time order.
-#[derive(Default)]
-pub struct Losses {
-    by_flow: Vec<u64>,
-    pub log: Vec<Loss>,
+/// Where a link counts a lost packet: per flow, and to the observer with its time and queueing.
+struct LossCount<'a> {
+    id: u32,
+    losses: &'a mut Vec<u64>,
+    obs: &'a mut dyn LinkObserver,
 }
 
-/// One drop or random loss.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Loss {
-    pub at: Nanos,
-    pub flow: u32,
-    /// The queueing delay at this link when the packet was lost (µs): its sojourn when the AQM
-    /// dropped it at the head, else the backlog it met. The SIAD thesis groups losses within
-    /// 2 × the RTT *including* this queueing (§4.1.2, L2139).
-    pub queue_delay_us: u32,
-}
-
-impl Loss {
-    pub fn queue_delay(&self) -> Nanos {
-        self.queue_delay_us as Nanos * 1_000
-    }
-}
-
-impl Losses {
+impl LossCount<'_> {
     fn count(&mut self, flow: u32, now: Nanos, queue_delay: Nanos) {
         let i = flow as usize;
-        if i >= self.by_flow.len() {
-            self.by_flow.resize(i + 1, 0);
+        if i >= self.losses.len() {
+            self.losses.resize(i + 1, 0);
         }
-        self.by_flow[i] += 1;
-        let queue_delay_us = u32::try_from(queue_delay / 1_000).unwrap_or(u32::MAX);
-        self.log.push(Loss { at: now, flow, queue_delay_us });
+        self.losses[i] += 1;
+        self.obs.loss(self.id, now, flow, queue_delay);
     }
 }
 
-fn count_drop(
-    counters: &mut LinkCounters,
-    losses: &mut Losses,
-    flow: u32,
-    reason: DropReason,
-    now: Nanos,
-    queue_delay: Nanos,
-) {
+fn count_drop(counters: &mut LinkCounters, reason: DropReason) {
     match reason {
         DropReason::Overflow => counters.overflow_drops += 1,
         DropReason::Aqm => counters.aqm_drops += 1,
     }
-    losses.count(flow, now, queue_delay);
 }
 
 /// Counts what an AQM discards or marks while dequeuing.
 struct DequeueCounter<'a> {
     counters: &'a mut LinkCounters,
-    losses: &'a mut Losses,
+    lost: LossCount<'a>,
     now: Nanos,
 }
 
 impl DequeueSink<Packet> for DequeueCounter<'_> {
     fn dropped(&mut self, pkt: Packet, reason: DropReason, sojourn: Nanos) {
-        count_drop(self.counters, self.losses, pkt.flow, reason, self.now, sojourn);
+        count_drop(self.counters, reason);
+        self.lost.count(pkt.flow, self.now, sojourn);
     }
     fn marked(&mut self, _pkt: &Packet, _sojourn: Nanos) {
         self.counters.ecn_marks += 1;
@@ -181,8 +165,9 @@ impl Link {
             jitter_rng,
             counters: LinkCounters::default(),
             measure_sojourn: false,
-            signal_backlogs: Vec::new(),
-            losses: Losses::default(),
+            signal_backlogs: Quantiles::default(),
+            window_start: 0,
+            losses: Vec::new(),
             min_backlog: (0, 0),
             rate_spread: 1.0,
             bucket: None,
@@ -229,7 +214,7 @@ impl Link {
 
     /// Packets of `flow` this link dropped or lost.
     pub fn losses_of(&self, flow: u32) -> u64 {
-        self.losses.by_flow.get(flow as usize).copied().unwrap_or(0)
+        self.losses.get(flow as usize).copied().unwrap_or(0)
     }
 
     /// The least backlog (bytes, packets) since the last [`Link::reset_min_backlog`].
@@ -279,8 +264,8 @@ impl Link {
     }
 
     fn note_signal_backlog(&mut self, signals_before: u64, now: Nanos) {
-        if self.aqm_signals() > signals_before {
-            self.signal_backlogs.push((now, self.queue.len_packets() as u32));
+        if self.aqm_signals() > signals_before && now >= self.window_start {
+            self.signal_backlogs.record(self.queue.len_packets() as u64);
         }
     }
 
@@ -327,7 +312,7 @@ impl Link {
         pkt: Packet,
         now: Nanos,
         events: &mut EventQueue,
-        sojourn: &mut dyn SojournRecorder,
+        obs: &mut dyn LinkObserver,
     ) {
         // The ingress, before loss and queue: a segment dropped here is traced, and so is its
         // retransmission.
@@ -338,7 +323,7 @@ impl Link {
         if self.loss > 0.0 && unit(&mut self.loss_rng) < self.loss {
             self.counters.random_losses += 1;
             let waiting = self.backlog_delay();
-            self.losses.count(pkt.flow, now, waiting);
+            LossCount { id, losses: &mut self.losses, obs }.count(pkt.flow, now, waiting);
             return;
         }
         if self.rate.is_infinite() {
@@ -354,25 +339,21 @@ impl Link {
             Enqueued::Marked => self.counters.ecn_marks += 1,
             Enqueued::Dropped(p, reason) => {
                 let waiting = self.backlog_delay();
-                count_drop(&mut self.counters, &mut self.losses, p.flow, reason, now, waiting)
+                count_drop(&mut self.counters, reason);
+                LossCount { id, losses: &mut self.losses, obs }.count(p.flow, now, waiting);
             }
         }
         self.note_signal_backlog(signals, now);
         if self.transmitting.is_none() {
-            self.start_next(id, now, events, sojourn);
+            self.start_next(id, now, events, obs);
         }
     }
 
-    fn start_next(
-        &mut self,
-        id: u32,
-        now: Nanos,
-        events: &mut EventQueue,
-        sojourn: &mut dyn SojournRecorder,
-    ) {
+    fn start_next(&mut self, id: u32, now: Nanos, events: &mut EventQueue, obs: &mut dyn LinkObserver) {
         self.account_queue(now);
         let signals = self.aqm_signals();
-        let mut sink = DequeueCounter { counters: &mut self.counters, losses: &mut self.losses, now };
+        let lost = LossCount { id, losses: &mut self.losses, obs: &mut *obs };
+        let mut sink = DequeueCounter { counters: &mut self.counters, lost, now };
         let next = self.queue.dequeue(now, &mut sink);
         self.note_signal_backlog(signals, now);
         self.note_backlog();
@@ -380,7 +361,7 @@ impl Link {
             // Behind a token bucket the head waits for its tokens: that wait is queueing too.
             let wait = self.await_tokens(now, d.pkt.wire_bytes);
             if self.measure_sojourn {
-                sojourn.record(id, now + wait, &d.pkt, d.sojourn + wait);
+                obs.sojourn(id, now + wait, &d.pkt, d.sojourn + wait);
             }
             let done = now + wait + self.tx_time(d.pkt.wire_bytes);
             self.transmitting = Some((d.pkt, now));
@@ -389,19 +370,13 @@ impl Link {
     }
 
     /// The transmitter finished the current packet.
-    pub fn tx_done(
-        &mut self,
-        id: u32,
-        now: Nanos,
-        events: &mut EventQueue,
-        sojourn: &mut dyn SojournRecorder,
-    ) {
+    pub fn tx_done(&mut self, id: u32, now: Nanos, events: &mut EventQueue, obs: &mut dyn LinkObserver) {
         let (pkt, start) = self.transmitting.take().expect("TxDone without a packet in transmission");
         self.counters.busy_ns += now - start;
         self.counters.departures += 1;
         self.counters.bytes_departed += pkt.wire_bytes as u64;
         self.propagate(id, pkt, now, events);
-        self.start_next(id, now, events, sojourn);
+        self.start_next(id, now, events, obs);
     }
 
     fn propagate(&mut self, id: u32, pkt: Packet, now: Nanos, events: &mut EventQueue) {
@@ -454,8 +429,9 @@ mod tests {
     const MS: Nanos = 1_000_000;
 
     struct NoSojourn;
-    impl SojournRecorder for NoSojourn {
-        fn record(&mut self, _: u32, _: Nanos, _: &Packet, _: Nanos) {}
+    impl LinkObserver for NoSojourn {
+        fn sojourn(&mut self, _: u32, _: Nanos, _: &Packet, _: Nanos) {}
+        fn loss(&mut self, _: u32, _: Nanos, _: u32, _: Nanos) {}
     }
 
     /// 200 packets 0.1 ms apart through a 10 ms ± 5 ms pipe, delivered as the events come.

@@ -6,7 +6,7 @@
 pub mod build;
 pub mod link;
 
-pub use link::{Link, LinkCounters, SojournRecorder};
+pub use link::{Link, LinkCounters, LinkObserver};
 
 /// Which end of a flow a route delivers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

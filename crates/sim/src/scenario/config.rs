@@ -41,8 +41,12 @@ impl Scenario {
 pub struct Output {
     /// Width of time-series bins (default 100 ms).
     pub bin: Nanos,
-    /// Record every packet's sojourn time at the measured links (default true).
+    /// Keep every packet's sojourn time at the measured links as a series (default false: the
+    /// summary's percentiles come from streaming histograms, `crate::metrics::quantiles`, and
+    /// the exact series grows with simulated time).
     pub sojourn_samples: bool,
+    /// Keep every CBR datagram's one-way delay as a series (default false, as above).
+    pub owd_samples: bool,
     /// Links (topology indices) whose ingress is written as a pcap trace (`crate::trace`).
     pub pcap: Vec<usize>,
 }

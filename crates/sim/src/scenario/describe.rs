@@ -24,7 +24,11 @@ pub fn describe(sc: &Scenario) -> Value {
 /// `pcap` only when asked for, so the description (and what is keyed on it) of every run without
 /// traces stays as it was.
 fn output(sc: &Scenario) -> Value {
-    let mut out = json!({"bin_ns": sc.output.bin, "sojourn_samples": sc.output.sojourn_samples});
+    let mut out = json!({
+        "bin_ns": sc.output.bin,
+        "sojourn_samples": sc.output.sojourn_samples,
+        "owd_samples": sc.output.owd_samples,
+    });
     if !sc.output.pcap.is_empty() {
         let names: Vec<&str> = sc.output.pcap.iter().map(|&l| sc.topology.links[l].name.as_str()).collect();
         out["pcap"] = json!(names);

@@ -125,7 +125,7 @@ fn one_line(s: &str) -> String {
 const MAX_BINS: u64 = 1_000_000;
 
 const TOP_KEYS: &[&str] = &["name", "duration", "warmup", "seed", "host_noise", "flows", "output", "nodes"];
-const OUTPUT_KEYS: &[&str] = &["bin", "sojourn_samples", "pcap"];
+const OUTPUT_KEYS: &[&str] = &["bin", "sojourn_samples", "owd_samples", "pcap"];
 const DEFAULT_BIN: Nanos = 100_000_000;
 
 /// `seed` (the CLI's `--seed`) replaces the file's before anything is drawn from it.
@@ -212,13 +212,14 @@ fn table_header(key: &str, array: bool) -> String {
 
 fn build_output(t: Option<&Table>) -> R<Output> {
     let Some(t) = t else {
-        return Ok(Output { bin: DEFAULT_BIN, sojourn_samples: true, pcap: Vec::new() });
+        return Ok(Output { bin: DEFAULT_BIN, sojourn_samples: false, owd_samples: false, pcap: Vec::new() });
     };
     let p = "output";
     check_keys(t, p, OUTPUT_KEYS)?;
     Ok(Output {
         bin: get_positive_duration(t, p, "bin")?.unwrap_or(DEFAULT_BIN),
-        sojourn_samples: get_bool(t, p, "sojourn_samples")?.unwrap_or(true),
+        sojourn_samples: get_bool(t, p, "sojourn_samples")?.unwrap_or(false),
+        owd_samples: get_bool(t, p, "owd_samples")?.unwrap_or(false),
         pcap: Vec::new(), // resolved once the topology's links are known
     })
 }
@@ -450,7 +451,7 @@ header_bytes = 40
         assert_eq!(s.warmup, 0);
         assert_eq!(s.seed, 1);
         assert_eq!(s.output.bin, 100_000_000);
-        assert!(s.output.sojourn_samples);
+        assert!(!s.output.sojourn_samples && !s.output.owd_samples, "exact series only when asked");
         let b = link(&s, "bottleneck");
         assert_eq!(b.rate, 10e6);
         assert_eq!(link(&s, "bottleneck-rev").rate, 10e6);

@@ -45,7 +45,6 @@ from ccbench.experiments.rledbat import common
 from ccbench.experiments.rledbat.voip import (
     BELOW_MIN,
     BEST_KBPS,
-    BUFFER,
     DOWNLOAD_START_S,
     DURATION_S,
     KBPS_MIN,
@@ -55,7 +54,7 @@ from ccbench.experiments.rledbat.voip import (
     VARIANTS,
     VOIP_KBPS,
     apply,
-    flows,
+    base,
     frame_ms,
     metric,
     settles_at_target,
@@ -201,7 +200,7 @@ EXPERIMENT = Experiment(
     name="rledbat-fig5",
     description="rLEDBAT Fig. 5: 64 kbps VoIP (160 B / 20 ms) from 0 s and an rLEDBAT download from 10 s, 1 Mbps, "
                 "150 ms buffer, RTT 20 ms, 50 s; VoIP delay and rLEDBAT rate; spot checks 1–40 Mbps, 10–300 ms",
-    base=common.base(rate_mbps=1, buffer=BUFFER, rtt_ms=20, duration_s=DURATION_S, flows=flows(1)),
+    base=base(),
     grid={},
     points=[MAIN] + SPOTS + SENSITIVITY,
     quick_points=[MAIN] + QUICK_SPOTS + SENSITIVITY,

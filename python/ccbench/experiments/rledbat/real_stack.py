@@ -185,7 +185,7 @@ EXPERIMENT = Experiment(
     description="rLEDBAT on real Linux TCP with rledbatd (root) beside the simulator: Figs. 12/13's setting (rLEDBAT "
                 "vs CUBIC, 500 ms buffer, 120 s: 20 Mbps at RTT 20/100 ms, 5 and 50 Mbps at 20 ms) and Fig. 5 (VoIP "
                 "beside rLEDBAT, 1 Mbps)",
-    base=common.base(rate_mbps=1, buffer=voip.BUFFER, rtt_ms=20, duration_s=voip.DURATION_S, flows=voip.flows(1)),
+    base=voip.base(),
     grid={},
     points=_points(FIG12_RTTS_MS, FIG13_RATES_MBPS, FIG12_DURATION_S, voip.DURATION_S),
     quick_points=_points(QUICK_FIG12_RTTS_MS, QUICK_FIG13_RATES_MBPS, QUICK_FIG12_DURATION_S, QUICK_FIG5_DURATION_S),

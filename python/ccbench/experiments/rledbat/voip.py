@@ -25,6 +25,14 @@ BELOW_MIN, KBPS_MIN = 0.85, 800
 DIP_FRACTION, DIP_GAP_S = 0.25, 1.0
 
 
+def base() -> dict:
+    """The scenario at seed 1, keeping each VoIP datagram's one-way delay (``output.owd_samples``):
+    the slowdowns and the delay before the download are read from that series."""
+    scenario = common.base(rate_mbps=1, buffer=BUFFER, rtt_ms=20, duration_s=DURATION_S, flows=flows(1))
+    scenario["output"] = {**scenario["output"], "owd_samples": True}
+    return scenario
+
+
 def flows(seed: int, variant: str = PAPER) -> list:
     """The VoIP flow and the rLEDBAT download of ``variant``, each start jittered per seed."""
     voip = {"name": VOIP, "type": "cbr", "packet_size": VOIP_BYTES, "interval": f"{VOIP_INTERVAL_MS}ms",
