@@ -436,8 +436,8 @@ impl State {
             let c = &p.link.counters;
             self.samples[l].push(QueueSample {
                 t: now,
-                queue_bytes: p.link.queue_bytes(),
-                queue_packets: p.link.queue_packets() as u64,
+                queue_bytes: p.link.backlog().0,
+                queue_packets: p.link.backlog().1 as u64,
                 arrivals: c.arrivals,
                 departures: c.departures,
                 bytes_departed: c.bytes_departed,

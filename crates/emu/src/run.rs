@@ -131,18 +131,6 @@ pub fn emulated_topology(sc: &Scenario) -> Result<Emulated, String> {
             flow_index(sc, f)
         ));
     }
-    if let Some(l) =
-        sc.topology.links.iter().find(|l| l.rate_max.is_some() || l.jitter_reorder || l.shaper.is_some())
-    {
-        let key = if l.rate_max.is_some() {
-            "rate_max"
-        } else if l.shaper.is_some() {
-            "burst"
-        } else {
-            "jitter_reorder"
-        };
-        return Err(format!("{}.{key}: not supported by the emulator yet", l.name));
-    }
     if !sc.output.pcap.is_empty() {
         return Err("output.pcap: not supported by the emulator yet".into());
     }

@@ -21,13 +21,15 @@ pub mod metrics;
 pub mod net;
 pub mod packet;
 pub mod registry;
-pub mod rng;
 pub mod scenario;
 pub mod tcp;
 pub mod topology;
 pub mod trace;
 pub mod traffic;
 pub mod world;
+
+/// The per-component random streams (shared with the emulator through the link model).
+pub use ccbench_link::rng;
 
 pub use scenario::{parse_str, parse_table, Scenario, ScenarioError};
 pub use world::{Conservation, SimResult, Simulation};

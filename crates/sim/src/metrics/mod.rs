@@ -5,13 +5,12 @@ use serde::Serialize;
 
 pub mod loss_events;
 pub mod oscillation;
-pub mod quantiles;
 pub mod reallocation;
 pub mod window_stats;
 
+pub use ccbench_link::quantiles::{Percentiles, Quantiles};
 pub use loss_events::{loss_events, LossEvents, LossGrouper, MeanStd, Welford};
 pub use oscillation::Swings;
-pub use quantiles::Quantiles;
 pub use reallocation::{reallocations, Reallocation};
 
 use crate::net::LinkObserver;
@@ -81,14 +80,6 @@ pub struct OwdSeries {
     pub t_s: Vec<f64>,
     pub flow: Vec<u32>,
     pub owd_ms: Vec<f64>,
-}
-
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
-pub struct Percentiles {
-    pub mean: f64,
-    pub p50: f64,
-    pub p90: f64,
-    pub p99: f64,
 }
 
 /// Mean and nearest-rank percentiles of `values` (sorted in place); None when empty.

@@ -5,11 +5,11 @@
 //! sender, half on the way out and the rest on the way back, so the only queues a flow meets are
 //! the topology's. The outgoing one also carries the sending host's timing noise (`host_noise`).
 
-use ccbench_aqm::{build_queue, DropTail, Limit, QueueConfig};
+use ccbench_aqm::{build_queue, DropTail, Limit, QueueConfig, QueuedPacket};
 
 use super::{Link, Network, Route, Side};
 use crate::rng;
-use crate::scenario::Scenario;
+use crate::scenario::{LinkSpec, Scenario};
 
 /// Routes of one flow.
 #[derive(Clone, Copy, Debug)]
@@ -20,6 +20,38 @@ pub struct FlowRoutes {
     pub ack: u32,
 }
 
+/// The link model of topology link `index` as a scenario declares it — queue, rate, loss, delay,
+/// jitter, token bucket, rate spread, delivery trace — with the scenario's random streams, for
+/// any packet type: the simulator's links and the emulator's are built here alike.
+pub fn link_model<P: QueuedPacket + Send + 'static>(
+    spec: &LinkSpec,
+    seed: u64,
+    index: usize,
+) -> Result<ccbench_link::Link<P>, String> {
+    let cfg = QueueConfig { limit: spec.limit, ecn: spec.ecn, seed: rng::queue_seed(seed, index as u64) };
+    let queue =
+        build_queue(&spec.aqm, cfg, &spec.aqm_params).map_err(|e| format!("link \"{}\": {e}", spec.name))?;
+    let streams = rng::link_streams(seed, index as u64);
+    let mut link = ccbench_link::Link::new(
+        spec.name.clone(),
+        spec.rate,
+        spec.delay,
+        spec.jitter,
+        spec.loss,
+        queue,
+        streams,
+    );
+    link.measure_sojourn = spec.measure_sojourn;
+    link.set_reorder(spec.jitter_reorder);
+    if let Some(s) = spec.shaper {
+        link.set_token_bucket(s.burst, s.line_rate);
+    }
+    if let Some(max) = spec.rate_max {
+        link.set_rate_spread(max / spec.rate, rng::stream(seed, "link-rate", index as u64));
+    }
+    Ok(link)
+}
+
 pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
     let topo = &sc.topology;
     let mut net = Network::default();
@@ -27,20 +59,9 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
         net.add_node(n.clone());
     }
     for (i, l) in topo.links.iter().enumerate() {
-        let cfg = QueueConfig { limit: l.limit, ecn: l.ecn, seed: rng::queue_seed(sc.seed, i as u64) };
-        let queue = build_queue(&l.aqm, cfg, &l.aqm_params).expect("queues are validated with the scenario");
-        let streams = rng::link_streams(sc.seed, i as u64);
-        let id = net.add_link(Link::new(l.name.clone(), l.rate, l.delay, l.jitter, l.loss, queue, streams));
-        let link = &mut net.links[id as usize];
-        link.measure_sojourn = l.measure_sojourn;
-        link.window_start = sc.warmup;
-        link.set_reorder(l.jitter_reorder);
-        if let Some(s) = l.shaper {
-            link.set_token_bucket(s.burst, s.line_rate);
-        }
-        if let Some(max) = l.rate_max {
-            link.set_rate_spread(max / l.rate, rng::stream(sc.seed, "link-rate", i as u64));
-        }
+        let mut model = link_model(l, sc.seed, i).expect("queues are validated with the scenario");
+        model.window_start = sc.warmup;
+        net.add_link(Link::new(model));
     }
     let routes = sc.flows.iter().enumerate().map(|(i, f)| {
         let there = f.access_delay / 2;
@@ -51,7 +72,15 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
             let queue = Box::new(DropTail::new(Limit::Packets(u64::MAX)));
             let streams =
                 (rng::stream(sc.seed, "access-loss", i as u64), rng::stream(sc.seed, "host-noise", i as u64));
-            net.add_link(Link::new(name, f64::INFINITY, delay, jitter, 0.0, queue, streams))
+            net.add_link(Link::new(ccbench_link::Link::new(
+                name,
+                f64::INFINITY,
+                delay,
+                jitter,
+                0.0,
+                queue,
+                streams,
+            )))
         };
         let noisy = there > 0 || f.host_noise > 0;
         let up = noisy.then(|| access(format!("access-{}", f.name), there, f.host_noise));

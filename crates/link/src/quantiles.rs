@@ -4,14 +4,22 @@
 //! Values are recorded in an HDR histogram with three significant digits (`hdrhistogram`): every
 //! value below 2,048 has a bucket of its own, and above that a bucket spans at most 1/1,024 of
 //! its lower edge. A percentile is the nearest-rank one (the ⌈q·n⌉-th smallest value, as
-//! [`super::percentiles`] computes from exact samples), reported as the middle of its bucket
+//! `ccbench_sim::metrics::percentiles` computes from exact samples), reported as the middle of its bucket
 //! clamped to the least and largest value seen. **Error bound**: within
 //! [`RELATIVE_ERROR`] (0.049 %) of the exact nearest-rank value, exact for values below 2,048
 //! (2.048 µs for times in nanoseconds, 2,048 packets for backlogs). The mean is exact.
 
 use hdrhistogram::Histogram;
+use serde::Serialize;
 
-use super::Percentiles;
+/// Mean and nearest-rank percentiles of a set of values.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct Percentiles {
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+}
 
 /// Significant decimal digits the histogram keeps.
 const SIGNIFICANT_DIGITS: u8 = 3;
@@ -73,8 +81,20 @@ impl Quantiles {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::percentiles;
     use crate::rng::{stream, unit};
+
+    /// Exact nearest-rank percentiles, to compare with.
+    fn exact(values: &mut [f64]) -> Percentiles {
+        values.sort_unstable_by(f64::total_cmp);
+        let n = values.len();
+        let rank = |q: f64| values[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        Percentiles {
+            mean: values.iter().sum::<f64>() / n as f64,
+            p50: rank(0.5),
+            p90: rank(0.9),
+            p99: rank(0.99),
+        }
+    }
 
     /// Against the exact nearest-rank percentiles of the same values, over values that span
     /// six decades (a queue from empty to seconds) and a narrow band.
@@ -83,14 +103,14 @@ mod tests {
         let mut rng = stream(3, "quantiles-test", 0);
         for spread in [1e3, 1e9] {
             let mut q = Quantiles::default();
-            let mut exact = Vec::new();
+            let mut samples = Vec::new();
             for _ in 0..100_000 {
                 let v = (unit(&mut rng).powi(3) * spread) as u64 + 50_000;
                 q.record(v);
-                exact.push(v as f64);
+                samples.push(v as f64);
             }
             let got = q.percentiles(1.0).unwrap();
-            let want = percentiles(&mut exact).unwrap();
+            let want = exact(&mut samples);
             for (g, w) in [(got.p50, want.p50), (got.p90, want.p90), (got.p99, want.p99)] {
                 assert!((g - w).abs() <= w * RELATIVE_ERROR, "spread {spread}: {g} against exact {w}");
             }
