@@ -131,6 +131,34 @@ def _cmd_bench(args) -> int:
     return 0
 
 
+def _cmd_trace(args) -> int:
+    """Write a synthetic cellular delivery trace (mahimahi's format) for a link's ``trace`` key."""
+    from ccbench import _core
+
+    try:
+        text = _core.synthetic_trace(args.mean_mbps * 1e6, args.seconds, args.seed)
+    except ValueError as exc:
+        raise UsageError(f"--{str(exc).replace('mean:', 'mean-mbps:').replace('duration:', 'seconds:')}") from None
+    out = Path(args.out)
+    if out.is_dir():
+        raise UsageError(f"{out}: is a folder; give the trace file's name")
+    out.write_text(text)
+    lines = sum(1 for line in text.splitlines() if line and not line.startswith("#"))
+    print(f"wrote {out}: {lines} delivery opportunities over {args.seconds:g} s "
+          f"(mean about {args.mean_mbps:g} Mbit/s); use it as trace = \"{out}\" on a link")
+    return 0
+
+
+def _finite_positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
 def _cmd_demo(args) -> int:
     from ccbench.demo import demo
 
@@ -259,6 +287,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ns3", action="store_true",
                    help="also run the scenarios in ns-3 3.44, side by side (pip install ns3==3.44.post0)")
     p.set_defaults(func=_cmd_bench)
+
+    p = sub.add_parser("trace", help="write a synthetic cellular packet-delivery trace (mahimahi format) "
+                                     "for a link's trace key")
+    p.add_argument("out", metavar="FILE")
+    p.add_argument("--mean-mbps", type=_finite_positive, default=12.0, help="average capacity (default 12)")
+    p.add_argument("--seconds", type=_finite_positive, default=60.0, help="length; the trace repeats (default 60)")
+    p.add_argument("--seed", type=_non_negative, default=1)
+    p.set_defaults(func=_cmd_trace)
 
     p = sub.add_parser("demo", help="run the examples and quick experiments, write report.html")
     p.add_argument("--out", metavar="DIR", default="out")

@@ -102,3 +102,44 @@ def test_emu_interrupted_removes_its_namespaces_and_says_nothing_was_written(tmp
                            "nothing written"), err
     assert not (tmp_path / "out" / "summary.json").exists()
     assert not _emulator_namespaces() - before
+
+
+TRACED = """\
+duration = "6s"
+warmup = "1s"
+[[links]]
+name = "cell"
+from = "a"
+to = "b"
+trace = "step.trace"
+delay = "20ms"
+buffer = "60p"
+jitter = "1ms"
+jitter_reorder = true
+[links.reverse]
+rate = "20Mbps"
+rate_max = "40Mbps"
+[[flows]]
+cca = "cubic"
+from = "a"
+to = "b"
+"""
+
+
+def test_emu_runs_trace_driven_links_with_reordering_jitter_and_rate_spreads(tmp_path):
+    """The emulator drives the simulator's link model, so every link key runs on it: a mahimahi
+    trace of one 1,504 B opportunity per ms (12.03 Mbit/s) paces the bottleneck, its jitter may
+    reorder, and the ACK direction's rate is drawn per packet up to rate_max."""
+    reason = _emu_unavailable()
+    if reason:
+        pytest.skip(reason)
+    (tmp_path / "step.trace").write_text("".join(f"{ms}\n" for ms in range(1, 1001)))
+    path = tmp_path / "s.toml"
+    path.write_text(TRACED)
+    proc = ccbench_cli("emu", str(path), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    cell = next(link for link in summary["links"] if link["name"] == "cell")
+    assert cell["rate_mbps"] == pytest.approx(1504 * 8 / 1e3)
+    # A 1,500 B packet per opportunity, 1,448 B of it payload.
+    assert summary["flows"][0]["goodput_mbps"] == pytest.approx(12.032 * 1448 / 1504, rel=0.03)

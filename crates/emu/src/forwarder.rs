@@ -72,6 +72,8 @@ pub struct QueueSample {
     pub aqm_drops: u64,
     pub random_losses: u64,
     pub ecn_marks: u64,
+    /// Time the link's transmitter was engaged (the simulator's utilisation measure).
+    pub busy_ns: u64,
     /// Bytes written to the far end's TUN (or handed to the next link).
     pub bytes_delivered: u64,
     /// The AQM's drop/mark probability; NaN for queues without one.
@@ -445,6 +447,7 @@ impl State {
                 aqm_drops: c.aqm_drops,
                 random_losses: c.random_losses,
                 ecn_marks: c.ecn_marks,
+                busy_ns: p.link.busy_until(now),
                 bytes_delivered: self.delivered[l],
                 aqm_probability,
             });

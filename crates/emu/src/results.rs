@@ -193,7 +193,9 @@ fn link_summary(sc: &Scenario, topo: &Topology, i: usize, l: &LinkReport) -> Lin
         from: topo.nodes[spec.from].clone(),
         to: topo.nodes[spec.to].clone(),
         rate_mbps: spec.rate / 1e6,
-        utilization: bytes * 8.0 / spec.rate / window,
+        // As the simulator measures it: the share of the window the transmitter was engaged
+        // (for a trace-driven link, holding packets for its delivery opportunities too).
+        utilization: (c.busy_ns - w.busy_ns) as f64 / 1e9 / window,
         throughput_mbps: bytes * 8.0 / window / 1e6,
         drops: c.drops - w.drops,
         overflow_drops: (c.drops - c.aqm_drops) - (w.drops - w.aqm_drops),
@@ -253,7 +255,6 @@ fn link_series(sc: &Scenario, topo: &Topology, report: &Report) -> LinkSeries {
     let mut s = LinkSeries::default();
     let bin = sc.output.bin;
     for (i, l) in report.links.iter().enumerate().filter(|(i, _)| topo.links[*i].rate.is_finite()) {
-        let rate = topo.links[i].rate;
         let mut prev = QueueSample::default();
         for k in 0..bins(sc) {
             let (from, to) = (k as Nanos * bin, (k as Nanos + 1) * bin);
@@ -265,7 +266,7 @@ fn link_series(sc: &Scenario, topo: &Topology, report: &Report) -> LinkSeries {
             s.link.push(i as u32);
             s.queue_bytes.push(inside.iter().map(|q| q.queue_bytes as f64).sum::<f64>() / n);
             s.queue_packets.push(inside.iter().map(|q| q.queue_packets as f64).sum::<f64>() / n);
-            s.utilization.push(bytes * 8.0 / rate / secs(bin));
+            s.utilization.push((now.busy_ns - prev.busy_ns) as f64 / 1e9 / secs(bin));
             s.throughput_mbps.push(bytes * 8.0 / secs(bin) / 1e6);
             s.drops.push(now.drops - prev.drops);
             s.arrivals.push(now.arrivals - prev.arrivals);

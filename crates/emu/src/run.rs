@@ -167,6 +167,7 @@ fn access_link(name: &str, (from, to): (usize, usize), delay: u64, reverse_of: O
         rate_max: None,
         loss: 0.0,
         shaper: None,
+        trace: None,
         buffer: BufferSize::Packets(u64::MAX),
         rtt: 0,
         limit: Limit::Packets(u64::MAX),
@@ -351,5 +352,18 @@ mod pcap_tests {
         let sc = ccbench_sim::parse_str(text, "t.toml", &[], None).unwrap();
         let e = super::emulated_topology(&sc).err();
         assert_eq!(e.as_deref(), Some("output.pcap: not supported by the emulator yet"));
+    }
+
+    /// The emulator builds its links with the simulator's `link_model`, so every link key runs:
+    /// a per-packet rate spread, reordering jitter and a token bucket.
+    #[test]
+    fn every_link_key_is_accepted() {
+        for key in ["rate_max = \"20Mbps\"", "jitter = \"2ms\"\njitter_reorder = true", "burst = \"15KB\""] {
+            let text = format!("duration = \"1s\"\n[bottleneck]\nrate = \"10Mbps\"\n{key}\n[[flows]]\n");
+            let sc = ccbench_sim::parse_str(&text, "t.toml", &[], None).unwrap();
+            let topo = super::emulated_topology(&sc).unwrap_or_else(|e| panic!("{key}: {e}")).topo;
+            let link = crate::link::Link::from_spec(&topo.links[0], sc.seed, 0).unwrap();
+            assert_eq!(link.rate(), 10e6, "{key}");
+        }
     }
 }

@@ -62,6 +62,16 @@ impl DeliveryTrace {
         self.ms.len() as f64 * OPPORTUNITY_BYTES as f64 * 8.0 / (self.period_ms as f64 / 1e3)
     }
 
+    /// A fingerprint of the opportunities (FNV-1a over their times): the same on every
+    /// machine, so a run's cache key follows the trace's content.
+    pub fn digest(&self) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in self.ms.iter().flat_map(|t| t.to_le_bytes()) {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        h
+    }
+
     /// When opportunity `k` comes, counting from 0 over the repeated trace.
     pub fn at(&self, k: u64) -> Nanos {
         let n = self.ms.len() as u64;

@@ -7,7 +7,8 @@
 //! * [`link`] — the link and its counters;
 //! * [`delivery_trace`] — mahimahi's packet-delivery traces;
 //! * [`quantiles`] — streaming percentiles with a stated error bound;
-//! * [`rng`] — per-component seeded random streams.
+//! * [`rng`] — per-component seeded random streams;
+//! * [`synthetic_trace`] — a cellular-like delivery trace generated from a seed.
 
 #![forbid(unsafe_code)]
 
@@ -15,6 +16,7 @@ pub mod delivery_trace;
 pub mod link;
 pub mod quantiles;
 pub mod rng;
+pub mod synthetic_trace;
 
 pub use delivery_trace::{DeliveryTrace, OPPORTUNITY_BYTES};
 pub use link::{Hooks, Link, LinkCounters};

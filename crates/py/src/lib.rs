@@ -415,6 +415,18 @@ fn memory_limit(py: Python<'_>, text: &str) -> PyResult<u64> {
     control::memory_limit(Some(value.as_any()))?.ok_or_else(|| PyValueError::new_err("no limit"))
 }
 
+/// A synthetic cellular-like delivery trace in mahimahi's format (`ccbench_link::synthetic_trace`).
+#[pyfunction]
+fn synthetic_trace(mean_bps: f64, duration_s: f64, seed: u64) -> PyResult<String> {
+    if !(mean_bps.is_finite() && mean_bps > 0.0) {
+        return Err(PyValueError::new_err(format!("mean: expected a rate above 0, got {mean_bps} bit/s")));
+    }
+    if !(0.001..=86_400.0).contains(&duration_s) {
+        return Err(PyValueError::new_err(format!("duration: expected 1 ms to 1 day, got {duration_s} s")));
+    }
+    Ok(ccbench_link::synthetic_trace::cellular(mean_bps, duration_s, seed))
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -436,6 +448,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dict_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(registry_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(synthetic_trace, m)?)?;
     m.add_function(wrap_pyfunction!(memory_limit, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_dict, m)?)?;

@@ -416,10 +416,13 @@ fn every_example_runs_and_conserves_packets() {
         let text = std::fs::read_to_string(&path).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         // Cut to 5 s, unless a flow starts later (then the example's own length).
-        let sc = ccbench_sim::parse_str(&text, &name, &[], None).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        // The file's path as the source: relative trace files are read beside it.
+        let source = path.display().to_string();
+        let sc =
+            ccbench_sim::parse_str(&text, &source, &[], None).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let late = sc.flows.iter().any(|f| f.start >= 5_000_000_000);
         let ov = if late { vec![] } else { vec!["duration=5s".to_string(), "warmup=0s".to_string()] };
-        let r = ccbench_sim::run_str(&text, &name, &ov, None).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let r = ccbench_sim::run_str(&text, &source, &ov, None).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         assert!(r.conservation.holds(), "{name}: {:?}", r.conservation);
         assert_eq!(r.summary.sim_s, if late { sc.duration as f64 / 1e9 } else { 5.0 }, "{name}");
         assert!(r.summary.flows.iter().all(|f| f.bytes_delivered > 0), "{name}: a flow delivered nothing");

@@ -49,6 +49,9 @@ pub fn link_model<P: QueuedPacket + Send + 'static>(
     if let Some(max) = spec.rate_max {
         link.set_rate_spread(max / spec.rate, rng::stream(seed, "link-rate", index as u64));
     }
+    if let Some(tr) = &spec.trace {
+        link.set_delivery_trace(tr.trace.clone());
+    }
     Ok(link)
 }
 

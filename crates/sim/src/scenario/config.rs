@@ -79,6 +79,14 @@ impl Topology {
 
 pub use ccbench_params::units::BufferSize;
 
+/// A link's delivery trace (`trace = "file"`): mahimahi's format (`ccbench_link::delivery_trace`).
+#[derive(Clone, Debug)]
+pub struct LinkTrace {
+    /// The file as read (relative paths resolved against the scenario file's folder).
+    pub path: String,
+    pub trace: std::sync::Arc<ccbench_link::DeliveryTrace>,
+}
+
 /// One direction of a link.
 #[derive(Clone, Debug)]
 pub struct LinkSpec {
@@ -100,6 +108,9 @@ pub struct LinkSpec {
     /// A token-bucket shaper in place of a fixed-rate transmitter (None: every packet leaves at
     /// `rate`, back to back).
     pub shaper: Option<TokenBucket>,
+    /// A packet-delivery trace that paces the link in place of its rate (`rate` is then the
+    /// trace's mean rate).
+    pub trace: Option<LinkTrace>,
     pub buffer: BufferSize,
     /// The RTT `bdp` buffers refer to.
     pub rtt: Nanos,

@@ -57,6 +57,13 @@ fn link(t: &Topology, l: &LinkSpec) -> Value {
         "jitter_ns": l.jitter, "jitter_reorder": l.jitter_reorder, "rate_max_bps": l.rate_max,
         "loss": l.loss,
         "shaper": l.shaper.map(|s| json!({"burst_bytes": s.burst, "line_rate_bps": s.line_rate})),
+        // The trace's content, not only its name, so a run's key changes with the file.
+        "trace": l.trace.as_ref().map(|tr| json!({
+            "path": tr.path,
+            "opportunities": tr.trace.opportunities(),
+            "period_ns": tr.trace.period(),
+            "digest": format!("{:016x}", tr.trace.digest()),
+        })),
         "buffer": buffer(&l.buffer),
         "limit": match l.limit {
             Limit::Packets(n) => json!({"packets": n}),

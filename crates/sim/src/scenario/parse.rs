@@ -104,7 +104,39 @@ fn parse_table_for(
     for spec in overrides {
         apply_override(&mut table, spec).map_err(with_source)?;
     }
+    resolve_trace_paths(&mut table, source);
     build(&table, ccas, seed).map_err(with_source)
+}
+
+/// A link's relative `trace` path names a file beside the scenario file (when `source` is one),
+/// as a user writing `trace = "traces/lte.trace"` next to the scenario expects.
+fn resolve_trace_paths(table: &mut Table, source: &str) {
+    let source = std::path::Path::new(source);
+    let Some(dir) = source.parent().filter(|_| source.is_file()) else {
+        return;
+    };
+    for (key, value) in table.iter_mut() {
+        match (key.as_str(), value) {
+            ("bottleneck", toml::Value::Table(link)) => resolve_link_trace(link, dir),
+            ("links", toml::Value::Array(links)) => links
+                .iter_mut()
+                .filter_map(|l| l.as_table_mut())
+                .for_each(|link| resolve_link_trace(link, dir)),
+            _ => {}
+        }
+    }
+}
+
+/// A link table's `trace`, and its `reverse` table's, against `dir`.
+fn resolve_link_trace(link: &mut Table, dir: &std::path::Path) {
+    if let Some(toml::Value::Table(reverse)) = link.get_mut("reverse") {
+        resolve_link_trace(reverse, dir);
+    }
+    let relative =
+        link.get("trace").and_then(|v| v.as_str()).filter(|p| std::path::Path::new(p).is_relative());
+    if let Some(path) = relative.map(|p| dir.join(p).display().to_string()) {
+        link.insert("trace".into(), toml::Value::String(path));
+    }
 }
 
 /// A TOML parser message on one line; never empty (a lone `\r` once gave an empty one).

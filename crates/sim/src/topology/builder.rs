@@ -2,11 +2,15 @@
 //! builder that names, checks and stores directional links.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+
+use ccbench_link::DeliveryTrace;
 
 use ccbench_aqm::{build_queue, Limit, QueueConfig};
 use toml::{Table, Value};
 
 use crate::packet::Packet;
+use crate::scenario::config::LinkTrace;
 use crate::scenario::config::{TokenBucket, DEFAULT_LINE_RATE};
 use crate::scenario::fields::{
     check_keys, fe, get_bool, get_duration, get_params, get_positive_duration, get_probability, get_rate,
@@ -33,6 +37,7 @@ pub const PROP_KEYS: &[&str] = &[
     "loss",
     "burst",
     "line_rate",
+    "trace",
 ];
 /// Keys of a `reverse` table: what the other direction may set differently (it shares `delay`).
 pub const REVERSE_KEYS: &[&str] = &[
@@ -47,6 +52,7 @@ pub const REVERSE_KEYS: &[&str] = &[
     "loss",
     "burst",
     "line_rate",
+    "trace",
 ];
 const CHANGE_KEYS: &[&str] = &["at", "rate", "delay"];
 
@@ -68,13 +74,19 @@ pub struct LinkProps {
     pub loss: f64,
     /// `burst` (and `line_rate`): a token-bucket shaper ([`TokenBucket`]).
     pub shaper: Option<TokenBucket>,
+    /// `trace`: a delivery trace that paces the link ([`LinkTrace`]).
+    pub trace: Option<LinkTrace>,
     /// Where errors about this direction's queue land (`links[0]`, `bottleneck`, …).
     pub field: String,
 }
 
-/// Read a link's properties from table `t` at `p` (`rate` is required).
+/// Read a link's properties from table `t` at `p` (`rate` is required unless a `trace` gives it).
 pub fn parse_props(t: &Table, p: &str) -> R<LinkProps> {
-    let rate = required(get_rate(t, p, "rate")?, join(p, "rate"), "rate = \"10Mbps\"")?;
+    let trace = get_trace(t, p)?;
+    let rate = match &trace {
+        Some(tr) => tr.trace.mean_rate(),
+        None => required(get_rate(t, p, "rate")?, join(p, "rate"), "rate = \"10Mbps\"")?,
+    };
     Ok(LinkProps {
         rate,
         delay: get_duration(t, p, "delay")?.unwrap_or(0),
@@ -88,14 +100,42 @@ pub fn parse_props(t: &Table, p: &str) -> R<LinkProps> {
         rate_max: get_rate_max(t, p, rate)?,
         loss: get_probability(t, p, "loss")?.unwrap_or(0.0),
         shaper: get_shaper(t, p, rate)?,
+        trace,
         field: p.to_string(),
     })
-    .and_then(|props| match (props.shaper, props.rate_max) {
-        (Some(_), Some(_)) => {
-            Err(fe(join(p, "burst"), "a token bucket paces at rate: it cannot be combined with rate_max"))
+    .and_then(|props| check_pacing(t, p, props))
+}
+
+/// One way of pacing at most: a token bucket, a rate spread and a trace exclude each other, and
+/// a trace-driven link takes its rate from the trace.
+fn check_pacing(t: &Table, p: &str, props: LinkProps) -> R<LinkProps> {
+    if props.shaper.is_some() && props.rate_max.is_some() {
+        return Err(fe(
+            join(p, "burst"),
+            "a token bucket paces at rate: it cannot be combined with rate_max",
+        ));
+    }
+    if props.trace.is_some() {
+        if let Some(key) = ["rate", "rate_max", "burst", "line_rate"].into_iter().find(|k| t.contains_key(*k))
+        {
+            return Err(fe(
+                join(p, key),
+                "a trace-driven link is paced by its trace (its rate is the trace's mean)",
+            ));
         }
-        _ => Ok(props),
-    })
+    }
+    Ok(props)
+}
+
+/// `trace`: a mahimahi packet-delivery trace file, read and checked now.
+fn get_trace(t: &Table, p: &str) -> R<Option<LinkTrace>> {
+    let Some(path) = get_str(t, p, "trace")? else {
+        return Ok(None);
+    };
+    let field = join(p, "trace");
+    let text = std::fs::read_to_string(path).map_err(|e| fe(&field, format!("cannot read {path:?}: {e}")))?;
+    let trace = DeliveryTrace::parse(&text).map_err(|e| fe(&field, format!("{path}: {e}")))?;
+    Ok(Some(LinkTrace { path: path.to_string(), trace: Arc::new(trace) }))
 }
 
 /// Smallest bucket: one full Ethernet frame, or no packet could ever leave (Linux refuses
@@ -147,6 +187,7 @@ pub fn parse_reverse(t: Option<&Table>, p: &str, fwd: &LinkProps) -> R<LinkProps
         rate_max: None,
         loss: 0.0,
         shaper: None,
+        trace: None,
         field: p.to_string(),
         ..fwd.clone()
     };
@@ -154,7 +195,10 @@ pub fn parse_reverse(t: Option<&Table>, p: &str, fwd: &LinkProps) -> R<LinkProps
         return Ok(r);
     };
     check_keys(t, p, REVERSE_KEYS)?;
-    if let Some(rate) = get_rate(t, p, "rate")? {
+    r.trace = get_trace(t, p)?;
+    if let Some(tr) = &r.trace {
+        r.rate = tr.trace.mean_rate();
+    } else if let Some(rate) = get_rate(t, p, "rate")? {
         r.rate = rate;
     }
     r.shaper = get_shaper(t, p, r.rate)?;
@@ -173,7 +217,7 @@ pub fn parse_reverse(t: Option<&Table>, p: &str, fwd: &LinkProps) -> R<LinkProps
     r.jitter_reorder = get_bool(t, p, "jitter_reorder")?.unwrap_or(false);
     r.rate_max = get_rate_max(t, p, r.rate)?;
     r.loss = get_probability(t, p, "loss")?.unwrap_or(0.0);
-    Ok(r)
+    check_pacing(t, p, r)
 }
 
 fn get_buffer(t: &Table, p: &str) -> R<Option<BufferSize>> {
@@ -189,8 +233,8 @@ pub struct RawChange {
     pub delay: Option<Nanos>,
 }
 
-/// `[[<p>.changes]]`, each before the end of the run.
-pub fn parse_changes(t: &Table, p: &str, duration: Nanos) -> R<Vec<RawChange>> {
+/// `[[<p>.changes]]`, each before the end of the run; no rate changes on a link its trace paces.
+pub fn parse_changes(t: &Table, p: &str, duration: Nanos, traced: bool) -> R<Vec<RawChange>> {
     let here = join(p, "changes");
     let items = match t.get("changes") {
         None => return Ok(Vec::new()),
@@ -215,6 +259,9 @@ pub fn parse_changes(t: &Table, p: &str, duration: Nanos) -> R<Vec<RawChange>> {
         let delay = get_duration(ct, &cp, "delay")?;
         if rate.is_none() && delay.is_none() {
             return Err(fe(cp, "a change needs rate and/or delay"));
+        }
+        if traced && rate.is_some() {
+            return Err(fe(join(&cp, "rate"), "a trace-driven link's rate follows its trace"));
         }
         changes.push(RawChange { at, rate, delay });
     }
@@ -280,6 +327,7 @@ impl TopologyBuilder {
             rate_max: props.rate_max,
             loss: props.loss,
             shaper: props.shaper,
+            trace: props.trace.clone(),
             buffer: props.buffer.clone(),
             rtt: props.rtt,
             limit,

@@ -35,9 +35,10 @@ pub fn build(t: &Table, duration: Nanos) -> R<(Topology, Attach)> {
         jitter_reorder: false,
         rate_max: None,
         loss: 0.0,
+        trace: None,
         ..fwd.clone()
     };
-    let changes = parse_changes(t, p, duration)?;
+    let changes = parse_changes(t, p, duration, fwd.trace.is_some())?;
     let mut b = TopologyBuilder::default();
     let ends = (b.node("r1"), b.node("r2"));
     let link = b.link(BOTTLENECK, p, ends, &fwd)?;

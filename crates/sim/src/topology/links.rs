@@ -55,7 +55,7 @@ pub fn build(t: &Table, duration: Nanos) -> R<(Topology, Attach)> {
         } else {
             None
         };
-        b.changes(fwd, rev, &parse_changes(lt, &p, duration)?);
+        b.changes(fwd, rev, &parse_changes(lt, &p, duration, props.trace.is_some())?);
     }
     if let Some(j) = touched.iter().position(|t| !t) {
         return Err(fe(
