@@ -99,6 +99,12 @@ use clock::Timeline;
 use serde_json::Value;
 use std::fmt;
 
+/// Data ports: flow `i` listens on `BASE_PORT + i`.
+pub const BASE_PORT: u16 = 5000;
+
+/// Outputs of each flow's programs: (sender JSON, receiver JSON).
+pub type Outputs = Vec<(Value, Value)>;
+
 /// The subcommands this module implements.
 pub const COMMANDS: &[&str] = &["sink", "source", "cbr-send", "cbr-recv"];
 

@@ -17,8 +17,8 @@ use ccbench_sim::scenario::{FlowKind, LinkSpec, Scenario, Topology};
 use ccbench_sim::{Conservation, SimResult};
 use serde_json::Value;
 
+use crate::apps::{Outputs, BASE_PORT};
 use crate::forwarder::{LinkReport, QueueSample, Report};
-use crate::run::{Outputs, BASE_PORT};
 
 type Nanos = u64;
 

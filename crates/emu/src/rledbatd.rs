@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use ccbench_aqm::ParamValue;
 use ccbench_sim::scenario::Scenario;
 
+use crate::apps::BASE_PORT;
 use crate::netns::Testbed;
-use crate::run::BASE_PORT;
 
 pub const ENV: &str = "CCBENCH_RLEDBATD";
 /// How long a daemon may take to install its rules and answer.

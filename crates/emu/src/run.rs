@@ -16,14 +16,12 @@ use ccbench_sim::scenario::{
 use serde_json::Value;
 
 use crate::apps::sockopt::{kernel_cca, KERNEL_CCAS};
-use crate::apps::AppError;
+use crate::apps::{AppError, Outputs, BASE_PORT};
 use crate::forwarder::{Forwarder, ForwarderConfig, Report};
 use crate::netns::{self, Testbed};
 use crate::results;
 use crate::rledbatd;
 
-/// Data ports: flow `i` listens on `BASE_PORT + i`.
-pub const BASE_PORT: u16 = 5000;
 /// How long after the scenario's end programs may take to report before they are killed.
 const GRACE: Duration = Duration::from_secs(5);
 
@@ -182,9 +180,6 @@ fn access_link(name: &str, (from, to): (usize, usize), delay: u64, reverse_of: O
 fn flow_index(sc: &Scenario, f: &Flow) -> usize {
     sc.flows.iter().position(|g| std::ptr::eq(g, f)).unwrap_or(0)
 }
-
-/// Outputs of each flow's programs: (sender JSON, receiver JSON).
-pub type Outputs = Vec<(Value, Value)>;
 
 /// Run the programs; `rledbatd` logs (if any flow uses it) go to `out`.
 fn emulate(sc: &Scenario, emu: &Emulated, out: &Path) -> Result<(Report, Outputs), String> {

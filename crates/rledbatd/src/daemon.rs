@@ -12,15 +12,17 @@
 //! idle flows. Controller timers fire in the packet thread, before the first packet after they
 //! fall due, at their due time: the window they set can only leave with an ACK anyway.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ccbench_cc::{build_receiver_control, Nanos, ReceiveWindowControl};
+use ccbench_cc::{build_receiver_control, ReceiveWindowControl};
 use nfq::{Queue, Verdict};
 
 use crate::config::{Config, CONTROLLER};
 use crate::iptables;
+use crate::shared::{Clock, Shared};
+use crate::signals::{self, STOP};
 use crate::status::{self, Log};
 use crate::table::{Direction, FlowTable};
 
@@ -28,38 +30,6 @@ use crate::table::{Direction, FlowTable};
 const HEADER_COPY: u16 = 256;
 /// Packets the kernel holds for us per queue before failing open.
 const QUEUE_LEN: u32 = 4096;
-
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
-}
-
-/// Time since the daemon started, the clock every controller runs on.
-#[derive(Clone, Copy)]
-pub struct Clock(Instant);
-
-impl Clock {
-    pub fn now(&self) -> Nanos {
-        self.0.elapsed().as_nanos() as Nanos
-    }
-}
-
-/// What the packet thread and the helper thread share.
-pub struct Shared {
-    pub table: Mutex<FlowTable>,
-    pub clock: Clock,
-    pub queue: u16,
-    pub socket: std::path::PathBuf,
-    pub log_interval: Nanos,
-    pub duration: Option<Nanos>,
-}
-
-impl Shared {
-    pub fn table(&self) -> MutexGuard<'_, FlowTable> {
-        self.table.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
 
 /// Run until SIGINT/SIGTERM (or `--duration`); an `Err` is a one-line reason to exit. The
 /// caller has checked the paths ([`crate::paths::check`]).
@@ -75,14 +45,14 @@ pub fn run(cfg: Config) -> Result<(), String> {
     let table = FlowTable::new(cfg.rules.clone(), cfg.idle_timeout, Box::new(make));
     let shared = Arc::new(Shared {
         table: Mutex::new(table),
-        clock: Clock(Instant::now()),
+        clock: Clock::start(),
         queue: cfg.queue,
         socket: cfg.socket.clone(),
         log_interval: cfg.log_interval,
         duration: cfg.duration,
     });
     let mut queue = open_queues(cfg.queue)?;
-    install_signal_handlers();
+    signals::install_signal_handlers();
     let rules = if cfg.iptables { Some(iptables::install(&cfg.rules, cfg.queue)?) } else { None };
     // Last, so a live socket means the rules are in place (the emulator waits for it).
     let listener = status::listen(&cfg.socket)?;
@@ -140,40 +110,6 @@ fn open_queues(n: u16) -> Result<Queue, String> {
         }
     }
     Ok(q)
-}
-
-fn install_signal_handlers() {
-    let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // No SA_RESTART: the blocking receive returns EINTR, so the loop sees STOP.
-        // SAFETY: an all-zero sigaction is valid (empty mask, no flags); the handler only stores
-        // to an atomic, which is async-signal-safe.
-        unsafe {
-            let mut act: libc::sigaction = std::mem::zeroed();
-            act.sa_sigaction = handler;
-            libc::sigaction(sig, &act, std::ptr::null_mut());
-        }
-    }
-}
-
-/// Block the stop signals in the calling (helper) thread, so they interrupt the packet loop.
-pub fn block_stop_signals() {
-    // SAFETY: the set is initialised by sigemptyset before use and outlives the calls.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            libc::sigaddset(&mut set, sig);
-        }
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-    }
-}
-
-/// Wake the packet loop from another thread (its receive is interrupted by the signal).
-pub fn stop_daemon() {
-    STOP.store(true, Ordering::SeqCst);
-    // SAFETY: kill(2) and getpid(2) take and return plain integers.
-    unsafe { libc::kill(libc::getpid(), libc::SIGTERM) };
 }
 
 fn packet_loop(shared: &Shared, queue: &mut Queue) -> Result<(), String> {

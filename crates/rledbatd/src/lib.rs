@@ -5,6 +5,7 @@
 //! - [`packet`]: what a packet handed over by NFQUEUE says, and the one rewrite ever made;
 //! - [`flow`]: one download's window from the wire; [`table`]: every download, by rules;
 //! - [`daemon`]: the queues and the packet loop; [`iptables`]: the rules that feed them;
+//! - [`shared`]: what its two threads share; [`signals`]: how it stops;
 //! - [`status`]: `rledbatd status` and the CSV log; [`config`]: the TOML file and flags;
 //! - [`paths`]: the files it is given, checked before anything on the system changes.
 //!
@@ -17,5 +18,7 @@ pub mod flow;
 pub mod iptables;
 pub mod packet;
 pub mod paths;
+pub mod shared;
+pub mod signals;
 pub mod status;
 pub mod table;

@@ -62,7 +62,7 @@ fn command(args: &[String]) -> Result<(), (u8, String)> {
 /// Every flag and path is checked before the daemon touches the system (queues, rules).
 fn run(rest: &[String]) -> Result<(), (u8, String)> {
     let cfg = config::from_args(rest).map_err(|e| (2, e))?;
-    paths::check(&cfg).map_err(|e| (2, e))?;
+    paths::check(&cfg.socket, cfg.log.as_deref()).map_err(|e| (2, e))?;
     daemon::run(cfg).map_err(|e| (1, e))
 }
 

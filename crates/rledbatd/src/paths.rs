@@ -9,8 +9,6 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 
-use crate::config::Config;
-
 /// A configuration file is a few lines; a larger one is a wrong path (`/dev/zero`, a log).
 pub const CONFIG_MAX_BYTES: u64 = 1 << 20;
 /// `sun_path` holds 108 bytes including the terminating NUL.
@@ -25,10 +23,11 @@ pub enum SocketPath {
     Stale(u64, u64),
 }
 
-/// Every path of a `run` configuration, before the daemon touches the system.
-pub fn check(cfg: &Config) -> Result<(), String> {
-    check_socket(&cfg.socket)?;
-    if let Some(log) = &cfg.log {
+/// Every path of a `run` configuration — its status socket and its log — before the daemon
+/// touches the system.
+pub fn check(socket: &Path, log: Option<&Path>) -> Result<(), String> {
+    check_socket(socket)?;
+    if let Some(log) = log {
         check_log(log)?;
     }
     Ok(())

@@ -13,9 +13,10 @@ use std::time::Duration;
 
 use ccbench_cc::Nanos;
 
-use crate::daemon::{block_stop_signals, stop_daemon, Shared};
 use crate::flow::FlowStatus;
 use crate::paths::{self, SocketPath};
+use crate::shared::Shared;
+use crate::signals::{block_stop_signals, stop_daemon};
 use crate::table::{Counters, Key};
 
 /// How often the helper thread wakes to log, expire flows and check for the end.

@@ -347,3 +347,11 @@ impl Default for CbrOptions {
         Self { packet_size: 160, interval: 20_000_000, header_bytes: 28 }
     }
 }
+
+/// Which controllers `cca` may name: the simulator's registry, or those of a real stack (the
+/// emulator runs the kernel's own, which take no `[flows.cc]` parameters).
+#[derive(Clone, Copy, Debug)]
+pub enum Controllers<'a> {
+    Simulator,
+    Kernel(&'a [&'a str]),
+}

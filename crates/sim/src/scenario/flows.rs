@@ -5,12 +5,13 @@ use std::collections::HashMap;
 use ccbench_cc::{CaCounting, Params};
 use toml::{Table, Value};
 
-use super::config::{CbrOptions, Flow, FlowKind, LossRecovery, Nanos, StackProfile, TcpOptions, Topology};
+use super::config::{
+    CbrOptions, Controllers, Flow, FlowKind, LossRecovery, Nanos, StackProfile, TcpOptions, Topology,
+};
 use super::fields::{
     fe, get_bool, get_duration, get_int, get_number_in, get_params, get_positive_duration,
     get_signed_duration, get_size, get_str, get_unit, join, map_param_error, shown, R,
 };
-use super::parse::Controllers;
 use super::traffic::{get_chunks, get_rtt_spec, RttDraws};
 use super::units::{self, format_duration};
 use crate::topology::routes::{check_path, reverse_path, shortest_path};

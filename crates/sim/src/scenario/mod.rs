@@ -12,4 +12,4 @@ pub use ccbench_params::units;
 pub use ccbench_cc::Params;
 pub use config::*;
 pub use describe::describe;
-pub use parse::{parse_str, parse_str_for, parse_table, Controllers, ScenarioError};
+pub use parse::{parse_str, parse_str_for, parse_table, ScenarioError};

@@ -10,7 +10,7 @@ use std::fmt;
 
 use toml::Table;
 
-use super::config::{Nanos, Output, Scenario};
+use super::config::{Controllers, Nanos, Output, Scenario};
 use super::fields::{
     check_keys, fe, get_bool, get_duration, get_int, get_positive_duration, get_str, get_table, required,
     shown, Fe, R,
@@ -50,14 +50,6 @@ pub fn parse_str(
     seed: Option<u64>,
 ) -> Result<Scenario, ScenarioError> {
     parse_str_for(text, source, overrides, seed, Controllers::Simulator)
-}
-
-/// Which controllers `cca` may name: the simulator's registry, or those of a real stack (the
-/// emulator runs the kernel's own, which take no `[flows.cc]` parameters).
-#[derive(Clone, Copy, Debug)]
-pub enum Controllers<'a> {
-    Simulator,
-    Kernel(&'a [&'a str]),
 }
 
 /// [`parse_str`] for a back end with its own controllers.
