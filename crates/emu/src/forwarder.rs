@@ -119,6 +119,8 @@ pub struct LinkReport {
     pub name: String,
     pub from: usize,
     pub to: usize,
+    /// The rate at the end of the run (scheduled changes included).
+    pub rate: f64,
     pub counters: LinkCounters,
     pub samples: Vec<QueueSample>,
     /// Per-packet queueing delay, if the link measures it; `at` is since the forwarder started.
@@ -490,6 +492,7 @@ impl State {
         for (l, (p, samples)) in ports.into_iter().zip(self.samples).enumerate() {
             self.report.links.push(LinkReport {
                 name: p.link.name.clone(),
+                rate: p.link.rate(),
                 from: p.from,
                 to: p.to,
                 counters: p.link.counters,

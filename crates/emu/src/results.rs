@@ -10,9 +10,11 @@
 
 use ccbench_aqm::Limit;
 use ccbench_sim::metrics::{
-    convergence_time, jain_by_hops, jain_index, percentiles, tcp_starts, FlowSeries, FlowSummary, LinkSeries,
-    LinkSummary, OwdSeries, ScenarioSummary, SojournSeries, Summary,
+    self, convergence_time, jain_by_hops, jain_index, percentiles, tcp_starts, FlowSeries, FlowSummary,
+    LinkSeries, LinkSummary, LinkWindow, LossEvents, OwdSeries, ScenarioSummary, Sharing, SojournSeries,
+    Summary,
 };
+use ccbench_sim::net::LinkCounters;
 use ccbench_sim::scenario::{FlowKind, LinkSpec, Scenario, Topology};
 use ccbench_sim::{Conservation, SimResult};
 use serde_json::Value;
@@ -174,47 +176,43 @@ fn queue_fill(spec: &LinkSpec, samples: &[QueueSample], sc: &Scenario) -> (f64, 
 
 fn link_summary(sc: &Scenario, topo: &Topology, i: usize, l: &LinkReport) -> LinkSummary {
     let spec = &topo.links[i];
-    let fill = queue_fill(spec, &l.samples, sc);
     // The window's counters, from the samples at its edges: the forwarder runs on a little
     // after the scenario's end while the programs report.
     let (w, c) = (at(&l.samples, sc.warmup), at(&l.samples, sc.duration));
-    let window = secs(sc.duration - sc.warmup);
-    let bytes = (c.bytes_departed - w.bytes_departed) as f64;
-    let arrivals = c.arrivals - w.arrivals;
-    let lost = (c.drops - w.drops) + (c.random_losses - w.random_losses);
     let mut delays: Vec<f64> = l
         .sojourn
         .iter()
         .filter(|s| (sc.warmup..sc.duration).contains(&s.at))
         .map(|s| s.sojourn as f64 / 1e6)
         .collect();
-    LinkSummary {
-        name: l.name.clone(),
-        from: topo.nodes[spec.from].clone(),
-        to: topo.nodes[spec.to].clone(),
-        rate_mbps: spec.rate / 1e6,
-        // As the simulator measures it: the share of the window the transmitter was engaged
-        // (for a trace-driven link, holding packets for its delivery opportunities too).
-        utilization: (c.busy_ns - w.busy_ns) as f64 / 1e9 / window,
-        throughput_mbps: bytes * 8.0 / window / 1e6,
-        drops: c.drops - w.drops,
-        overflow_drops: (c.drops - c.aqm_drops) - (w.drops - w.aqm_drops),
-        aqm_drops: c.aqm_drops - w.aqm_drops,
-        ecn_marks: c.ecn_marks - w.ecn_marks,
-        random_losses: c.random_losses - w.random_losses,
-        bytes_departed: c.bytes_departed - w.bytes_departed,
-        packets: arrivals,
-        loss_rate: if arrivals > 0 { lost as f64 / arrivals as f64 } else { 0.0 },
-        queue_delay_ms: spec.measure_sojourn.then(|| percentiles(&mut delays).unwrap_or_default()),
-        queue_at_signal_packets: None,
-        efficiency: bytes * 8.0 / spec.rate / window,
-        jain_long: None,
-        jain_short: None,
-        lbe_share: None,
-        queue_fill_mean: fill.0,
-        queue_fill_min: fill.1,
-        loss_events: 0,
-        loss_event_distance_s: None,
+    metrics::link_summary(LinkWindow {
+        spec,
+        nodes: &topo.nodes,
+        rate: l.rate,
+        counters: counters(&c).since(&counters(&w)),
+        window_s: secs(sc.duration - sc.warmup),
+        queue_delay: percentiles(&mut delays),
+        // Not measured on the real stack: the forwarder logs no signal backlogs, loss times
+        // or per-flow shares.
+        queue_at_signal: None,
+        fill: queue_fill(spec, &l.samples, sc),
+        losses: LossEvents::default(),
+        sharing: Sharing::default(),
+    })
+}
+
+/// A forwarder sample's counters as the link model counts them.
+fn counters(q: &QueueSample) -> LinkCounters {
+    LinkCounters {
+        arrivals: q.arrivals,
+        departures: q.departures,
+        bytes_departed: q.bytes_departed,
+        overflow_drops: q.drops - q.aqm_drops,
+        aqm_drops: q.aqm_drops,
+        ecn_marks: q.ecn_marks,
+        random_losses: q.random_losses,
+        busy_ns: q.busy_ns,
+        ..LinkCounters::default()
     }
 }
 

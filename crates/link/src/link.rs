@@ -41,6 +41,22 @@ impl LinkCounters {
     pub fn drops(&self) -> u64 {
         self.overflow_drops + self.aqm_drops
     }
+
+    /// What was counted since `earlier` (a copy of these counters taken then).
+    pub fn since(&self, earlier: &LinkCounters) -> LinkCounters {
+        LinkCounters {
+            arrivals: self.arrivals - earlier.arrivals,
+            departures: self.departures - earlier.departures,
+            bytes_departed: self.bytes_departed - earlier.bytes_departed,
+            overflow_drops: self.overflow_drops - earlier.overflow_drops,
+            aqm_drops: self.aqm_drops - earlier.aqm_drops,
+            ecn_marks: self.ecn_marks - earlier.ecn_marks,
+            random_losses: self.random_losses - earlier.random_losses,
+            busy_ns: self.busy_ns - earlier.busy_ns,
+            queue_byte_ns: self.queue_byte_ns - earlier.queue_byte_ns,
+            queue_pkt_ns: self.queue_pkt_ns - earlier.queue_pkt_ns,
+        }
+    }
 }
 
 /// What a link tells whoever drives it.

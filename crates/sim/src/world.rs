@@ -8,8 +8,9 @@ use ccbench_cc::{build_controller, build_receiver_control, is_less_than_best_eff
 use crate::engine::{Event, EventQueue, Timer, TimerKind};
 use crate::fairness::{lbe_share, SecondMarks};
 use crate::metrics::{
-    convergence_time, jain_by_hops, jain_index, tcp_starts, window_stats, FlowSeries, FlowSummary,
-    LinkSeries, LinkSummary, OwdSeries, Recorder, ScenarioSummary, SojournSeries, Summary, Swings,
+    convergence_time, jain_by_hops, jain_index, link_summary, tcp_starts, window_stats, FlowSeries,
+    FlowSummary, LinkSeries, LinkWindow, OwdSeries, Recorder, ScenarioSummary, Sharing, SojournSeries,
+    Summary, Swings,
 };
 use crate::net::build::{self, FlowRoutes};
 use crate::net::{LinkCounters, Network, Side};
@@ -758,47 +759,23 @@ impl<'a> Simulation<'a> {
             let (qb, qp) = l.queue_integrals(end);
             let (fill_mean, fill_min) =
                 window_stats::queue_fill(sc, i, l, (qb - wqb, qp - wqp), end - sc.warmup.min(end));
-            let link_losses = self.rec.link_losses[i].events();
-            let c = l.counters;
-            let arrivals = c.arrivals - wc.arrivals;
-            let lost = (c.drops() - wc.drops()) + (c.random_losses - wc.random_losses);
-            let util = if l.rate().is_finite() {
-                (l.busy_until(end) - wbusy) as f64 / 1e9 / window
-            } else {
-                f64::NAN
-            };
             let spec = &sc.topology.links[i];
             let crossing: Vec<&Share> =
                 shares.iter().filter(|s| sc.flows[s.flow].path.contains(&i)).collect();
-            let sharing = self.sharing(sc, &crossing);
-            links.push(LinkSummary {
-                name: l.name.clone(),
-                from: sc.topology.nodes[spec.from].clone(),
-                to: sc.topology.nodes[spec.to].clone(),
-                rate_mbps: l.rate() / 1e6,
-                utilization: util,
-                throughput_mbps: (c.bytes_departed - wc.bytes_departed) as f64 * 8.0 / window / 1e6,
-                drops: c.drops() - wc.drops(),
-                overflow_drops: c.overflow_drops - wc.overflow_drops,
-                aqm_drops: c.aqm_drops - wc.aqm_drops,
-                ecn_marks: c.ecn_marks - wc.ecn_marks,
-                random_losses: c.random_losses - wc.random_losses,
-                bytes_departed: c.bytes_departed - wc.bytes_departed,
-                packets: arrivals,
-                loss_rate: if arrivals > 0 { lost as f64 / arrivals as f64 } else { 0.0 },
-                queue_delay_ms: spec
-                    .measure_sojourn
-                    .then(|| self.rec.window_sojourns[i].percentiles(1e-6).unwrap_or_default()),
-                queue_at_signal_packets: l.signal_backlogs.percentiles(1.0),
-                efficiency: (c.bytes_departed - wc.bytes_departed) as f64 * 8.0 / window / l.rate(),
-                jain_long: sharing.jain_long,
-                jain_short: sharing.jain_short,
-                lbe_share: sharing.lbe_share,
-                queue_fill_mean: fill_mean,
-                queue_fill_min: fill_min,
-                loss_events: link_losses.events,
-                loss_event_distance_s: link_losses.distance_s,
-            });
+            let mut counters = l.counters.since(&wc);
+            counters.busy_ns = l.busy_until(end) - wbusy;
+            links.push(link_summary(LinkWindow {
+                spec,
+                nodes: &sc.topology.nodes,
+                rate: l.rate(),
+                counters,
+                window_s: window,
+                queue_delay: self.rec.window_sojourns[i].percentiles(1e-6),
+                queue_at_signal: l.signal_backlogs.percentiles(1.0),
+                fill: (fill_mean, fill_min),
+                losses: self.rec.link_losses[i].events(),
+                sharing: self.sharing(sc, &crossing),
+            }));
         }
 
         self.conservation.dropped =
@@ -886,11 +863,4 @@ struct Share {
     rate: f64,
     bytes: u64,
     lbe: bool,
-}
-
-#[derive(Default)]
-struct Sharing {
-    jain_long: Option<f64>,
-    jain_short: Option<f64>,
-    lbe_share: Option<f64>,
 }

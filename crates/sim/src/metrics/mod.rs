@@ -6,12 +6,14 @@ use serde::Serialize;
 pub mod loss_events;
 pub mod oscillation;
 pub mod reallocation;
+pub mod summary;
 pub mod window_stats;
 
 pub use ccbench_link::quantiles::{Percentiles, Quantiles};
 pub use loss_events::{loss_events, LossEvents, LossGrouper, MeanStd, Welford};
 pub use oscillation::Swings;
 pub use reallocation::{reallocations, Reallocation};
+pub use summary::{link_summary, LinkWindow, Sharing};
 
 use crate::net::LinkObserver;
 use crate::packet::Packet;
