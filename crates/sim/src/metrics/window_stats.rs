@@ -25,12 +25,11 @@ pub fn queue_fill(sc: &Scenario, i: usize, link: &Link, integrals: (u128, u128),
 /// The run's recorder: what it keeps per link and per flow, and the RTT each loss is grouped
 /// with — a link's is the largest base RTT of the TCP flows crossing it, a flow's its own.
 pub fn recorder(sc: &Scenario, links: usize) -> Recorder {
-    let link_rtts = (0..links)
-        .map(|l| {
-            sc.flows.iter().filter(|f| f.kind == FlowKind::Tcp && f.path.contains(&l)).map(|f| f.rtt).max()
-        })
-        .map(|rtt| rtt.unwrap_or(0))
-        .collect();
+    // One pass over the flows' paths: swarms of many flows and links stay linear.
+    let mut link_rtts = vec![0; links];
+    for f in sc.flows.iter().filter(|f| f.kind == FlowKind::Tcp) {
+        f.path.iter().for_each(|&l| link_rtts[l] = link_rtts[l].max(f.rtt));
+    }
     let flow_windows = sc
         .flows
         .iter()
