@@ -1,6 +1,7 @@
 //! ccbench's deterministic packet-level simulator.
 //!
 //! * [`engine`] — integer-nanosecond event queue with stable tie-breaking, lazy timers;
+//! * [`endpoint`] — what the event loop needs of a flow's ends (packets in, timers);
 //! * [`net`] — links (queue + transmitter + propagation), routes, the network of a scenario;
 //! * [`topology`] — the topology generators (dumbbell, general links) and routing;
 //! * [`tcp`] — the TCP sender/receiver machinery around pure `ccbench_cc` controllers;
@@ -15,6 +16,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cost;
+pub mod endpoint;
 pub mod engine;
 pub mod fairness;
 pub mod metrics;

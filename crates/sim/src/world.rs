@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use ccbench_cc::{build_controller, build_receiver_control, is_less_than_best_effort};
 
+use crate::endpoint::Endpoint;
 use crate::engine::{Event, EventQueue, Timer, TimerKind};
 use crate::fairness::{lbe_share, SecondMarks};
 use crate::metrics::{
@@ -60,6 +61,41 @@ impl Conservation {
 enum Endpoints {
     Tcp { tx: TcpSender, rx: TcpReceiver },
     Cbr { tx: CbrSender, rx: CbrReceiver },
+}
+
+/// A flow's two ends through [`Endpoint`], dispatched statically.
+impl Endpoints {
+    fn receive(&mut self, side: Side, pkt: &Packet, now: Nanos, out: &mut Vec<Packet>) {
+        match (self, side) {
+            (Endpoints::Tcp { tx, .. }, Side::Sender) => tx.receive(pkt, now, out),
+            (Endpoints::Tcp { rx, .. }, Side::Receiver) => rx.receive(pkt, now, out),
+            (Endpoints::Cbr { tx, .. }, Side::Sender) => tx.receive(pkt, now, out),
+            (Endpoints::Cbr { rx, .. }, Side::Receiver) => rx.receive(pkt, now, out),
+        }
+    }
+
+    fn fire(&mut self, kind: TimerKind, now: Nanos, out: &mut Vec<Packet>) {
+        match (self, kind.side()) {
+            (Endpoints::Tcp { tx, .. }, Side::Sender) => tx.fire(kind, now, out),
+            (Endpoints::Tcp { rx, .. }, Side::Receiver) => rx.fire(kind, now, out),
+            (Endpoints::Cbr { tx, .. }, Side::Sender) => tx.fire(kind, now, out),
+            (Endpoints::Cbr { rx, .. }, Side::Receiver) => rx.fire(kind, now, out),
+        }
+    }
+
+    /// Every timer of both ends, the sender's first.
+    fn timers(&mut self, each: &mut impl FnMut(&mut Timer, TimerKind)) {
+        match self {
+            Endpoints::Tcp { tx, rx } => {
+                tx.timers(each);
+                rx.timers(each);
+            }
+            Endpoints::Cbr { tx, rx } => {
+                tx.timers(each);
+                rx.timers(each);
+            }
+        }
+    }
 }
 
 /// Cumulative per-flow counters at the previous sample and at the warm-up instant.
@@ -326,18 +362,19 @@ impl<'a> Simulation<'a> {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
         match (&mut self.ends[flow as usize], side) {
-            (Endpoints::Tcp { rx, .. }, Side::Receiver) => rx.on_packet(&pkt, now, &mut out),
-            (Endpoints::Tcp { tx, .. }, Side::Sender) => {
-                tx.on_packet(&pkt, now, &mut out);
-                if let Some(s) = &mut self.swings[flow as usize] {
-                    s.observe(tx.cc_state().cwnd);
+            // A datagram's one-way delay is measured as it arrives.
+            (Endpoints::Cbr { rx, .. }, Side::Receiver) => {
+                if pkt.kind == Kind::Datagram {
+                    let owd = rx.on_packet(&pkt, now);
+                    self.rec.record_owd(flow, now, owd);
                 }
             }
-            (Endpoints::Cbr { rx, .. }, Side::Receiver) if pkt.kind == Kind::Datagram => {
-                let owd = rx.on_packet(&pkt, now);
-                self.rec.record_owd(flow, now, owd);
+            (end, side) => end.receive(side, &pkt, now, &mut out),
+        }
+        if let (Endpoints::Tcp { tx, .. }, Side::Sender) = (&self.ends[flow as usize], side) {
+            if let Some(s) = &mut self.swings[flow as usize] {
+                s.observe(tx.cc_state().cwnd);
             }
-            _ => {}
         }
         self.inject(flow, side, &mut out);
         self.out = out;
@@ -360,57 +397,22 @@ impl<'a> Simulation<'a> {
     }
 
     fn on_timer(&mut self, flow: u32, kind: TimerKind) {
+        if kind == TimerKind::NextChunk {
+            return self.next_chunk(flow);
+        }
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
-        let mut from = Side::Sender;
-        match &mut self.ends[flow as usize] {
-            Endpoints::Tcp { tx, rx } => match kind {
-                TimerKind::Start => {
-                    self.chunks.opened(flow);
-                    tx.start(now, &mut out)
-                }
-                TimerKind::NextChunk => {
-                    self.out = out;
-                    return self.next_chunk(flow);
-                }
-                TimerKind::Stop => tx.stop(now),
-                TimerKind::Rto => {
-                    if tx.rto_timer.fire(now) {
-                        tx.on_rto(now, &mut out)
-                    }
-                }
-                TimerKind::Send => {
-                    if tx.send_timer.fire(now) {
-                        tx.on_send_timer(now, &mut out)
-                    }
-                }
-                TimerKind::DelayedAck => {
-                    from = Side::Receiver;
-                    if rx.delack_timer.fire(now) {
-                        rx.on_delack_timer(now, &mut out)
-                    }
-                }
-                TimerKind::GroFlush => {
-                    from = Side::Receiver;
-                    if rx.gro_timer.fire(now) {
-                        rx.on_gro_timer(now, &mut out)
-                    }
-                }
-                TimerKind::ReceiverCc => {
-                    from = Side::Receiver;
-                    if rx.control_timer.fire(now) {
-                        rx.on_control_timer(now);
-                    }
-                }
-            },
-            Endpoints::Cbr { tx, .. } => match kind {
-                TimerKind::Start => tx.start(now, &mut out),
-                TimerKind::Stop => tx.stop(now),
-                TimerKind::Send if tx.timer.fire(now) => tx.on_timer(now, &mut out),
-                _ => {}
-            },
+        match (kind, &mut self.ends[flow as usize]) {
+            (TimerKind::Start, Endpoints::Tcp { tx, .. }) => {
+                self.chunks.opened(flow);
+                tx.start(now, &mut out)
+            }
+            (TimerKind::Start, Endpoints::Cbr { tx, .. }) => tx.start(now, &mut out),
+            (TimerKind::Stop, Endpoints::Tcp { tx, .. }) => tx.stop(now),
+            (TimerKind::Stop, Endpoints::Cbr { tx, .. }) => tx.stop(now),
+            (kind, end) => end.fire(kind, now, &mut out),
         }
-        self.inject(flow, from, &mut out);
+        self.inject(flow, kind.side(), &mut out);
         self.out = out;
         self.sync_timers(flow);
     }
@@ -424,16 +426,7 @@ impl<'a> Simulation<'a> {
     fn sync_timers(&mut self, flow: u32) {
         self.check_chunk(flow);
         let ev = &mut self.events;
-        match &mut self.ends[flow as usize] {
-            Endpoints::Tcp { tx, rx } => {
-                Self::arm(ev, &mut tx.rto_timer, flow, TimerKind::Rto);
-                Self::arm(ev, &mut tx.send_timer, flow, TimerKind::Send);
-                Self::arm(ev, &mut rx.delack_timer, flow, TimerKind::DelayedAck);
-                Self::arm(ev, &mut rx.gro_timer, flow, TimerKind::GroFlush);
-                Self::arm(ev, &mut rx.control_timer, flow, TimerKind::ReceiverCc);
-            }
-            Endpoints::Cbr { tx, .. } => Self::arm(ev, &mut tx.timer, flow, TimerKind::Send),
-        }
+        self.ends[flow as usize].timers(&mut |timer, kind| Self::arm(ev, timer, flow, kind));
     }
 
     // ----- chunk-by-chunk transfers -----------------------------------------------------------

@@ -1,34 +1,14 @@
 //! The hot loop must not allocate per packet: doubling the simulated time (and so the number of
 //! packets) may only add the few amortised reallocations of growing measurement vectors.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
+mod tracking_alloc;
 
-struct Counting;
+use std::sync::atomic::Ordering;
 
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: every method forwards to the system allocator with the caller's arguments, so its
-// contract is the system allocator's; counting touches only an atomic.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: the caller's `layout` obligations pass through unchanged.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from this allocator, that is from `System`, with `layout`.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: as dealloc's, and `new_size` is the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use tracking_alloc::{Tracking, ALLOCATIONS};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: Tracking = Tracking;
 
 const SCENARIO: &str = r#"
 warmup = "0s"

@@ -2,39 +2,11 @@
 //! the summary's percentiles come from streaming histograms and loss events are grouped as
 //! losses happen (no per-packet or per-loss log), unless a scenario asks for the exact series.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod tracking_alloc;
 
-struct Tracking;
+use std::sync::atomic::Ordering;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(bytes: usize) {
-    let live = LIVE.fetch_add(bytes, Ordering::Relaxed) + bytes;
-    PEAK.fetch_max(live, Ordering::Relaxed);
-}
-
-// SAFETY: every method forwards to the system allocator with the caller's arguments, so its
-// contract is the system allocator's; tracking touches only atomics.
-unsafe impl GlobalAlloc for Tracking {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        // SAFETY: the caller's `layout` obligations pass through unchanged.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: `ptr` came from this allocator, that is from `System`, with `layout`.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        grew(new_size);
-        // SAFETY: as dealloc's, and `new_size` is the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use tracking_alloc::{reset_peak, Tracking, PEAK};
 
 #[global_allocator]
 static GLOBAL: Tracking = Tracking;
@@ -83,8 +55,7 @@ to = "c"
 fn peak_heap(duration: &str) -> (usize, u64) {
     let sc =
         ccbench_sim::parse_str(SCENARIO, "memory.toml", &[format!("duration={duration}")], None).unwrap();
-    PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
-    let before = LIVE.load(Ordering::Relaxed);
+    let before = reset_peak();
     let r = ccbench_sim::run(&sc, "memory.toml").unwrap();
     (PEAK.load(Ordering::Relaxed) - before, r.summary.packets)
 }

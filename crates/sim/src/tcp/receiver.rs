@@ -35,14 +35,14 @@ pub struct TcpReceiver {
     /// `rcv_nxt` carried by the last ACK sent.
     last_ack_sent: u64,
     unacked_segments: u32,
-    pub delack_timer: Timer,
+    pub(crate) delack_timer: Timer,
     /// End of the GRO aggregate being built (`gro`): no segment came within the gap.
-    pub gro_timer: Timer,
+    pub(crate) gro_timer: Timer,
     /// Segments held in the GRO aggregate, and the timestamp they share.
     gro_segments: u32,
     gro_tsval: u32,
     /// Wake-up requested by the window controller.
-    pub control_timer: Timer,
+    pub(crate) control_timer: Timer,
     quickack_left: u32,
     ecn_ok: bool,
     ece_pending: bool,

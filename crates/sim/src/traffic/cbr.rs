@@ -12,7 +12,7 @@ pub struct CbrSender {
     flow: u32,
     stop: Nanos,
     next_seq: u64,
-    pub timer: Timer,
+    pub(crate) timer: Timer,
     pub packets_sent: u64,
 }
 

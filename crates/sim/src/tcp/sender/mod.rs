@@ -173,9 +173,9 @@ pub struct TcpSender {
     lost_buf: Vec<Seg>,
     timers: Timers,
     min_rtt: WindowedMin,
-    pub rto_timer: Timer,
+    pub(crate) rto_timer: Timer,
     /// Pacing release and controller-owned wake-ups.
-    pub send_timer: Timer,
+    pub(crate) send_timer: Timer,
     ts_recent: u32,
     snd_wnd: u64,
     ecn_ok: bool,
