@@ -119,10 +119,6 @@ impl Opportunities {
         Opportunities { trace, next: 0, left: 0 }
     }
 
-    pub fn trace(&self) -> &DeliveryTrace {
-        &self.trace
-    }
-
     /// The first opportunity a packet at the head at `now` can use — its index, time and bytes:
     /// what is left of the one just used if it is now, else the next one to come.
     pub fn available(&self, now: Nanos) -> (u64, Nanos, u32) {

@@ -206,14 +206,6 @@ impl<P: QueuedPacket> Link<P> {
         self.rate
     }
 
-    /// The trace that paces this link, if any.
-    pub fn delivery_trace(&self) -> Option<&DeliveryTrace> {
-        match &self.service {
-            Service::Trace(o) => Some(o.trace()),
-            _ => None,
-        }
-    }
-
     /// New rate for transmissions that start from now on.
     pub fn set_rate(&mut self, rate: f64) {
         self.rate = rate;

@@ -55,15 +55,6 @@ impl Quantiles {
         self.max = self.max.max(value);
     }
 
-    pub fn count(&self) -> u64 {
-        self.hist.as_ref().map_or(0, |h| h.len())
-    }
-
-    /// Forget every value (a measurement window starts afresh).
-    pub fn clear(&mut self) {
-        *self = Quantiles::default();
-    }
-
     /// Mean, p50, p90 and p99, each multiplied by `unit` (1e-6 turns nanoseconds into
     /// milliseconds); None before the first value.
     pub fn percentiles(&self, unit: f64) -> Option<Percentiles> {
@@ -125,9 +116,6 @@ mod tests {
         (1..=100).for_each(|v| q.record(v));
         let p = q.percentiles(1.0).unwrap();
         assert_eq!((p.p50, p.p90, p.p99, p.mean), (50.0, 90.0, 99.0, 50.5));
-        assert_eq!(q.count(), 100);
-        q.clear();
-        assert!(q.percentiles(1.0).is_none());
     }
 
     /// A single value far above the exact range comes back as itself (clamped to min and max).
