@@ -119,6 +119,11 @@ pub trait QueueDisc<P: QueuedPacket>: Send {
     }
     /// Tell the queue the drain rate changed (PIE and time-based limits use it).
     fn set_link_rate(&mut self, _bits_per_sec: f64) {}
+    /// Whether [`QueueDisc::dequeue`] may discard packets (CoDel drops at the head). A link
+    /// whose queue never does knows each packet's departure when its transmission starts.
+    fn drops_at_dequeue(&self) -> bool {
+        false
+    }
     /// Periodic AQM work (PIE's T_UPDATE).
     fn next_timer(&self) -> Option<Nanos> {
         None

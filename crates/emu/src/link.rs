@@ -85,9 +85,12 @@ impl Link {
     /// A packet arrives at the link's ingress at `now`.
     pub fn offer(&mut self, pkt: IpPacket, now: Nanos) {
         let now = self.tick(now);
-        let mut hooks = Samples(&mut self.sojourn);
-        self.model.run_until(now, &mut hooks);
-        self.model.offer(pkt, now, &mut hooks);
+        self.model.offer(pkt, now, &mut Samples(&mut self.sojourn));
+    }
+
+    /// A scheduled change of the propagation delay (the emulator polls, so it needs no wake-up).
+    pub fn set_delay(&mut self, delay: Nanos) {
+        self.model.set_delay(delay, &mut Samples(&mut self.sojourn));
     }
 
     /// Advance to `now` and move every packet that has reached the far end into `out`, with its

@@ -9,6 +9,14 @@
 //! The link is clock-driven: whoever drives it passes `now` into every call and hears through
 //! [`Hooks`] when to call back — the simulator turns the wake-ups into events, the emulator polls
 //! [`Link::next_event`]. Nothing here knows about either.
+//!
+//! **Sending ahead.** When the pipe keeps packets in order and the queue never drops at its head
+//! (every queue but CoDel), a packet's arrival at the far end is known the moment its
+//! transmission starts, so it enters the pipe then and the transmitter asks for no wake-up of
+//! its own: the packet's arrival, no earlier than the end of its transmission, or the next
+//! packet offered brings the link up to date ([`Link::run_until`]), each transmission still
+//! starting at its scheduled time. One event per packet and hop instead of two. A driver that
+//! reads the link's state at `now` calls [`Link::run_until`] first.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -96,8 +104,13 @@ pub struct Link<P> {
     loss: f64,
     queue: Box<dyn QueueDisc<P>>,
     service: Service,
-    /// The packet being sent, if any.
+    /// The packet being sent, if any (when it is not sent ahead).
     transmitting: Option<P>,
+    /// The packet being sent, already in the pipe (see "Sending ahead" above).
+    ahead: Option<Ahead>,
+    /// Whether packets are sent ahead: jitter keeps the pipe in order and the queue never
+    /// drops at its head.
+    sends_ahead: bool,
     /// Since when the transmitter is engaged, and when it next needs a call ([`Link::tx_done`]).
     engaged: Option<(Nanos, Nanos)>,
     pipe: VecDeque<(Nanos, P)>,
@@ -117,6 +130,16 @@ pub struct Link<P> {
     pub window_start: Nanos,
     /// The least backlog (bytes, packets) since [`Link::reset_min_backlog`].
     min_backlog: (u64, usize),
+}
+
+/// What the link remembers of a packet sent ahead while it is being serialised: its size, to
+/// count its departure when it is out, and its jitter draw and the arrival it may not precede,
+/// to place it afresh if the delay changes meanwhile.
+#[derive(Clone, Copy, Debug)]
+struct Ahead {
+    bytes: u32,
+    jitter: Nanos,
+    floor: Nanos,
 }
 
 /// Counts what an AQM discards or marks while dequeuing, and tells the hooks of each loss.
@@ -154,6 +177,7 @@ impl<P: QueuedPacket> Link<P> {
         (loss_rng, jitter_rng): (SimRng, SimRng),
     ) -> Self {
         queue.set_link_rate(rate);
+        let sends_ahead = !queue.drops_at_dequeue();
         Link {
             name,
             rate,
@@ -163,6 +187,8 @@ impl<P: QueuedPacket> Link<P> {
             queue,
             service: Service::Rate { spread: None },
             transmitting: None,
+            ahead: None,
+            sends_ahead,
             engaged: None,
             pipe: VecDeque::with_capacity(if rate.is_finite() { 256 } else { 8 }),
             last_arrival: 0,
@@ -200,6 +226,8 @@ impl<P: QueuedPacket> Link<P> {
     /// Let jitter reorder packets: each packet's extra delay is drawn independently.
     pub fn set_reorder(&mut self, reorder: bool) {
         self.reorder = reorder;
+        // A reordering pipe may deliver a later packet first: the transmitter keeps its wake-ups.
+        self.sends_ahead &= !reorder;
     }
 
     pub fn rate(&self) -> f64 {
@@ -212,8 +240,20 @@ impl<P: QueuedPacket> Link<P> {
         self.queue.set_link_rate(rate);
     }
 
-    pub fn set_delay(&mut self, delay: Nanos) {
+    /// New propagation delay for packets whose transmission ends from now on (a packet sent
+    /// ahead and still being serialised is placed afresh).
+    pub fn set_delay<H: Hooks<P>>(&mut self, delay: Nanos, hooks: &mut H) {
         self.delay = delay;
+        let (Some(a), Some((_, done))) = (self.ahead, self.engaged) else { return };
+        let at = (done + delay + a.jitter).max(a.floor);
+        let only = self.pipe.len() == 1;
+        if let Some(last) = self.pipe.back_mut() {
+            if last.0 != at && only {
+                hooks.wake_arrival(at);
+            }
+            last.0 = at;
+        }
+        self.last_arrival = at;
     }
 
     /// The least backlog (bytes, packets) since the last [`Link::reset_min_backlog`].
@@ -257,6 +297,7 @@ impl<P: QueuedPacket> Link<P> {
 
     /// Packets held anywhere on the link (queue, transmitter, pipe), for conservation checks.
     pub fn packets_held(&self) -> usize {
+        // A packet sent ahead is counted in the pipe.
         self.queue.len_packets() + self.transmitting.is_some() as usize + self.pipe.len()
     }
 
@@ -300,8 +341,9 @@ impl<P: QueuedPacket> Link<P> {
         }
     }
 
-    /// Run the transmitter up to `now`, each call at its own scheduled time (a clock-driven
-    /// driver does this before offering a packet at `now`).
+    /// Run the transmitter up to and including `now`, each transmission ending and the next
+    /// starting at its own scheduled time. [`Link::offer`] and [`Link::arrive`] do this
+    /// themselves; the simulator's transmitter wake-up is this call.
     pub fn run_until<H: Hooks<P>>(&mut self, now: Nanos, hooks: &mut H) {
         while let Some((_, wake)) = self.engaged.filter(|&(_, wake)| wake <= now) {
             self.tx_done(wake, hooks);
@@ -315,6 +357,9 @@ impl<P: QueuedPacket> Link<P> {
 
     /// A packet arrives at the link's ingress.
     pub fn offer<H: Hooks<P>>(&mut self, pkt: P, now: Nanos, hooks: &mut H) {
+        // A packet offered at the very instant a transmission ends is queued first, as when the
+        // transmitter's end was an event of its own scheduled after the offer's cause.
+        self.run_until(now.saturating_sub(1), hooks);
         self.counters.arrivals += 1;
         if self.loss > 0.0 && unit(&mut self.loss_rng) < self.loss {
             self.counters.random_losses += 1;
@@ -343,17 +388,23 @@ impl<P: QueuedPacket> Link<P> {
         }
     }
 
-    /// The transmitter's wake-up: the packet being sent is out (it enters the pipe), and the
-    /// next one starts.
-    pub fn tx_done<H: Hooks<P>>(&mut self, now: Nanos, hooks: &mut H) {
+    /// The transmitter's scheduled call: the packet being sent is out (it enters the pipe,
+    /// unless it was sent ahead), and the next one starts.
+    fn tx_done<H: Hooks<P>>(&mut self, now: Nanos, hooks: &mut H) {
         let Some((since, _)) = self.engaged.take() else { return };
         self.counters.busy_ns += now - since;
         if let Some(pkt) = self.transmitting.take() {
-            self.counters.departures += 1;
-            self.counters.bytes_departed += pkt.wire_bytes() as u64;
+            self.count_departure(pkt.wire_bytes());
             self.propagate(pkt, now, hooks);
+        } else if let Some(a) = self.ahead.take() {
+            self.count_departure(a.bytes);
         }
         self.start_next(now, hooks);
+    }
+
+    fn count_departure(&mut self, bytes: u32) {
+        self.counters.departures += 1;
+        self.counters.bytes_departed += bytes as u64;
     }
 
     fn start_next<H: Hooks<P>>(&mut self, now: Nanos, hooks: &mut H) {
@@ -361,7 +412,8 @@ impl<P: QueuedPacket> Link<P> {
             let (_, at, _) = o.available(now);
             if at > now && self.queue.len_packets() > 0 {
                 // The head waits in the queue for the next opportunity, as in mahimahi.
-                self.engage(now, at, hooks);
+                self.engaged = Some((now, at));
+                hooks.wake_transmitter(at);
                 return;
             }
         }
@@ -379,14 +431,16 @@ impl<P: QueuedPacket> Link<P> {
                 hooks.sojourn(now + wait, &d.pkt, d.sojourn + wait);
             }
             let done = self.send(now + wait, bytes);
-            self.transmitting = Some(d.pkt);
-            self.engage(now, done, hooks);
+            self.engaged = Some((now, done));
+            if self.sends_ahead {
+                let (jitter, floor) = (self.draw_jitter(), self.last_arrival);
+                self.enter_pipe(d.pkt, (done + self.delay + jitter).max(floor), hooks);
+                self.ahead = Some(Ahead { bytes, jitter, floor });
+            } else {
+                self.transmitting = Some(d.pkt);
+                hooks.wake_transmitter(done);
+            }
         }
-    }
-
-    fn engage<H: Hooks<P>>(&mut self, since: Nanos, wake: Nanos, hooks: &mut H) {
-        self.engaged = Some((since, wake));
-        hooks.wake_transmitter(wake);
     }
 
     /// When a packet of `bytes` that starts at `now` is out.
@@ -416,13 +470,24 @@ impl<P: QueuedPacket> Link<P> {
         wait
     }
 
+    fn draw_jitter(&mut self) -> Nanos {
+        if self.jitter > 0 {
+            (unit(&mut self.jitter_rng) * self.jitter as f64) as Nanos
+        } else {
+            0
+        }
+    }
+
     fn propagate<H: Hooks<P>>(&mut self, pkt: P, now: Nanos, hooks: &mut H) {
-        let extra =
-            if self.jitter > 0 { (unit(&mut self.jitter_rng) * self.jitter as f64) as Nanos } else { 0 };
+        let extra = self.draw_jitter();
         if self.reorder {
             return self.propagate_reordering(pkt, now + self.delay + extra, hooks);
         }
-        let at = (now + self.delay + extra).max(self.last_arrival);
+        self.enter_pipe(pkt, (now + self.delay + extra).max(self.last_arrival), hooks);
+    }
+
+    /// Append to the in-order pipe, arriving `at` (never before the packet ahead of it).
+    fn enter_pipe<H: Hooks<P>>(&mut self, pkt: P, at: Nanos, hooks: &mut H) {
         self.last_arrival = at;
         if self.pipe.is_empty() {
             hooks.wake_arrival(at);
@@ -443,6 +508,7 @@ impl<P: QueuedPacket> Link<P> {
     /// The head of the pipe reaches the far end; returns it (None for a wake-up whose packet an
     /// earlier one already delivered, which happens only with reordering).
     pub fn arrive<H: Hooks<P>>(&mut self, now: Nanos, hooks: &mut H) -> Option<P> {
+        self.run_until(now, hooks);
         match self.pipe.front() {
             Some(&(at, _)) if at <= now => {}
             _ => return None,

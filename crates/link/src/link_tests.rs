@@ -1,4 +1,4 @@
-use ccbench_aqm::{DropTail, Ecn, Limit};
+use ccbench_aqm::{DequeueSink, DropTail, Ecn, Enqueued, Limit, QueueDisc};
 
 use super::*;
 use crate::rng::{link_streams, stream};
@@ -134,4 +134,108 @@ fn a_trace_driven_link_overflows_its_queue() {
     assert_eq!((l.counters.overflow_drops, hooks.lost), (3, 3));
     l.advance(400 * MS, &mut hooks, &mut out);
     assert_eq!(out.iter().map(|(t, p)| (t / MS, p.seq)).collect::<Vec<_>>(), [(100, 0), (200, 1)]);
+}
+
+/// An event-driven driver, as the simulator is: wake-ups go into a time-ordered list, ties in
+/// the order they were asked for; it counts the transmitter wake-ups it was asked for.
+#[derive(Default)]
+struct EventDriven {
+    wakes: std::collections::BTreeSet<(Nanos, u64, bool)>,
+    asked: u64,
+    transmitter_wakes: u64,
+}
+
+impl Hooks<Pkt> for EventDriven {
+    fn wake_transmitter(&mut self, at: Nanos) {
+        self.transmitter_wakes += 1;
+        self.asked += 1;
+        self.wakes.insert((at, self.asked, true));
+    }
+    fn wake_arrival(&mut self, at: Nanos) {
+        self.asked += 1;
+        self.wakes.insert((at, self.asked, false));
+    }
+}
+
+/// Offer `packets` (time, bytes) and deliver on the wake-ups alone, changing the delay to
+/// `change.1` at `change.0`: (arrival time, seq) of each, and the transmitter wake-ups asked.
+fn run_on_events(
+    l: &mut Link<Pkt>,
+    packets: &[(Nanos, u32)],
+    change: (Nanos, Nanos),
+) -> (Vec<(Nanos, u64)>, u64) {
+    let (mut d, mut out) = (EventDriven::default(), Vec::new());
+    let mut offers = packets.iter().enumerate().peekable();
+    let mut changed = false;
+    loop {
+        let next_wake = d.wakes.first().map(|w| w.0).unwrap_or(Nanos::MAX);
+        let next_offer = offers.peek().map(|(_, p)| p.0).unwrap_or(Nanos::MAX);
+        if !changed && change.0 <= next_wake.min(next_offer) {
+            changed = true;
+            l.run_until(change.0 - 1, &mut d);
+            l.set_delay(change.1, &mut d);
+        } else if next_offer <= next_wake && next_offer < Nanos::MAX {
+            let (seq, &(t, bytes)) = offers.next().unwrap();
+            l.offer(Pkt { seq: seq as u64, bytes }, t, &mut d);
+        } else if let Some((t, _, transmitter)) = d.wakes.pop_first() {
+            if transmitter {
+                l.run_until(t, &mut d);
+            } else if let Some(p) = l.arrive(t, &mut d) {
+                out.push((t, p.seq));
+            }
+        } else {
+            return (out, d.transmitter_wakes);
+        }
+    }
+}
+
+/// A drop-tail queue that claims to drop at its head, so that a link keeps its transmitter's
+/// wake-ups: the reference a link sending ahead must agree with.
+struct HeadDropping(DropTail<Pkt>);
+
+impl QueueDisc<Pkt> for HeadDropping {
+    fn name(&self) -> &'static str {
+        "head-dropping"
+    }
+    fn enqueue(&mut self, pkt: Pkt, now: Nanos) -> Enqueued<Pkt> {
+        self.0.enqueue(pkt, now)
+    }
+    fn dequeue(&mut self, now: Nanos, sink: &mut dyn DequeueSink<Pkt>) -> Option<ccbench_aqm::Dequeued<Pkt>> {
+        self.0.dequeue(now, sink)
+    }
+    fn len_packets(&self) -> usize {
+        self.0.len_packets()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.0.len_bytes()
+    }
+    fn drops_at_dequeue(&self) -> bool {
+        true
+    }
+}
+
+/// A drop-tail link sends each packet ahead when its transmission starts and asks for no
+/// transmitter wake-up, yet delivers every packet when a link that keeps its wake-ups does,
+/// with the same counters, through a change of the delay from 10 to 3 ms at 7.5 ms in the
+/// middle of a transmission: 20 packets of 1,500 B offered 0.5 ms apart at 10 Mbit/s (1.2 ms
+/// each), so a queue builds.
+#[test]
+fn a_link_sending_ahead_delivers_as_one_that_waits_for_its_wake_ups() {
+    let offered: Vec<(Nanos, u32)> = (0..20).map(|k| (k * MS / 2, 1500)).collect();
+    let change = (7_500 * US, 3 * MS);
+    let mut ahead = link(10e6, 10 * MS, 0);
+    let (got, wakes) = run_on_events(&mut ahead, &offered, change);
+    let queue = Box::new(HeadDropping(DropTail::new(Limit::Packets(1000))));
+    let mut waiting = Link::new("l".into(), 10e6, 10 * MS, 0, 0.0, queue, link_streams(7, 0));
+    let (want, waiting_wakes) = run_on_events(&mut waiting, &offered, change);
+    assert_eq!((wakes, waiting_wakes), (0, 20));
+    assert_eq!(got, want);
+    // The 6th packet is out at 7.2 ms, before the change (17.2 ms); the 7th at 8.4 ms, after
+    // it, and it may not pass the 6th; from the 12th on, 3 ms after each transmission's end.
+    assert_eq!(&got[5..7], [(17_200 * US, 5), (17_200 * US, 6)]);
+    assert_eq!(got[11], (17_400 * US, 11));
+    let c = (ahead.counters.departures, ahead.busy_until(30 * MS), ahead.queue_integrals(30 * MS));
+    let w = (waiting.counters.departures, waiting.busy_until(30 * MS), waiting.queue_integrals(30 * MS));
+    assert_eq!(c, w);
+    assert_eq!(c.0, 20);
 }

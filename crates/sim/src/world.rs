@@ -276,6 +276,7 @@ impl<'a> Simulation<'a> {
         if !stopped {
             self.now = duration;
         }
+        self.catch_up_links(self.now);
         self.check_receivers().map_err(|e| format!("at the end of the run: {e}"))?;
         Ok(self.finish(wall.elapsed().as_secs_f64()))
     }
@@ -308,33 +309,28 @@ impl<'a> Simulation<'a> {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::TxDone(l) => {
-                self.net.links[l as usize].tx_done(l, self.now, &mut self.events, &mut self.rec)
+                self.net.links[l as usize].run_until(l, self.now, &mut self.events, &mut self.rec)
             }
             Event::Arrive(l) => {
-                if let Some(pkt) = self.net.links[l as usize].arrive(l, self.now, &mut self.events) {
+                let link = &mut self.net.links[l as usize];
+                if let Some(pkt) = link.arrive(l, self.now, &mut self.events, &mut self.rec) {
                     self.forward(pkt);
                 }
             }
             Event::Timer { flow, kind } => self.on_timer(flow, kind),
-            Event::LinkChange(i) => {
-                let c = &self.sc.topology.changes[i as usize];
-                if let Some(rate) = c.rate {
-                    self.net.links[c.link].set_rate(rate);
-                }
-                if let Some(delay) = c.delay {
-                    for l in std::iter::once(c.link).chain(c.reverse) {
-                        self.net.links[l].set_delay(delay);
-                    }
-                }
-            }
+            Event::LinkChange(i) => self.change_link(i as usize),
             Event::Sample => {
+                self.catch_up_links(before(self.now));
                 self.sample();
                 let next = self.now + self.sc.output.bin;
                 if next <= self.sc.duration {
                     self.events.schedule(next, Event::Sample);
                 }
             }
-            Event::WarmupEnd => self.warm_up(),
+            Event::WarmupEnd => {
+                self.catch_up_links(before(self.now));
+                self.warm_up()
+            }
             Event::Second => {
                 let marks =
                     self.ends.iter().zip(&self.carry).map(|(e, c)| Self::flow_mark(e, c).wire_received);
@@ -343,6 +339,33 @@ impl<'a> Simulation<'a> {
                     self.events.schedule(self.now + SECOND, Event::Second);
                 }
             }
+        }
+    }
+
+    /// A scheduled change of a link's rate or delay, applied before the link's own events due
+    /// at the same instant (the change was scheduled first).
+    fn change_link(&mut self, i: usize) {
+        let c = &self.sc.topology.changes[i];
+        let (now, events, rec) = (self.now, &mut self.events, &mut self.rec);
+        for l in std::iter::once(c.link).chain(c.reverse) {
+            self.net.links[l].run_until(l as u32, before(now), events, rec);
+        }
+        if let Some(rate) = c.rate {
+            self.net.links[c.link].set_rate(rate);
+        }
+        if let Some(delay) = c.delay {
+            for l in std::iter::once(c.link).chain(c.reverse) {
+                self.net.links[l].set_delay(l as u32, delay, events);
+            }
+        }
+    }
+
+    /// Links send ahead and catch up lazily (`ccbench_link::Link`): bring every link up to
+    /// `upto` before reading them — just [`before`] now for a reader scheduled before the events
+    /// due now (a sample), now itself at the run's end.
+    fn catch_up_links(&mut self, upto: Nanos) {
+        for (i, link) in self.net.links.iter_mut().enumerate() {
+            link.run_until(i as u32, upto, &mut self.events, &mut self.rec);
         }
     }
 
@@ -856,4 +879,10 @@ struct Share {
     rate: f64,
     bytes: u64,
     lbe: bool,
+}
+
+/// The last instant before `now`: how far a reader scheduled before the events due at `now` (a
+/// sample, a change of a link) brings a link.
+fn before(now: Nanos) -> Nanos {
+    now.saturating_sub(1)
 }

@@ -350,6 +350,10 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for CoDel<P> {
         self.fifo.enqueue(pkt, now)
     }
 
+    fn drops_at_dequeue(&self) -> bool {
+        true
+    }
+
     fn dequeue(&mut self, now: Nanos, sink: &mut dyn DequeueSink<P>) -> Option<Dequeued<P>> {
         let mut head = self.pop(now);
         let Some(h) = &head else {

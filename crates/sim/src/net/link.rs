@@ -101,21 +101,32 @@ impl Link {
         self.model.offer(pkt, now, &mut hooks);
     }
 
-    /// The transmitter's wake-up (`Event::TxDone`).
-    pub fn tx_done(&mut self, id: u32, now: Nanos, events: &mut EventQueue, obs: &mut dyn LinkObserver) {
+    /// The transmitter's wake-up (`Event::TxDone`), or a reader bringing the link up to `now`.
+    pub fn run_until(&mut self, id: u32, now: Nanos, events: &mut EventQueue, obs: &mut dyn LinkObserver) {
         let mut hooks = Events { id, events, obs, losses: &mut self.losses };
-        self.model.tx_done(now, &mut hooks);
+        self.model.run_until(now, &mut hooks);
+    }
+
+    /// A scheduled change of the propagation delay.
+    pub fn set_delay(&mut self, id: u32, delay: Nanos, events: &mut EventQueue) {
+        self.model.set_delay(delay, &mut Arrivals { id, events });
     }
 
     /// The head of the pipe reaches the far end (`Event::Arrive`); None for an arrival an
-    /// earlier packet already took (reordering only).
-    pub fn arrive(&mut self, id: u32, now: Nanos, events: &mut EventQueue) -> Option<Packet> {
-        let mut hooks = Arrivals { id, events };
+    /// earlier packet already took (reordering, or a delay change).
+    pub fn arrive(
+        &mut self,
+        id: u32,
+        now: Nanos,
+        events: &mut EventQueue,
+        obs: &mut dyn LinkObserver,
+    ) -> Option<Packet> {
+        let mut hooks = Events { id, events, obs, losses: &mut self.losses };
         self.model.arrive(now, &mut hooks)
     }
 }
 
-/// Hooks for [`Link::arrive`], which only ever asks for the next arrival.
+/// Hooks for [`Link::set_delay`], which only ever asks for an arrival.
 struct Arrivals<'a> {
     id: u32,
     events: &'a mut EventQueue,
