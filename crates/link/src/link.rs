@@ -128,6 +128,9 @@ pub struct Link<P> {
     pub signal_backlogs: Quantiles,
     /// When the measurement window opens.
     pub window_start: Nanos,
+    /// Bytes and packets in the queue, kept here as the queue's outcomes say rather than asked
+    /// of the queue (a virtual call) at every step.
+    backlog: (u64, usize),
     /// The least backlog (bytes, packets) since [`Link::reset_min_backlog`].
     min_backlog: (u64, usize),
 }
@@ -145,18 +148,26 @@ struct Ahead {
 /// Counts what an AQM discards or marks while dequeuing, and tells the hooks of each loss.
 struct DequeueCounter<'a, H> {
     counters: &'a mut LinkCounters,
+    backlog: &'a mut (u64, usize),
     hooks: &'a mut H,
     now: Nanos,
 }
 
-impl<P, H: Hooks<P>> DequeueSink<P> for DequeueCounter<'_, H> {
+impl<P: QueuedPacket, H: Hooks<P>> DequeueSink<P> for DequeueCounter<'_, H> {
     fn dropped(&mut self, pkt: P, reason: DropReason, sojourn: Nanos) {
         count_drop(self.counters, reason);
+        leave(self.backlog, &pkt);
         self.hooks.loss(self.now, &pkt, sojourn);
     }
     fn marked(&mut self, _pkt: &P, _sojourn: Nanos) {
         self.counters.ecn_marks += 1;
     }
+}
+
+/// `pkt` left the queue (sent or dropped).
+fn leave<P: QueuedPacket>(backlog: &mut (u64, usize), pkt: &P) {
+    backlog.0 -= pkt.wire_bytes() as u64;
+    backlog.1 -= 1;
 }
 
 fn count_drop(counters: &mut LinkCounters, reason: DropReason) {
@@ -200,6 +211,7 @@ impl<P: QueuedPacket> Link<P> {
             measure_sojourn: false,
             signal_backlogs: Quantiles::default(),
             window_start: 0,
+            backlog: (0, 0),
             min_backlog: (0, 0),
         }
     }
@@ -263,18 +275,18 @@ impl<P: QueuedPacket> Link<P> {
 
     /// Start tracking the least backlog afresh from the current one (at the warm-up's end).
     pub fn reset_min_backlog(&mut self) {
-        self.min_backlog = (self.queue.len_bytes(), self.queue.len_packets());
+        self.min_backlog = self.backlog;
     }
 
     fn note_backlog(&mut self) {
-        let (b, p) = (self.queue.len_bytes(), self.queue.len_packets());
+        let (b, p) = self.backlog;
         self.min_backlog = (self.min_backlog.0.min(b), self.min_backlog.1.min(p));
     }
 
     /// How long the current backlog takes to serialise at the nominal rate.
     fn backlog_delay(&self) -> Nanos {
         if self.rate.is_finite() {
-            (self.queue.len_bytes() as f64 * 8e9 / self.rate) as Nanos
+            (self.backlog.0 as f64 * 8e9 / self.rate) as Nanos
         } else {
             0
         }
@@ -291,14 +303,24 @@ impl<P: QueuedPacket> Link<P> {
 
     fn note_signal_backlog(&mut self, signals_before: u64, now: Nanos) {
         if self.aqm_signals() > signals_before && now >= self.window_start {
-            self.signal_backlogs.record(self.queue.len_packets() as u64);
+            self.signal_backlogs.record(self.backlog.1 as u64);
         }
     }
 
     /// Packets held anywhere on the link (queue, transmitter, pipe), for conservation checks.
     pub fn packets_held(&self) -> usize {
         // A packet sent ahead is counted in the pipe.
-        self.queue.len_packets() + self.transmitting.is_some() as usize + self.pipe.len()
+        self.backlog.1 + self.transmitting.is_some() as usize + self.pipe.len()
+    }
+
+    /// Whether the backlog the link keeps is the queue's own (an invariant the simulator checks).
+    pub fn check_backlog(&self) -> Result<(), String> {
+        let queue = (self.queue.len_bytes(), self.queue.len_packets());
+        if self.backlog == queue {
+            Ok(())
+        } else {
+            Err(format!("link {}: backlog kept {:?} but the queue holds {queue:?}", self.name, self.backlog))
+        }
     }
 
     /// Time the transmitter was engaged up to `now`, including an engagement in progress.
@@ -311,8 +333,8 @@ impl<P: QueuedPacket> Link<P> {
     pub fn queue_integrals(&self, now: Nanos) -> (u128, u128) {
         let dt = now.saturating_sub(self.last_queue_change) as u128;
         (
-            self.counters.queue_byte_ns + self.queue.len_bytes() as u128 * dt,
-            self.counters.queue_pkt_ns + self.queue.len_packets() as u128 * dt,
+            self.counters.queue_byte_ns + self.backlog.0 as u128 * dt,
+            self.counters.queue_pkt_ns + self.backlog.1 as u128 * dt,
         )
     }
 
@@ -352,7 +374,7 @@ impl<P: QueuedPacket> Link<P> {
 
     /// Bytes and packets waiting in the queue.
     pub fn backlog(&self) -> (u64, usize) {
-        (self.queue.len_bytes(), self.queue.len_packets())
+        self.backlog
     }
 
     /// A packet arrives at the link's ingress.
@@ -374,10 +396,14 @@ impl<P: QueuedPacket> Link<P> {
         }
         self.account_queue(now);
         let signals = self.aqm_signals();
+        self.backlog.0 += pkt.wire_bytes() as u64;
+        self.backlog.1 += 1;
         match self.queue.enqueue(pkt, now) {
             Enqueued::Queued => {}
             Enqueued::Marked => self.counters.ecn_marks += 1,
             Enqueued::Dropped(p, reason) => {
+                // Not necessarily the packet offered: a queue may drop another to make room.
+                leave(&mut self.backlog, &p);
                 count_drop(&mut self.counters, reason);
                 hooks.loss(now, &p, self.backlog_delay());
             }
@@ -410,7 +436,7 @@ impl<P: QueuedPacket> Link<P> {
     fn start_next<H: Hooks<P>>(&mut self, now: Nanos, hooks: &mut H) {
         if let Service::Trace(o) = &self.service {
             let (_, at, _) = o.available(now);
-            if at > now && self.queue.len_packets() > 0 {
+            if at > now && self.backlog.1 > 0 {
                 // The head waits in the queue for the next opportunity, as in mahimahi.
                 self.engaged = Some((now, at));
                 hooks.wake_transmitter(at);
@@ -419,8 +445,12 @@ impl<P: QueuedPacket> Link<P> {
         }
         self.account_queue(now);
         let signals = self.aqm_signals();
-        let mut sink = DequeueCounter { counters: &mut self.counters, hooks: &mut *hooks, now };
+        let backlog = &mut self.backlog;
+        let mut sink = DequeueCounter { counters: &mut self.counters, backlog, hooks: &mut *hooks, now };
         let next = self.queue.dequeue(now, &mut sink);
+        if let Some(d) = &next {
+            leave(&mut self.backlog, &d.pkt);
+        }
         self.note_signal_backlog(signals, now);
         self.note_backlog();
         if let Some(d) = next {

@@ -239,3 +239,23 @@ fn a_link_sending_ahead_delivers_as_one_that_waits_for_its_wake_ups() {
     assert_eq!(c, w);
     assert_eq!(c.0, 20);
 }
+
+/// The backlog the link keeps from the queue's outcomes is the queue's own throughout, with a
+/// CoDel queue that drops at its head and a small buffer that overflows: 3,000 packets of
+/// 1,500 B offered at twice the 10 Mbit/s rate.
+#[test]
+fn the_backlog_kept_by_the_link_is_the_queues_own() {
+    let config = ccbench_aqm::QueueConfig { limit: Limit::Packets(100), ecn: false, seed: 1 };
+    let queue = Box::new(ccbench_aqm::CoDel::new(config, ccbench_aqm::CoDelConfig::default()));
+    let mut l = Link::new("l".into(), 10e6, 5 * MS, 0, 0.0, queue, link_streams(7, 0));
+    let (mut hooks, mut out) = (Polling::default(), Vec::new());
+    for seq in 0..3000 {
+        let t = seq * 600 * US;
+        l.advance(t, &mut hooks, &mut out);
+        l.offer(Pkt { seq, bytes: 1500 }, t, &mut hooks);
+        l.check_backlog().unwrap();
+    }
+    let c = l.counters;
+    assert!(c.aqm_drops > 0 && c.overflow_drops > 0, "{c:?}");
+    assert_eq!(l.backlog(), (l.queue.len_bytes(), l.queue.len_packets()));
+}

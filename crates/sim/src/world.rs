@@ -858,6 +858,9 @@ impl<'a> Simulation<'a> {
                 }
             }
         }
+        for link in &self.net.links {
+            link.check_backlog()?;
+        }
         self.check_receivers()
     }
 
