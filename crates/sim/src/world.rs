@@ -14,7 +14,7 @@ use crate::metrics::{
     Summary, Swings,
 };
 use crate::net::build::{self, FlowRoutes};
-use crate::net::{LinkCounters, Network, Side};
+use crate::net::{Env, InFlight, LinkCounters, Network, Side};
 use crate::packet::{Kind, Packet};
 use crate::scenario::{FlowKind, Scenario};
 use crate::tcp::{Phase, TcpReceiver, TcpSender};
@@ -309,11 +309,14 @@ impl<'a> Simulation<'a> {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::TxDone(l) => {
-                self.net.links[l as usize].run_until(l, self.now, &mut self.events, &mut self.rec)
+                let Network { links, slab, .. } = &mut self.net;
+                let env = Env { events: &mut self.events, obs: &mut self.rec, slab };
+                links[l as usize].run_until(l, self.now, env)
             }
             Event::Arrive(l) => {
-                let link = &mut self.net.links[l as usize];
-                if let Some(pkt) = link.arrive(l, self.now, &mut self.events, &mut self.rec) {
+                let Network { links, slab, .. } = &mut self.net;
+                let env = Env { events: &mut self.events, obs: &mut self.rec, slab };
+                if let Some(pkt) = links[l as usize].arrive(l, self.now, env) {
                     self.forward(pkt);
                 }
             }
@@ -346,16 +349,17 @@ impl<'a> Simulation<'a> {
     /// at the same instant (the change was scheduled first).
     fn change_link(&mut self, i: usize) {
         let c = &self.sc.topology.changes[i];
-        let (now, events, rec) = (self.now, &mut self.events, &mut self.rec);
+        let Network { links, slab, .. } = &mut self.net;
         for l in std::iter::once(c.link).chain(c.reverse) {
-            self.net.links[l].run_until(l as u32, before(now), events, rec);
+            let env = Env { events: &mut self.events, obs: &mut self.rec, slab };
+            links[l].run_until(l as u32, before(self.now), env);
         }
         if let Some(rate) = c.rate {
-            self.net.links[c.link].set_rate(rate);
+            links[c.link].set_rate(rate);
         }
         if let Some(delay) = c.delay {
             for l in std::iter::once(c.link).chain(c.reverse) {
-                self.net.links[l].set_delay(l as u32, delay, events);
+                links[l].set_delay(l as u32, delay, &mut self.events);
             }
         }
     }
@@ -364,22 +368,27 @@ impl<'a> Simulation<'a> {
     /// `upto` before reading them — just [`before`] now for a reader scheduled before the events
     /// due now (a sample), now itself at the run's end.
     fn catch_up_links(&mut self, upto: Nanos) {
-        for (i, link) in self.net.links.iter_mut().enumerate() {
-            link.run_until(i as u32, upto, &mut self.events, &mut self.rec);
+        let Network { links, slab, .. } = &mut self.net;
+        for (i, link) in links.iter_mut().enumerate() {
+            link.run_until(i as u32, upto, Env { events: &mut self.events, obs: &mut self.rec, slab });
         }
     }
 
     /// A packet left a link: hand it to the next link of its route or to its endpoint.
-    fn forward(&mut self, mut pkt: Packet) {
-        pkt.hop += 1;
-        if let Some(l) = self.net.hop(pkt.path, u32::from(pkt.hop)) {
-            self.net.links[l as usize].offer(l, pkt, self.now, &mut self.events, &mut self.rec);
+    fn forward(&mut self, mut p: InFlight) {
+        p.hop += 1;
+        let next = self.net.hop(p.path, u32::from(p.hop));
+        let route = self.net.routes[p.path as usize];
+        let Network { links, slab, .. } = &mut self.net;
+        if let Some(l) = next {
+            let env = Env { events: &mut self.events, obs: &mut self.rec, slab };
+            links[l as usize].offer(l, p, self.now, env);
             return;
         }
-        let route = self.net.routes[pkt.path as usize];
         self.conservation.delivered += 1;
         let (flow, side) = (route.flow, route.to);
-        if pkt.conn != self.conn[flow as usize] {
+        let pkt = slab.deliver(&p);
+        if p.conn != self.conn[flow as usize] {
             return; // left in flight by a connection this flow has since replaced
         }
         let now = self.now;
@@ -388,11 +397,11 @@ impl<'a> Simulation<'a> {
             // A datagram's one-way delay is measured as it arrives.
             (Endpoints::Cbr { rx, .. }, Side::Receiver) => {
                 if pkt.kind == Kind::Datagram {
-                    let owd = rx.on_packet(&pkt, now);
+                    let owd = rx.on_packet(pkt, now);
                     self.rec.record_owd(flow, now, owd);
                 }
             }
-            (end, side) => end.receive(side, &pkt, now, &mut out),
+            (end, side) => end.receive(side, pkt, now, &mut out),
         }
         if let (Endpoints::Tcp { tx, .. }, Side::Sender) = (&self.ends[flow as usize], side) {
             if let Some(s) = &mut self.swings[flow as usize] {
@@ -410,12 +419,15 @@ impl<'a> Simulation<'a> {
         let route = if from == Side::Sender { r.data } else { r.ack };
         let first = self.net.hop(route, 0).expect("a route has at least one link");
         let conn = self.conn[flow as usize];
+        let Network { links, slab, .. } = &mut self.net;
         for mut pkt in out.drain(..) {
             pkt.path = route;
             pkt.hop = 0;
             pkt.conn = conn;
             self.conservation.injected += 1;
-            self.net.links[first as usize].offer(first, pkt, self.now, &mut self.events, &mut self.rec);
+            let p = slab.insert(pkt);
+            let env = Env { events: &mut self.events, obs: &mut self.rec, slab };
+            links[first as usize].offer(first, p, self.now, env);
         }
     }
 
@@ -860,6 +872,10 @@ impl<'a> Simulation<'a> {
         }
         for link in &self.net.links {
             link.check_backlog()?;
+        }
+        let held: usize = self.net.links.iter().map(|l| l.packets_held()).sum();
+        if held != self.net.slab.live() {
+            return Err(format!("links hold {held} packets but the slab {}", self.net.slab.live()));
         }
         self.check_receivers()
     }

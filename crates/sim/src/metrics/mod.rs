@@ -16,7 +16,6 @@ pub use reallocation::{reallocations, Reallocation};
 pub use summary::{link_summary, LinkWindow, Sharing};
 
 use crate::net::LinkObserver;
-use crate::packet::Packet;
 
 pub type Nanos = u64;
 
@@ -380,11 +379,11 @@ impl Recorder {
 }
 
 impl LinkObserver for Recorder {
-    fn sojourn(&mut self, link: u32, now: Nanos, pkt: &Packet, sojourn: Nanos) {
+    fn sojourn(&mut self, link: u32, now: Nanos, flow: u32, sojourn: Nanos) {
         if self.keep_sojourn_series {
             self.sojourn.t_s.push(secs(now));
             self.sojourn.link.push(link);
-            self.sojourn.flow.push(pkt.flow);
+            self.sojourn.flow.push(flow);
             self.sojourn.sojourn_ms.push(ms(sojourn));
         }
         if now >= self.warmup {

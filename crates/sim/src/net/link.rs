@@ -1,14 +1,15 @@
 //! The simulator's side of a link: the shared link model (`ccbench_link::Link`, the same code
 //! the emulator drives) turned into events — a transmitter wake-up becomes a `TxDone`, an
-//! arrival an `Arrive` — with the per-flow loss counts and the pcap capture of its ingress.
+//! arrival an `Arrive` — with the per-flow loss counts and the pcap capture of its ingress. It
+//! carries [`InFlight`] handles; a lost packet's slot goes back to the [`PacketSlab`].
 
 use std::ops::{Deref, DerefMut};
 
 use ccbench_aqm::Nanos;
 use ccbench_link::Hooks;
 
+use super::slab::{InFlight, PacketSlab};
 use crate::engine::{Event, EventQueue};
-use crate::packet::Packet;
 use crate::trace::Capture;
 
 pub use ccbench_link::LinkCounters;
@@ -16,8 +17,9 @@ pub use ccbench_link::LinkCounters;
 /// What a link reports as packets leave its queue or are lost; the metrics layer listens, so
 /// the link keeps no per-packet log.
 pub trait LinkObserver {
-    /// A packet leaves the queue of `link` after waiting `sojourn` (links that measure it only).
-    fn sojourn(&mut self, link: u32, now: Nanos, pkt: &Packet, sojourn: Nanos);
+    /// A packet of `flow` leaves the queue of `link` after waiting `sojourn` (links that
+    /// measure it only).
+    fn sojourn(&mut self, link: u32, now: Nanos, flow: u32, sojourn: Nanos);
     /// A packet of `flow` is dropped or lost at `link`, meeting `queue_delay` of queueing: its
     /// sojourn when the AQM dropped it at the head, else the backlog it met. The SIAD thesis
     /// groups losses within 2 × the RTT *including* this queueing (§4.1.2, L2139).
@@ -25,7 +27,7 @@ pub trait LinkObserver {
 }
 
 pub struct Link {
-    model: ccbench_link::Link<Packet>,
+    model: ccbench_link::Link<InFlight>,
     /// Drops and random losses per flow.
     losses: Vec<u64>,
     /// Pcap trace of every packet offered (`output.pcap`); None costs one branch per packet.
@@ -33,7 +35,7 @@ pub struct Link {
 }
 
 impl Deref for Link {
-    type Target = ccbench_link::Link<Packet>;
+    type Target = ccbench_link::Link<InFlight>;
     fn deref(&self) -> &Self::Target {
         &self.model
     }
@@ -45,36 +47,44 @@ impl DerefMut for Link {
     }
 }
 
-/// The hooks of link `id`: wake-ups into the event queue, measurements to the observer.
-struct Events<'a> {
+/// The hooks of link `id`: wake-ups into the event queue, measurements to the observer, lost
+/// packets' slots back to the slab.
+struct Events<'a, 'b> {
     id: u32,
-    events: &'a mut EventQueue,
-    obs: &'a mut dyn LinkObserver,
-    losses: &'a mut Vec<u64>,
+    env: Env<'a>,
+    losses: &'b mut Vec<u64>,
 }
 
-impl Hooks<Packet> for Events<'_> {
+/// What the link's calls need beside the link: the event queue, the observer and the slab.
+pub struct Env<'a> {
+    pub events: &'a mut EventQueue,
+    pub obs: &'a mut dyn LinkObserver,
+    pub slab: &'a mut PacketSlab,
+}
+
+impl Hooks<InFlight> for Events<'_, '_> {
     fn wake_transmitter(&mut self, at: Nanos) {
-        self.events.schedule(at, Event::TxDone(self.id));
+        self.env.events.schedule(at, Event::TxDone(self.id));
     }
     fn wake_arrival(&mut self, at: Nanos) {
-        self.events.schedule(at, Event::Arrive(self.id));
+        self.env.events.schedule(at, Event::Arrive(self.id));
     }
-    fn sojourn(&mut self, now: Nanos, pkt: &Packet, sojourn: Nanos) {
-        self.obs.sojourn(self.id, now, pkt, sojourn);
+    fn sojourn(&mut self, now: Nanos, pkt: &InFlight, sojourn: Nanos) {
+        self.env.obs.sojourn(self.id, now, pkt.flow, sojourn);
     }
-    fn loss(&mut self, now: Nanos, pkt: &Packet, queue_delay: Nanos) {
+    fn loss(&mut self, now: Nanos, pkt: &InFlight, queue_delay: Nanos) {
         let i = pkt.flow as usize;
         if i >= self.losses.len() {
             self.losses.resize(i + 1, 0);
         }
         self.losses[i] += 1;
-        self.obs.loss(self.id, now, pkt.flow, queue_delay);
+        self.env.obs.loss(self.id, now, pkt.flow, queue_delay);
+        self.env.slab.release(pkt);
     }
 }
 
 impl Link {
-    pub fn new(model: ccbench_link::Link<Packet>) -> Self {
+    pub fn new(model: ccbench_link::Link<InFlight>) -> Self {
         Link { model, losses: Vec::new(), capture: None }
     }
 
@@ -84,27 +94,18 @@ impl Link {
     }
 
     /// A packet arrives at the link's ingress.
-    pub fn offer(
-        &mut self,
-        id: u32,
-        pkt: Packet,
-        now: Nanos,
-        events: &mut EventQueue,
-        obs: &mut dyn LinkObserver,
-    ) {
+    pub fn offer(&mut self, id: u32, pkt: InFlight, now: Nanos, env: Env) {
         // The ingress, before loss and queue: a segment dropped here is traced, and so is its
         // retransmission.
         if let Some(c) = &self.capture {
-            c.record(now, &pkt);
+            c.record(now, &env.slab.get(&pkt));
         }
-        let mut hooks = Events { id, events, obs, losses: &mut self.losses };
-        self.model.offer(pkt, now, &mut hooks);
+        self.model.offer(pkt, now, &mut Events { id, env, losses: &mut self.losses });
     }
 
     /// The transmitter's wake-up (`Event::TxDone`), or a reader bringing the link up to `now`.
-    pub fn run_until(&mut self, id: u32, now: Nanos, events: &mut EventQueue, obs: &mut dyn LinkObserver) {
-        let mut hooks = Events { id, events, obs, losses: &mut self.losses };
-        self.model.run_until(now, &mut hooks);
+    pub fn run_until(&mut self, id: u32, now: Nanos, env: Env) {
+        self.model.run_until(now, &mut Events { id, env, losses: &mut self.losses });
     }
 
     /// A scheduled change of the propagation delay.
@@ -114,15 +115,8 @@ impl Link {
 
     /// The head of the pipe reaches the far end (`Event::Arrive`); None for an arrival an
     /// earlier packet already took (reordering, or a delay change).
-    pub fn arrive(
-        &mut self,
-        id: u32,
-        now: Nanos,
-        events: &mut EventQueue,
-        obs: &mut dyn LinkObserver,
-    ) -> Option<Packet> {
-        let mut hooks = Events { id, events, obs, losses: &mut self.losses };
-        self.model.arrive(now, &mut hooks)
+    pub fn arrive(&mut self, id: u32, now: Nanos, env: Env) -> Option<InFlight> {
+        self.model.arrive(now, &mut Events { id, env, losses: &mut self.losses })
     }
 }
 
@@ -132,7 +126,7 @@ struct Arrivals<'a> {
     events: &'a mut EventQueue,
 }
 
-impl Hooks<Packet> for Arrivals<'_> {
+impl Hooks<InFlight> for Arrivals<'_> {
     fn wake_transmitter(&mut self, at: Nanos) {
         self.events.schedule(at, Event::TxDone(self.id));
     }

@@ -5,8 +5,10 @@
 
 pub mod build;
 pub mod link;
+pub mod slab;
 
-pub use link::{Link, LinkCounters, LinkObserver};
+pub use link::{Env, Link, LinkCounters, LinkObserver};
+pub use slab::{InFlight, PacketSlab};
 
 /// Which end of a flow a route delivers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +39,8 @@ pub struct RouteEntry {
 #[derive(Default)]
 pub struct Network {
     pub links: Vec<Link>,
+    /// Every packet between its sender and its delivery or loss.
+    pub slab: PacketSlab,
     pub routes: Vec<RouteEntry>,
     /// Every route's links, one route after another.
     hops: Vec<u32>,
