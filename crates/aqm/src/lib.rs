@@ -124,11 +124,6 @@ pub trait QueueDisc<P: QueuedPacket>: Send {
     fn drops_at_dequeue(&self) -> bool {
         false
     }
-    /// Periodic AQM work (PIE's T_UPDATE).
-    fn next_timer(&self) -> Option<Nanos> {
-        None
-    }
-    fn on_timer(&mut self, _now: Nanos) {}
     /// The AQM's current drop/mark probability brought up to `now` (PIE's `drop_prob`, RED's
     /// `p_a` of the last arrival); None for queues without one (DropTail, CoDel).
     fn signal_probability(&mut self, _now: Nanos) -> Option<f64> {

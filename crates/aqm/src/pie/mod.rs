@@ -116,8 +116,9 @@
 //! Updates fall at fixed instants (`first + k * tupdate`; start = time 0, when queues are built).
 //! The queue state an update reads (backlog, delay samples, rate estimate) changes only in
 //! `enqueue`/`dequeue`, so both first run every update due at or before `now`, each seeing exactly
-//! the state it would have seen from a timer; [`QueueDisc::next_timer`]/[`QueueDisc::on_timer`]
-//! do the same for a caller with a timer, with identical results. To stay O(1) amortised over
+//! the state it would have seen from a timer; [`Pie::next_timer`]/[`Pie::on_timer`] (which the
+//! tests use to step update by update) do the same for a caller with a timer, with identical
+//! results. To stay O(1) amortised over
 //! long gaps, the catch-up stops stepping as soon as one update leaves the controller state
 //! unchanged: the state is then a fixed point of the update for the unchanged queue, so every
 //! further update until the next enqueue/dequeue would change nothing, and the schedule simply
@@ -128,8 +129,8 @@
 //! also needs 52 quiet updates), after which idle time costs nothing. A gap over a standing queue
 //! that is not served (a stalled link) settles once `p` is clamped at 1, except with ns2, whose
 //! `p` has no upper bound and keeps rising; such a gap is stepped through, as ns-2's timer does.
-//! [`QueueDisc::next_timer`] always reports the next update instant; calling
-//! [`QueueDisc::on_timer`] there is O(1) once settled.
+//! [`Pie::next_timer`] always reports the next update instant; calling [`Pie::on_timer`] there
+//! is O(1) once settled.
 
 mod linux;
 mod ns2;
@@ -369,6 +370,16 @@ pub struct Pie<P> {
 }
 
 impl<P: QueuedPacket> Pie<P> {
+    /// The next T_UPDATE instant (see "The update timer without a timer" above).
+    pub fn next_timer(&self) -> Nanos {
+        self.next_update
+    }
+
+    /// Run every update due at or before `now`, as a timer would.
+    pub fn on_timer(&mut self, now: Nanos) {
+        self.catch_up(now);
+    }
+
     pub fn new(cfg: PieConfig, limit: Limit, ecn: bool, seed: u64) -> Self {
         let vars = Vars {
             prob: 0.0,
@@ -587,14 +598,6 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for Pie<P> {
 
     fn len_bytes(&self) -> u64 {
         self.fifo.bytes()
-    }
-
-    fn next_timer(&self) -> Option<Nanos> {
-        Some(self.next_update)
-    }
-
-    fn on_timer(&mut self, now: Nanos) {
-        self.catch_up(now);
     }
 
     fn signal_probability(&mut self, now: Nanos) -> Option<f64> {

@@ -43,7 +43,7 @@ fn rfc_update_with(q: &mut Pie<Pkt>, qdelay_ms: f64) -> f64 {
 #[test]
 fn rfc_update_follows_eq_4_2_from_zero() {
     let mut q = rfc();
-    assert_eq!(q.next_timer(), Some(15 * MS));
+    assert_eq!(q.next_timer(), 15 * MS);
     // qdelay 25 ms, qdelay_old 0, p = 0 < 1e-6: dp = (0.125 * 0.010 + 1.25 * 0.025) / 2048.
     let p1 = 0.0325 / 2048.0;
     assert_close!(rfc_update_with(&mut q, 25.0), p1);
@@ -53,7 +53,7 @@ fn rfc_update_follows_eq_4_2_from_zero() {
     assert_close!(rfc_update_with(&mut q, 25.0), p2);
     // The delay falls to 5 ms: dp = (0.125 * -0.010 + 1.25 * -0.020) / 128 < 0, bounded at 0.
     assert_eq!(rfc_update_with(&mut q, 5.0), 0.0);
-    assert_eq!(q.next_timer(), Some(60 * MS));
+    assert_eq!(q.next_timer(), 60 * MS);
 }
 
 #[test]
@@ -186,7 +186,7 @@ fn linux_update_sequence_through_the_queue() {
         }
     };
     fill(&mut q, 30, 0);
-    assert_eq!(q.next_timer(), Some(500 * MS));
+    assert_eq!(q.next_timer(), 500 * MS);
     // 30 ms, previous 0, p < 1 %: dp = (0.125 * 0.010 + 1.25 * 0.030) / 8.
     let mut p = 0.03875 / 8.0;
     q.on_timer(500 * MS);
@@ -437,8 +437,8 @@ fn scripted(cfg: PieConfig, with_timer: bool) -> (Vec<String>, Vec<f64>, u64) {
     let tx = 1_200_000;
     let step = |q: &mut Pie<Pkt>, to: Nanos| {
         if with_timer {
-            while let Some(w) = q.next_timer().filter(|&w| w <= to) {
-                q.on_timer(w);
+            while q.next_timer() <= to {
+                q.on_timer(q.next_timer());
             }
         }
     };
@@ -503,7 +503,7 @@ fn long_idle_costs_a_bounded_number_of_updates() {
     q.on_timer(3_600_000 * MS);
     assert_eq!(q.probability(), 0.0);
     assert!(q.updates_run < 200, "{} updates", q.updates_run);
-    assert_eq!(q.next_timer(), Some(3_600_000 * MS + 15 * MS));
+    assert_eq!(q.next_timer(), 3_600_000 * MS + 15 * MS);
     // The same with the update stepped one by one gives the same state.
     let mut r = rfc();
     r.vars.prob = 1.0;
@@ -585,8 +585,13 @@ fn registry_row_reads_these_parameters() {
     p.insert("profile", ParamValue::Str("linux-3.17".into()));
     p.insert("ecn_drop_above", ParamValue::Float(1.0));
     let cfg = QueueConfig { limit: Limit::Packets(1000), ecn: true, seed: 5 };
-    let q = build_queue::<Pkt>("pie", cfg, &p).unwrap();
-    assert_eq!((q.name(), q.next_timer()), ("pie", Some(LINUX_FIRST_UPDATE)));
+    let mut q = build_queue::<Pkt>("pie", cfg, &p).unwrap();
+    assert_eq!(q.name(), "pie");
+    let linux = PieConfig { ecn_drop_above: 1.0, ..PieConfig::linux_3_17() };
+    let want = probabilities(&mut Pie::new(linux, cfg.limit, cfg.ecn, cfg.seed));
+    assert_eq!(probabilities(q.as_mut()), want, "the registry builds Linux's PIE");
+    let rfc = PieConfig { ecn_drop_above: 1.0, ..PieConfig::rfc8033() };
+    assert_ne!(probabilities(&mut Pie::new(rfc, cfg.limit, cfg.ecn, cfg.seed)), want);
     p.insert("target", ParamValue::Float(5.0));
     assert_eq!(build_queue::<Pkt>("pie", cfg, &p).err().unwrap().key, "target");
 }
@@ -613,3 +618,17 @@ fn rfc_with_dequeue_rate_uses_littles_law() {
 }
 
 mod ns2;
+
+/// The queue's drop probability every 2 ms over 400 ms while it drains one packet at a time from
+/// a standing queue of 150 (what tells PIE's profiles apart through the `QueueDisc` interface).
+pub(super) fn probabilities(q: &mut dyn QueueDisc<Pkt>) -> Vec<f64> {
+    for _ in 0..150 {
+        q.enqueue(full(), 0);
+    }
+    (1..=200)
+        .map(|k| {
+            q.dequeue(k * 2 * MS, &mut NoSink);
+            q.signal_probability(k * 2 * MS).unwrap()
+        })
+        .collect()
+}

@@ -34,7 +34,7 @@ fn ns2_defaults_and_first_update_at_zero() {
     let q = ns2();
     // `sUpdate_` = 0: the timer first fires at time 0 (Linux: 500 ms); no allowance before an
     // arrival arms it.
-    assert_eq!(q.next_timer(), Some(0));
+    assert_eq!(q.next_timer(), 0);
     assert_eq!(q.burst_allowance(), 0);
     assert_eq!(q.vars.burst_state, BurstState::NoBurst);
 }
@@ -354,8 +354,11 @@ fn ns2_params() {
     let c = PieConfig::from_params(&p).unwrap();
     assert_eq!((c.profile, c.ecn_drop_above, c.max_burst), (PieProfile::Ns2, 1.0, 150 * MS));
     let cfg = QueueConfig { limit: Limit::Packets(1000), ecn: true, seed: 5 };
-    let q = build_queue::<Pkt>("pie", cfg, &p).unwrap();
-    assert_eq!(q.next_timer(), Some(0));
+    let mut q = build_queue::<Pkt>("pie", cfg, &p).unwrap();
+    let want = probabilities(&mut Pie::new(c, cfg.limit, cfg.ecn, cfg.seed));
+    assert_eq!(probabilities(q.as_mut()), want, "the registry builds this ns-2 PIE");
+    let rfc = PieConfig { ecn_drop_above: 1.0, ..PieConfig::rfc8033() };
+    assert_ne!(probabilities(&mut Pie::new(rfc, cfg.limit, cfg.ecn, cfg.seed)), want);
     p.insert("qdelay_estimator", ParamValue::Str("timestamp".into()));
     assert_eq!(PieConfig::from_params(&p).unwrap_err().key, "qdelay_estimator");
 }
