@@ -10,9 +10,8 @@
 
 use ccbench_aqm::Limit;
 use ccbench_sim::metrics::{
-    self, convergence_time, jain_by_hops, jain_index, percentiles, tcp_starts, FlowSeries, FlowSummary,
-    LinkSeries, LinkSummary, LinkWindow, LossEvents, OwdSeries, ScenarioSummary, Sharing, SojournSeries,
-    Summary,
+    self, flow_summary, percentiles, run_summary, FlowSeries, FlowSummary, FlowWindow, LinkSeries,
+    LinkSummary, LinkWindow, LossEvents, OwdSeries, RunTotals, Sharing, SojournSeries,
 };
 use ccbench_sim::net::LinkCounters;
 use ccbench_sim::scenario::{FlowKind, LinkSpec, Scenario, Topology};
@@ -34,38 +33,26 @@ fn num(v: &Value, key: &str) -> Option<f64> {
 
 /// The run as the simulator would report it.
 pub fn build(sc: &Scenario, topo: &Topology, report: &Report, outputs: &Outputs, wall_s: f64) -> SimResult {
-    let flows: Vec<FlowSummary> =
-        sc.flows.iter().enumerate().map(|(i, _)| flow_summary(sc, i, &outputs[i])).collect();
-    let tcp_hops: Vec<(usize, f64)> = flows
+    let flows: Vec<FlowSummary> = sc
+        .flows
         .iter()
-        .zip(&sc.flows)
-        .filter(|(_, f)| f.kind == FlowKind::Tcp)
-        .map(|(s, f)| (f.path.len(), s.goodput_mbps))
+        .enumerate()
+        .map(|(i, f)| flow_summary(sc, f, flow_window(sc, i, &outputs[i])))
         .collect();
-    let tcp: Vec<f64> = tcp_hops.iter().map(|&(_, g)| g).collect();
     // Access links (infinitely fast, no queue) are not reported, as in the simulator.
     let queues = |&(i, _): &(usize, &LinkReport)| topo.links[i].rate.is_finite();
     let links =
         report.links.iter().enumerate().filter(queues).map(|(i, l)| link_summary(sc, topo, i, l)).collect();
     let series = flow_series(sc, outputs);
-    let convergence = convergence_time(&series, &tcp_starts(sc), secs(sc.output.bin));
-    let summary = Summary {
-        scenario: ScenarioSummary { duration_s: secs(sc.duration), warmup_s: secs(sc.warmup), seed: sc.seed },
-        jain_index: jain_index(&tcp),
-        convergence_s: convergence.settled_s,
-        convergence_first_s: convergence.first_s,
-        sharing_ratio: (tcp.len() >= 2).then(|| tcp[0] / tcp[1]),
-        jain_by_hops: jain_by_hops(&tcp_hops),
-        jain_short: None,
-        lbe_share: None,
-        flows,
-        links,
+    let totals = RunTotals {
+        sharing: Sharing::default(),
         events: 0,
         packets: report.links.iter().map(|l| l.counters.arrivals).sum(),
         wall_s,
         sim_s: secs(sc.duration),
         partial: false,
     };
+    let summary = run_summary(sc, secs(sc.duration), flows, links, &series, totals);
     SimResult {
         summary,
         flow_names: sc.flows.iter().map(|f| f.name.clone()).collect(),
@@ -91,9 +78,8 @@ fn received(rx: &Value) -> (Vec<f64>, f64) {
     (f64s(rx, "bytes_per_bin"), num(rx, "bytes").or_else(|| num(rx, "received")).unwrap_or(0.0))
 }
 
-fn flow_summary(sc: &Scenario, i: usize, (tx, rx): &(Value, Value)) -> FlowSummary {
+fn flow_window(sc: &Scenario, i: usize, (tx, rx): &(Value, Value)) -> FlowWindow {
     let f = &sc.flows[i];
-    let topo = &sc.topology;
     let bin = secs(sc.output.bin);
     let finished = num(tx, "last_ack_s").filter(|_| f.size.is_some() && tx["completed"] == Value::Bool(true));
     let end = secs(sc.duration);
@@ -110,16 +96,7 @@ fn flow_summary(sc: &Scenario, i: usize, (tx, rx): &(Value, Value)) -> FlowSumma
     let goodput = if span > 0.0 { bytes * 8.0 / span / 1e6 } else { 0.0 };
     let tcp = f.kind == FlowKind::Tcp;
     let mut owd: Vec<f64> = f64s(&rx["datagrams"], "owd_us").iter().map(|us| us / 1e3).collect();
-    FlowSummary {
-        name: f.name.clone(),
-        kind: if tcp { "tcp" } else { "cbr" },
-        cca: f.cca.clone(),
-        from: topo.nodes[f.from].clone(),
-        to: topo.nodes[f.to].clone(),
-        path: f.path.iter().map(|&l| topo.links[l].name.clone()).collect(),
-        rtt_ms: f.rtt as f64 / 1e6,
-        start_s: start,
-        size_bytes: f.size,
+    FlowWindow {
         goodput_mbps: goodput,
         throughput_mbps: f64::NAN,
         throughput_std_mbps: f64::NAN,
@@ -129,8 +106,6 @@ fn flow_summary(sc: &Scenario, i: usize, (tx, rx): &(Value, Value)) -> FlowSumma
         bytes_delivered: total as u64,
         ecn_reductions: 0,
         chunks: None,
-        connections: None,
-        receiver_cca: f.tcp.receiver_cca.clone(),
         notes: Vec::new(),
         loss_reductions: 0,
         ecn_negotiated: tx["ecn_negotiated"] == Value::Bool(true),
@@ -138,8 +113,7 @@ fn flow_summary(sc: &Scenario, i: usize, (tx, rx): &(Value, Value)) -> FlowSumma
         packets_lost: (!tcp).then(|| (num(tx, "packets_sent").unwrap_or(0.0) - total).max(0.0) as u64),
         // Not measured on the real stack: the forwarder logs no loss times per flow and
         // the kernel's cwnd is sampled per bin, not per ACK.
-        loss_events: 0,
-        loss_event_distance_s: None,
+        losses: LossEvents::default(),
         oscillation: None,
         reallocations: Vec::new(),
     }
@@ -338,7 +312,7 @@ mod tests {
         let rx = serde_json::json!({"bytes": 2_500_000.0, "bytes_per_bin": vec![125_000.0; 20]});
         let series = serde_json::json!({"t_s": [0.5, 1.0, 1.5, 2.0], "retrans_total": [1, 3, 4, 6]});
         let tx = serde_json::json!({"retransmits": 7, "fct_s": null, "series": series});
-        let f = flow_summary(&sc, 0, &(tx, rx));
+        let f = flow_window(&sc, 0, &(tx, rx));
         assert!((f.goodput_mbps - 10.0).abs() < 1e-9, "{}", f.goodput_mbps);
         // Retransmissions in the window [1 s, 2 s]: 6 − 3.
         assert_eq!((f.retransmits, f.bytes_delivered), (3, 2_500_000));

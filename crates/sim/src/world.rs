@@ -9,9 +9,8 @@ use crate::endpoint::Endpoint;
 use crate::engine::{Event, EventQueue, Timer, TimerKind};
 use crate::fairness::{lbe_share, SecondMarks};
 use crate::metrics::{
-    convergence_time, jain_by_hops, jain_index, link_summary, tcp_starts, window_stats, FlowSeries,
-    FlowSummary, LinkSeries, LinkWindow, OwdSeries, Recorder, ScenarioSummary, Sharing, SojournSeries,
-    Summary, Swings,
+    flow_summary, jain_index, link_summary, run_summary, window_stats, FlowSeries, FlowWindow, LinkSeries,
+    LinkSummary, LinkWindow, OwdSeries, Recorder, RunTotals, Sharing, SojournSeries, Summary, Swings,
 };
 use crate::net::build::{self, FlowRoutes};
 use crate::net::{Env, InFlight, LinkCounters, Network, Side};
@@ -662,138 +661,127 @@ impl<'a> Simulation<'a> {
         } else {
             self.sc
         };
-        let end = sc.duration;
         let warm = self.warm.take().unwrap_or_else(|| self.marks());
-        let window = (end - sc.warmup.min(end)).max(1) as f64 / 1e9;
-
         let active_ends = self.active_ends(sc);
         let (rate_std, rows) = window_stats::per_flow_rows(sc, &self.flows, &active_ends);
         let mut flows = Vec::with_capacity(self.ends.len());
-        let mut tcp_goodputs = Vec::new();
-        let mut tcp_hops = Vec::new();
         let mut shares = Vec::new();
-        for (i, (f, e)) in sc.flows.iter().zip(&self.ends).enumerate() {
-            let carry = self.carry[i];
-            let m = Self::flow_mark(e, &carry);
-            let w = warm.flows[i];
-            let fct = match e {
-                Endpoints::Tcp { tx, .. } => tx.fct,
-                Endpoints::Cbr { .. } => None,
-            };
-            // The flow's active part of the window; a flow that ended before the window is
-            // measured over its whole life instead.
-            let active_end = active_ends[i];
-            let (bytes, wire, span) = if active_end <= sc.warmup {
-                (m.delivered, m.wire_received, active_end.saturating_sub(f.start))
-            } else {
-                (
-                    m.delivered - w.delivered,
-                    m.wire_received - w.wire_received,
-                    active_end - sc.warmup.max(f.start),
-                )
-            };
-            let rate = |b: u64| {
-                if span > 0 {
-                    b as f64 * 8.0 / (span as f64 / 1e9) / 1e6
-                } else {
-                    0.0
-                }
-            };
-            let goodput = rate(bytes);
-            let (ecn_reductions, loss_reductions) = match e {
-                Endpoints::Tcp { tx, .. } => (
-                    carry.ecn_reductions + tx.stats.ecn_reductions,
-                    carry.loss_reductions + tx.stats.loss_reductions,
-                ),
-                Endpoints::Cbr { .. } => (0, 0),
-            };
-            let (cca, kind, retransmits, timeouts, ecn, owd, lost) = match e {
-                Endpoints::Tcp { tx, .. } => {
-                    tcp_goodputs.push(goodput);
-                    tcp_hops.push((f.path.len(), goodput));
-                    shares.push(Share {
-                        flow: i,
-                        rate: rate(wire),
-                        bytes: wire,
-                        lbe: is_less_than_best_effort(&f.cca)
-                            || f.tcp.receiver_cca.as_deref().is_some_and(is_less_than_best_effort),
-                    });
-                    (
-                        f.cca.clone(),
-                        "tcp",
-                        m.retransmits - if active_end <= sc.warmup { 0 } else { w.retransmits },
-                        carry.timeouts + tx.stats.timeouts,
-                        tx.ecn_negotiated(),
-                        None,
-                        None,
-                    )
-                }
-                Endpoints::Cbr { .. } => (
-                    String::new(),
-                    "cbr",
-                    0,
-                    0,
-                    false,
-                    self.rec.window_owds[i].percentiles(1e-6),
-                    Some(self.net.links.iter().map(|l| l.losses_of(i as u32)).sum()),
-                ),
-            };
-            let topo = &sc.topology;
-            let flow_losses = self.rec.flow_losses[i].events();
-            let buffer = window_stats::bottleneck_buffer_bytes(sc, i);
-            let oscillation = self.swings[i].as_ref().zip(buffer).and_then(|(s, b)| s.relative_to(b));
-            flows.push(FlowSummary {
-                name: f.name.clone(),
-                kind,
-                cca,
-                from: topo.nodes[f.from].clone(),
-                to: topo.nodes[f.to].clone(),
-                path: f.path.iter().map(|&l| topo.links[l].name.clone()).collect(),
-                rtt_ms: f.rtt as f64 / 1e6,
-                start_s: f.start as f64 / 1e9,
-                size_bytes: f.size,
-                goodput_mbps: goodput,
-                throughput_mbps: rate(wire),
-                throughput_std_mbps: rate_std[i],
-                retransmits,
-                timeouts,
-                fct_s: fct.map(|d| d as f64 / 1e9),
-                bytes_delivered: m.delivered,
-                ecn_reductions,
-                loss_reductions,
-                ecn_negotiated: ecn,
-                owd_ms: owd,
-                packets_lost: lost,
-                chunks: self.chunks.counts(i as u32).map(|(c, _)| c),
-                connections: self.chunks.counts(i as u32).map(|(_, n)| n),
-                receiver_cca: f.tcp.receiver_cca.clone(),
-                notes: match e {
-                    Endpoints::Tcp { rx, .. } => rx.notes(),
-                    Endpoints::Cbr { .. } => Vec::new(),
-                },
-                loss_events: flow_losses.events,
-                loss_event_distance_s: flow_losses.distance_s,
-                oscillation,
-                reallocations: window_stats::flow_reallocations(sc, i, &active_ends, &rows),
-            });
+        for (i, f) in sc.flows.iter().enumerate() {
+            let (mut w, share) = self.flow_window(sc, i, &warm, active_ends[i]);
+            w.throughput_std_mbps = rate_std[i];
+            w.reallocations = window_stats::flow_reallocations(sc, i, &active_ends, &rows);
+            flows.push(flow_summary(sc, f, w));
+            shares.extend(share);
         }
+        let links = self.link_windows(sc, &warm, &shares);
 
+        self.conservation.dropped =
+            self.net.links.iter().map(|l| l.counters.drops() + l.counters.random_losses).sum();
+        self.conservation.in_network = self.net.links.iter().map(|l| l.packets_held() as u64).sum();
+        let totals = RunTotals {
+            sharing: self.sharing(sc, &shares.iter().collect::<Vec<_>>()),
+            events: self.events.processed(),
+            packets: self.conservation.injected,
+            wall_s,
+            sim_s: sc.duration as f64 / 1e9,
+            partial,
+        };
+        let summary = run_summary(sc, self.sc.duration as f64 / 1e9, flows, links, &self.flows, totals);
+        SimResult {
+            summary,
+            flow_names: sc.flows.iter().map(|f| f.name.clone()).collect(),
+            link_names: self.net.links.iter().map(|l| l.name.clone()).collect(),
+            flows: self.flows,
+            links: self.links,
+            sojourn: std::mem::take(&mut self.rec.sojourn),
+            owd: std::mem::take(&mut self.rec.owd),
+            conservation: self.conservation,
+        }
+    }
+
+    /// What flow `i` did in the measurement window (its active part; a flow that ended before
+    /// the window is measured over its whole life instead), and its share of the wire for the
+    /// sharing metrics if it is a TCP flow. Its rate's deviation and reallocations are filled
+    /// in by the caller.
+    fn flow_window(
+        &self,
+        sc: &Scenario,
+        i: usize,
+        warm: &Marks,
+        active_end: Nanos,
+    ) -> (FlowWindow, Option<Share>) {
+        let (f, e, carry) = (&sc.flows[i], &self.ends[i], self.carry[i]);
+        let m = Self::flow_mark(e, &carry);
+        let w = if active_end <= sc.warmup { FlowMark::default() } else { warm.flows[i] };
+        let (bytes, wire) = (m.delivered - w.delivered, m.wire_received - w.wire_received);
+        let span = if active_end <= sc.warmup {
+            active_end.saturating_sub(f.start)
+        } else {
+            active_end - sc.warmup.max(f.start)
+        };
+        let rate = |b: u64| if span > 0 { b as f64 * 8.0 / (span as f64 / 1e9) / 1e6 } else { 0.0 };
+        let chunks = self.chunks.counts(i as u32);
+        let mut window = FlowWindow {
+            goodput_mbps: rate(bytes),
+            throughput_mbps: rate(wire),
+            throughput_std_mbps: f64::NAN,
+            retransmits: m.retransmits - w.retransmits,
+            timeouts: 0,
+            fct_s: None,
+            bytes_delivered: m.delivered,
+            ecn_reductions: 0,
+            loss_reductions: 0,
+            ecn_negotiated: false,
+            owd_ms: None,
+            packets_lost: None,
+            chunks,
+            notes: Vec::new(),
+            losses: self.rec.flow_losses[i].events(),
+            oscillation: None,
+            reallocations: Vec::new(),
+        };
+        match e {
+            Endpoints::Tcp { tx, rx } => {
+                let buffer = window_stats::bottleneck_buffer_bytes(sc, i);
+                window.timeouts = carry.timeouts + tx.stats.timeouts;
+                window.fct_s = tx.fct.map(|d| d as f64 / 1e9);
+                window.ecn_reductions = carry.ecn_reductions + tx.stats.ecn_reductions;
+                window.loss_reductions = carry.loss_reductions + tx.stats.loss_reductions;
+                window.ecn_negotiated = tx.ecn_negotiated();
+                window.notes = rx.notes();
+                window.oscillation = self.swings[i].as_ref().zip(buffer).and_then(|(s, b)| s.relative_to(b));
+                let lbe = is_less_than_best_effort(&f.cca)
+                    || f.tcp.receiver_cca.as_deref().is_some_and(is_less_than_best_effort);
+                (window, Some(Share { flow: i, rate: rate(wire), bytes: wire, lbe }))
+            }
+            Endpoints::Cbr { .. } => {
+                window.owd_ms = self.rec.window_owds[i].percentiles(1e-6);
+                window.packets_lost = Some(self.net.links.iter().map(|l| l.losses_of(i as u32)).sum());
+                (window, None)
+            }
+        }
+    }
+
+    /// Each link with a queue over the measurement window (access links have none: nothing to
+    /// report), with the sharing among the TCP `shares` crossing it.
+    fn link_windows(&self, sc: &Scenario, warm: &Marks, shares: &[Share]) -> Vec<LinkSummary> {
+        let end = sc.duration;
+        let window = (end - sc.warmup.min(end)).max(1) as f64 / 1e9;
         let mut links = Vec::with_capacity(self.net.links.len());
         for (i, l) in self.net.links.iter().enumerate() {
             if !l.rate().is_finite() {
-                continue; // access links: no queue, nothing to report
+                continue;
             }
             let (wc, wbusy, (wqb, wqp)) = warm.links[i];
             let (qb, qp) = l.queue_integrals(end);
             let (fill_mean, fill_min) =
                 window_stats::queue_fill(sc, i, l, (qb - wqb, qp - wqp), end - sc.warmup.min(end));
-            let spec = &sc.topology.links[i];
             let crossing: Vec<&Share> =
                 shares.iter().filter(|s| sc.flows[s.flow].path.contains(&i)).collect();
             let mut counters = l.counters.since(&wc);
             counters.busy_ns = l.busy_until(end) - wbusy;
             links.push(link_summary(LinkWindow {
-                spec,
+                spec: &sc.topology.links[i],
                 nodes: &sc.topology.nodes,
                 rate: l.rate(),
                 counters,
@@ -805,44 +793,7 @@ impl<'a> Simulation<'a> {
                 sharing: self.sharing(sc, &crossing),
             }));
         }
-
-        self.conservation.dropped =
-            self.net.links.iter().map(|l| l.counters.drops() + l.counters.random_losses).sum();
-        self.conservation.in_network = self.net.links.iter().map(|l| l.packets_held() as u64).sum();
-
-        let all = self.sharing(sc, &shares.iter().collect::<Vec<_>>());
-        let convergence = convergence_time(&self.flows, &tcp_starts(sc), sc.output.bin as f64 / 1e9);
-        let summary = Summary {
-            scenario: ScenarioSummary {
-                duration_s: self.sc.duration as f64 / 1e9,
-                warmup_s: sc.warmup as f64 / 1e9,
-                seed: sc.seed,
-            },
-            flows,
-            jain_index: jain_index(&tcp_goodputs),
-            convergence_s: convergence.settled_s,
-            convergence_first_s: convergence.first_s,
-            sharing_ratio: (tcp_goodputs.len() >= 2).then(|| tcp_goodputs[0] / tcp_goodputs[1]),
-            jain_by_hops: jain_by_hops(&tcp_hops),
-            jain_short: all.jain_short,
-            lbe_share: all.lbe_share,
-            links,
-            events: self.events.processed(),
-            packets: self.conservation.injected,
-            wall_s,
-            sim_s: sc.duration as f64 / 1e9,
-            partial,
-        };
-        SimResult {
-            summary,
-            flow_names: sc.flows.iter().map(|f| f.name.clone()).collect(),
-            link_names: self.net.links.iter().map(|l| l.name.clone()).collect(),
-            flows: self.flows,
-            links: self.links,
-            sojourn: std::mem::take(&mut self.rec.sojourn),
-            owd: std::mem::take(&mut self.rec.owd),
-            conservation: self.conservation,
-        }
+        links
     }
 
     /// The fLEDBAT paper's sharing metrics over `flows` (None for fewer than two flows).

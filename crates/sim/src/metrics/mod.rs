@@ -13,7 +13,7 @@ pub use ccbench_link::quantiles::{Percentiles, Quantiles};
 pub use loss_events::{loss_events, LossEvents, LossGrouper, MeanStd, Welford};
 pub use oscillation::Swings;
 pub use reallocation::{reallocations, Reallocation};
-pub use summary::{link_summary, LinkWindow, Sharing};
+pub use summary::{flow_summary, link_summary, run_summary, FlowWindow, LinkWindow, RunTotals, Sharing};
 
 use crate::net::LinkObserver;
 

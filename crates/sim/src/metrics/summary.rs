@@ -1,9 +1,13 @@
-//! A link's summary over the measurement window, assembled in one place for the simulator and
-//! the emulator from what each of them measured ([`LinkWindow`]).
+//! The run's summary — each flow's, each link's and the whole run's — assembled in one place for
+//! the simulator and the emulator from what each of them measured ([`FlowWindow`],
+//! [`LinkWindow`], [`RunTotals`]).
 
-use super::{LinkSummary, LossEvents, Percentiles};
+use super::{
+    convergence_time, jain_by_hops, jain_index, tcp_starts, FlowSeries, FlowSummary, LinkSummary, LossEvents,
+    MeanStd, Percentiles, Reallocation, ScenarioSummary, Summary,
+};
 use crate::net::LinkCounters;
-use crate::scenario::LinkSpec;
+use crate::scenario::{Flow, FlowKind, LinkSpec, Scenario};
 
 /// The fLEDBAT paper's sharing metrics among the TCP flows crossing a link (None for fewer than
 /// two flows, or where the back end does not measure them).
@@ -64,5 +68,110 @@ pub fn link_summary(w: LinkWindow<'_>) -> LinkSummary {
         queue_fill_min: w.fill.1,
         loss_events: w.losses.events,
         loss_event_distance_s: w.losses.distance_s,
+    }
+}
+
+/// What one flow did, as a back end measured it: over the flow's active part of the measurement
+/// window unless a field says otherwise (see [`FlowSummary`] for each).
+pub struct FlowWindow {
+    pub goodput_mbps: f64,
+    pub throughput_mbps: f64,
+    pub throughput_std_mbps: f64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fct_s: Option<f64>,
+    pub bytes_delivered: u64,
+    pub ecn_reductions: u64,
+    pub loss_reductions: u64,
+    pub ecn_negotiated: bool,
+    pub owd_ms: Option<Percentiles>,
+    pub packets_lost: Option<u64>,
+    /// Chunks fully acknowledged and connections opened (chunked flows).
+    pub chunks: Option<(u64, u64)>,
+    pub notes: Vec<String>,
+    pub losses: LossEvents,
+    pub oscillation: Option<MeanStd>,
+    pub reallocations: Vec<Reallocation>,
+}
+
+/// Flow `f` of scenario `sc`: what the scenario says of it beside what `w` measured.
+pub fn flow_summary(sc: &Scenario, f: &Flow, w: FlowWindow) -> FlowSummary {
+    let topo = &sc.topology;
+    FlowSummary {
+        name: f.name.clone(),
+        kind: if f.kind == FlowKind::Tcp { "tcp" } else { "cbr" },
+        cca: f.cca.clone(),
+        from: topo.nodes[f.from].clone(),
+        to: topo.nodes[f.to].clone(),
+        path: f.path.iter().map(|&l| topo.links[l].name.clone()).collect(),
+        rtt_ms: f.rtt as f64 / 1e6,
+        start_s: f.start as f64 / 1e9,
+        size_bytes: f.size,
+        goodput_mbps: w.goodput_mbps,
+        throughput_mbps: w.throughput_mbps,
+        throughput_std_mbps: w.throughput_std_mbps,
+        retransmits: w.retransmits,
+        timeouts: w.timeouts,
+        fct_s: w.fct_s,
+        bytes_delivered: w.bytes_delivered,
+        ecn_reductions: w.ecn_reductions,
+        loss_reductions: w.loss_reductions,
+        ecn_negotiated: w.ecn_negotiated,
+        owd_ms: w.owd_ms,
+        packets_lost: w.packets_lost,
+        chunks: w.chunks.map(|(c, _)| c),
+        connections: w.chunks.map(|(_, n)| n),
+        receiver_cca: f.tcp.receiver_cca.clone(),
+        notes: w.notes,
+        loss_events: w.losses.events,
+        loss_event_distance_s: w.losses.distance_s,
+        oscillation: w.oscillation,
+        reallocations: w.reallocations,
+    }
+}
+
+/// What a back end counted over the whole run, beside its flows and links.
+pub struct RunTotals {
+    /// Sharing among all TCP flows (the fLEDBAT paper's short-term index and LBE share).
+    pub sharing: Sharing,
+    pub events: u64,
+    pub packets: u64,
+    pub wall_s: f64,
+    /// Simulated (or emulated) time covered: the duration, or less for a run stopped early.
+    pub sim_s: f64,
+    pub partial: bool,
+}
+
+/// The run's summary: the flows' and links' summaries and the indices computed from them.
+/// `sc` is the scenario as run (cut at the time reached for a run stopped early); the scenario
+/// summary names the duration asked for.
+pub fn run_summary(
+    sc: &Scenario,
+    duration_s: f64,
+    flows: Vec<FlowSummary>,
+    links: Vec<LinkSummary>,
+    series: &FlowSeries,
+    t: RunTotals,
+) -> Summary {
+    let tcp: Vec<&FlowSummary> = flows.iter().filter(|f| f.kind == "tcp").collect();
+    let goodputs: Vec<f64> = tcp.iter().map(|f| f.goodput_mbps).collect();
+    let hops: Vec<(usize, f64)> = tcp.iter().map(|f| (f.path.len(), f.goodput_mbps)).collect();
+    let convergence = convergence_time(series, &tcp_starts(sc), sc.output.bin as f64 / 1e9);
+    Summary {
+        scenario: ScenarioSummary { duration_s, warmup_s: sc.warmup as f64 / 1e9, seed: sc.seed },
+        jain_index: jain_index(&goodputs),
+        convergence_s: convergence.settled_s,
+        convergence_first_s: convergence.first_s,
+        sharing_ratio: (goodputs.len() >= 2).then(|| goodputs[0] / goodputs[1]),
+        jain_by_hops: jain_by_hops(&hops),
+        jain_short: t.sharing.jain_short,
+        lbe_share: t.sharing.lbe_share,
+        flows,
+        links,
+        events: t.events,
+        packets: t.packets,
+        wall_s: t.wall_s,
+        sim_s: t.sim_s,
+        partial: t.partial,
     }
 }
