@@ -276,7 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_reproduce)
 
     p = sub.add_parser("list", help="list what scenarios can name: controllers, receivers, queues, "
-                                    "topologies; and the experiments")
+                                    "topologies, the TCP stack's options; and the experiments")
     p.add_argument("family", nargs="?", choices=FAMILIES, metavar="FAMILY",
                    help=f"one of {', '.join(FAMILIES)} (default: all)")
     p.set_defaults(func=_cmd_list)

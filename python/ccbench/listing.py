@@ -1,11 +1,12 @@
-"""``ccbench list``: what the core can build (controllers, receivers, queues, topologies, from
-``_core.registry()``) and the experiments of the Python registry, as plain text."""
+"""``ccbench list``: what the core can build (controllers, receivers, queues, topologies, and the
+TCP stack's options, from ``_core.registry()``) and the experiments of the Python registry, as
+plain text."""
 
 from __future__ import annotations
 
 from typing import List, Optional
 
-CORE_FAMILIES = ("controllers", "receivers", "queues", "topologies")
+CORE_FAMILIES = ("controllers", "receivers", "queues", "topologies", "stack")
 FAMILIES = CORE_FAMILIES + ("experiments",)
 
 

@@ -140,7 +140,7 @@ def test_list_unknown_family_is_one_line_error():
 def test_list_core_families_from_the_registry():
     """Every family lists names (with aliases, params)."""
     registry = ccbench.registry()
-    for family in ("controllers", "receivers", "queues", "topologies"):
+    for family in ("controllers", "receivers", "queues", "topologies", "stack"):
         proc = ccbench_cli("list", family)
         assert proc.returncode == 0, proc.stderr
         for entry in registry[family]:
@@ -148,6 +148,7 @@ def test_list_core_families_from_the_registry():
             for param in entry["params"]:
                 assert param["key"] in proc.stdout
     assert "dumbbell" in ccbench_cli("list", "topologies").stdout
+    assert 'rto_min: duration in [1ns, 86400s] = "200ms"' in ccbench_cli("list", "stack").stdout
 
 
 @pytest.mark.parametrize("override, field", [

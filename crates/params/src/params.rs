@@ -137,6 +137,8 @@ impl Params {
             Some(ParamValue::Str(text)) => {
                 crate::units::parse_duration(text).map_err(|e| Self::err(key, e))?
             }
+            // A bare 0 needs no unit.
+            Some(ParamValue::Int(0)) => 0,
             Some(other) => {
                 return Err(Self::err(key, format!("expected a duration like \"100ms\", got {other}")))
             }
@@ -146,6 +148,48 @@ impl Params {
                 key,
                 format!("must be between {} and {}, got {}", show(min), show(max), show(v)),
             ));
+        }
+        Ok(v)
+    }
+
+    /// An integer in `[min, max]` with no default: None when absent (`absent` says what that
+    /// means, for the docs).
+    pub fn opt_u64_in(&self, key: &str, min: u64, max: u64, absent: &str) -> Result<Option<u64>, ParamError> {
+        self.mark(key, format!("integer in [{min}, {max}]"), absent.to_string());
+        if !self.values.contains_key(key) {
+            return Ok(None);
+        }
+        self.u64_in(key, min, min, max).map(Some)
+    }
+
+    /// A duration that may be negative (`"-2.5ms"`), in nanoseconds.
+    pub fn signed_duration(&self, key: &str, default: i64) -> Result<i64, ParamError> {
+        let shown = match u64::try_from(default) {
+            Ok(d) => crate::units::format_duration(d),
+            Err(_) => format!("-{}", crate::units::format_duration(default.unsigned_abs())),
+        };
+        self.mark(key, "duration, may be negative".into(), format!("\"{shown}\""));
+        match self.values.get(key) {
+            None => Ok(default),
+            Some(ParamValue::Str(text)) => {
+                crate::units::parse_signed_duration(text).map_err(|e| Self::err(key, e))
+            }
+            Some(ParamValue::Int(0)) => Ok(0),
+            Some(other) => Err(Self::err(key, format!("expected a duration like \"-5ms\", got {other}"))),
+        }
+    }
+
+    /// A size in bytes written with its unit (`"64KB"`, `"1MiB"`), at least `min`.
+    pub fn size(&self, key: &str, default: u64, min: u64) -> Result<u64, ParamError> {
+        let kind = if min > 0 { format!("size of at least {min} B") } else { "size".into() };
+        self.mark(key, kind, format!("{default} B"));
+        let v = match self.values.get(key) {
+            None => return Ok(default),
+            Some(ParamValue::Str(text)) => crate::units::parse_size(text).map_err(|e| Self::err(key, e))?,
+            Some(other) => return Err(Self::err(key, format!("expected a size like \"1MB\", got {other}"))),
+        };
+        if v < min {
+            return Err(Self::err(key, format!("must be at least {min} B, got {v} B")));
         }
         Ok(v)
     }
@@ -186,6 +230,25 @@ impl Params {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn optional_integers_signed_durations_and_sizes() {
+        let mut p = Params::new();
+        p.insert("a", ParamValue::Int(7));
+        p.insert("d", ParamValue::Str("-1.5ms".into()));
+        p.insert("z", ParamValue::Int(0));
+        p.insert("s", ParamValue::Str("64KB".into()));
+        assert_eq!(p.opt_u64_in("a", 2, 10, "none"), Ok(Some(7)));
+        assert_eq!(p.opt_u64_in("b", 2, 10, "none"), Ok(None));
+        assert_eq!(p.opt_u64_in("a", 8, 10, "none").unwrap_err().key, "a");
+        assert_eq!(p.signed_duration("d", 0), Ok(-1_500_000));
+        assert_eq!(p.duration("z", 5, 0, 10), Ok(0), "a bare 0 needs no unit");
+        assert_eq!(p.size("s", 1, 0), Ok(64_000));
+        assert_eq!(p.size("s", 1, 100_000).unwrap_err().key, "s");
+        let specs = p.specs();
+        assert_eq!(specs[0].default, "none");
+        assert_eq!(specs.iter().find(|s| s.key == "d").unwrap().default, "\"0s\"");
+    }
 
     #[test]
     fn unknown_and_out_of_range_keys_are_named() {

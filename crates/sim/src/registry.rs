@@ -10,6 +10,7 @@ use ccbench_cc::{ParamSpec, CONTROLLERS, RECEIVERS};
 use ccbench_params::Entry;
 
 use crate::packet::Packet;
+use crate::scenario::tcp_options::option_specs;
 use crate::topology::TOPOLOGIES;
 
 /// One family: its name, the scenario key that picks a member, and the members.
@@ -38,7 +39,18 @@ pub fn families() -> Vec<Family> {
         Family { name: "receivers", key: "flows.receiver_cca", rows: rows(RECEIVERS, |b| param_specs(*b)) },
         Family { name: "queues", key: "aqm", rows: rows(&queues::<Packet>(), |b| queue_params(*b)) },
         Family { name: "topologies", key: "top-level key", rows: rows(TOPOLOGIES, |_| Vec::new()) },
+        Family { name: "stack", key: "[[flows]] of type tcp", rows: vec![stack_row()] },
     ]
+}
+
+/// The TCP stack's options: keys of a `[[flows]]` entry, read like any algorithm's parameters.
+fn stack_row() -> Row {
+    Row {
+        name: "tcp",
+        aliases: &[],
+        summary: "the sending and receiving TCP stacks (Linux's defaults); see docs/scenarios.md",
+        params: option_specs(),
+    }
 }
 
 /// The families as Markdown, the block `docs/scenarios.md` carries between its registry markers.
@@ -74,10 +86,11 @@ mod tests {
     fn every_family_lists_its_table() {
         let f = families();
         let names: Vec<_> = f.iter().map(|f| f.name).collect();
-        assert_eq!(names, ["controllers", "receivers", "queues", "topologies"]);
+        assert_eq!(names, ["controllers", "receivers", "queues", "topologies", "stack"]);
         assert!(f[0].rows.iter().any(|r| r.name == "cubic" && r.params.iter().any(|p| p.key == "beta")));
         assert!(f[2].rows.iter().any(|r| r.name == "droptail"));
         assert!(f[3].rows.iter().any(|r| r.name == "dumbbell"));
+        assert!(f[4].rows[0].params.iter().any(|p| p.key == "rto_min"));
     }
 
     /// The docs carry the generated lists; `UPDATE_DOCS=1 cargo test` rewrites them.

@@ -1,7 +1,7 @@
 //! Typed getters over a raw TOML table. Each returns `Ok(None)` when the key is absent and an
 //! error naming the dotted field otherwise, so every scenario error points at its field.
 
-use ccbench_cc::{ParamError, ParamValue, Params};
+use ccbench_cc::{ParamError, ParamSpec, ParamValue, Params};
 use toml::{Table, Value};
 
 use super::config::Nanos;
@@ -132,13 +132,6 @@ pub(crate) fn get_duration(t: &Table, path: &str, key: &str) -> R<Option<Nanos>>
     get_unit(t, path, key, "expected a duration like \"100ms\"", units::parse_duration)
 }
 
-pub(crate) fn get_signed_duration(t: &Table, path: &str, key: &str) -> R<Option<i64>> {
-    if let Some(Value::Integer(0)) = t.get(key) {
-        return Ok(Some(0));
-    }
-    get_unit(t, path, key, "expected a duration like \"-5ms\"", units::parse_signed_duration)
-}
-
 /// A number (integer or float) within `[min, max]`.
 pub(crate) fn get_number_in(t: &Table, path: &str, key: &str, min: f64, max: f64) -> R<Option<f64>> {
     let v = match t.get(key) {
@@ -206,20 +199,35 @@ pub(crate) fn get_params(t: &Table, path: &str, key: &str) -> R<Params> {
     };
     let here = join(path, key);
     for (k, v) in sub {
-        let value = match v {
-            Value::Float(f) => ParamValue::Float(*f),
-            Value::Integer(i) => ParamValue::Int(*i),
-            Value::Boolean(b) => ParamValue::Bool(*b),
-            Value::String(s) => ParamValue::Str(s.clone()),
-            Value::Table(_) => return Err(fe(join(&here, k), "nested tables are not allowed here")),
-            Value::Array(_) => return Err(fe(join(&here, k), "arrays are not allowed here")),
-            Value::Datetime(_) => {
-                return Err(fe(join(&here, k), "expected a number, boolean or string, got a date/time"))
-            }
-        };
-        params.insert(k.clone(), value);
+        params.insert(k.clone(), param_value(v, &here, k)?);
     }
     Ok(params)
+}
+
+/// The keys of `t` that `keys` names, as parameters (the stack options of a flow).
+pub(crate) fn params_of(t: &Table, path: &str, keys: &[ParamSpec]) -> R<Params> {
+    let mut params = Params::new();
+    for spec in keys {
+        if let Some(v) = t.get(&spec.key) {
+            params.insert(spec.key.clone(), param_value(v, path, &spec.key)?);
+        }
+    }
+    Ok(params)
+}
+
+/// A scalar TOML value (`path.key`) as a parameter value.
+fn param_value(v: &Value, path: &str, key: &str) -> R<ParamValue> {
+    Ok(match v {
+        Value::Float(f) => ParamValue::Float(*f),
+        Value::Integer(i) => ParamValue::Int(*i),
+        Value::Boolean(b) => ParamValue::Bool(*b),
+        Value::String(s) => ParamValue::Str(s.clone()),
+        Value::Table(_) => return Err(fe(join(path, key), "nested tables are not allowed here")),
+        Value::Array(_) => return Err(fe(join(path, key), "arrays are not allowed here")),
+        Value::Datetime(_) => {
+            return Err(fe(join(path, key), "expected a number, boolean or string, got a date/time"))
+        }
+    })
 }
 
 /// A controller's or queue's parameter error, placed on `path.name_key` (unknown name) or on

@@ -2,16 +2,15 @@
 
 use std::collections::HashMap;
 
-use ccbench_cc::{CaCounting, Params};
+use ccbench_cc::{ParamSpec, Params};
 use toml::{Table, Value};
 
-use super::config::{
-    CbrOptions, Controllers, Flow, FlowKind, LossRecovery, Nanos, StackProfile, TcpOptions, Topology,
-};
+use super::config::{CbrOptions, Controllers, Flow, FlowKind, Nanos, TcpOptions, Topology};
 use super::fields::{
-    fe, get_bool, get_duration, get_int, get_number_in, get_params, get_positive_duration,
-    get_signed_duration, get_size, get_str, get_unit, join, map_param_error, shown, R,
+    fe, get_duration, get_int, get_params, get_positive_duration, get_str, get_unit, join, map_param_error,
+    params_of, shown, R,
 };
+use super::tcp_options::option_specs;
 use super::traffic::{get_chunks, get_rtt_spec, RttDraws};
 use super::units::{self, format_duration};
 use crate::topology::routes::{check_path, reverse_path, shortest_path};
@@ -31,40 +30,18 @@ const FLOW_COMMON_KEYS: &[&str] = &[
     "path",
     "ack_path",
 ];
+/// The keys of a TCP flow besides its stack options (which [`option_specs`] lists).
 const FLOW_TCP_KEYS: &[&str] = &[
     "cca",
     "cc",
     "size",
-    "mss",
-    "initial_window",
-    "sack",
-    "delayed_ack",
-    "delayed_ack_timeout",
-    "gro",
-    "quickack_segments",
-    "timestamps",
-    "ts_granularity",
-    "rcv_buf",
-    "wscale",
-    "handshake",
-    "ecn",
-    "rto_min",
-    "rto_initial",
-    "rto_max",
-    "ca_counting",
-    "recovery",
-    "stack",
-    "frto",
     "receiver_cca",
     "receiver_cc",
     "host_noise",
-    "clock_offset",
-    "clock_skew_ppm",
     "chunk_size",
     "persistence",
     "chunk_gap",
     "chunk_interval",
-    "initial_ssthresh",
 ];
 const FLOW_CBR_KEYS: &[&str] = &["packet_size", "interval"];
 /// Most flows a scenario may expand to (a swarm has hundreds; this bounds memory, not realism).
@@ -294,7 +271,8 @@ fn build_flow(
     noise: HostNoise,
 ) -> R<(Flow, usize, Option<String>)> {
     let kind = flow_kind(t, p)?;
-    check_flow_keys(t, p, &kind)?;
+    let options = option_specs();
+    check_flow_keys(t, p, &kind, &options)?;
     let explicit_name = match get_str(t, p, "name")? {
         Some(n) if n.trim().is_empty() => return Err(fe(join(p, "name"), "must not be empty")),
         Some(n) => Some(n.to_string()),
@@ -338,7 +316,7 @@ fn build_flow(
             flow.chunks = get_chunks(t, p)?;
             let hint = "expected a size like \"1MB\" or \"inf\"";
             flow.size = get_unit(t, p, "size", hint, units::parse_size_or_inf)?.flatten();
-            flow.tcp = build_tcp(t, p)?;
+            flow.tcp = build_tcp(t, p, &options)?;
             let noise = get_host_noise(t, p, "host_noise")?.unwrap_or(noise);
             flow.host_noise = noise.resolve(topo, &flow.path, flow.tcp.mss + flow.tcp.header_bytes);
         }
@@ -416,16 +394,17 @@ fn flow_kind(t: &Table, p: &str) -> R<FlowKind> {
 }
 
 /// Unknown keys, and keys of the other flow type, are errors naming the key.
-fn check_flow_keys(t: &Table, p: &str, kind: &FlowKind) -> R<()> {
+fn check_flow_keys(t: &Table, p: &str, kind: &FlowKind, options: &[ParamSpec]) -> R<()> {
     for key in t.keys() {
         let k = key.as_str();
+        let tcp = FLOW_TCP_KEYS.contains(&k) || options.iter().any(|o| o.key == k);
         let ok = FLOW_COMMON_KEYS.contains(&k)
-            || (*kind == FlowKind::Tcp && FLOW_TCP_KEYS.contains(&k))
+            || (*kind == FlowKind::Tcp && tcp)
             || (*kind == FlowKind::Cbr && FLOW_CBR_KEYS.contains(&k));
         if ok {
             continue;
         }
-        let msg = if FLOW_TCP_KEYS.contains(&k) {
+        let msg = if tcp {
             "only allowed for TCP flows (this flow has type = \"cbr\")"
         } else if FLOW_CBR_KEYS.contains(&k) {
             "only allowed for CBR flows (add type = \"cbr\")"
@@ -466,116 +445,10 @@ fn build_cbr(t: &Table, p: &str) -> R<CbrOptions> {
     Ok(c)
 }
 
-fn build_tcp(t: &Table, p: &str) -> R<TcpOptions> {
-    let mut o = TcpOptions::default();
-    if let Some(v) = get_int(t, p, "mss", 64, 65_000)? {
-        o.mss = v as u32;
-    }
-    if let Some(v) = get_int(t, p, "header_bytes", 0, 65_535)? {
-        o.header_bytes = v as u32;
-    }
-    if let Some(v) = get_int(t, p, "initial_window", 1, 1_000_000)? {
-        o.initial_window = v as u32;
-    }
-    o.initial_ssthresh = get_int(t, p, "initial_ssthresh", 2, 1_000_000_000)?.map(|v| v as u32);
-    if let Some(v) = get_bool(t, p, "sack")? {
-        o.sack = v;
-    }
-    if let Some(v) = get_bool(t, p, "delayed_ack")? {
-        o.delayed_ack = v;
-    }
-    if let Some(v) = get_positive_duration(t, p, "delayed_ack_timeout")? {
-        o.delayed_ack_timeout = v;
-    }
-    if let Some(v) = get_duration(t, p, "gro")? {
-        o.gro = v;
-    }
-    if let Some(v) = get_int(t, p, "quickack_segments", 0, 1_000_000)? {
-        o.quickack_segments = v as u32;
-    }
-    if let Some(v) = get_bool(t, p, "timestamps")? {
-        o.timestamps = v;
-    }
-    if let Some(v) = get_positive_duration(t, p, "ts_granularity")? {
-        o.ts_granularity = v;
-    }
-    if let Some(v) = get_size(t, p, "rcv_buf")? {
-        o.rcv_buf = v;
-    }
-    if let Some(v) = get_int(t, p, "wscale", 0, 14)? {
-        o.wscale = Some(v as u8);
-    }
-    if let Some(v) = get_bool(t, p, "handshake")? {
-        o.handshake = v;
-    }
-    if let Some(v) = get_bool(t, p, "ecn")? {
-        o.ecn = v;
-    }
-    if let Some(v) = get_bool(t, p, "frto")? {
-        o.frto = v;
-    }
-    if let Some(v) = get_signed_duration(t, p, "clock_offset")? {
-        o.clock_offset = v;
-    }
-    if let Some(v) = get_number_in(t, p, "clock_skew_ppm", -10_000.0, 10_000.0)? {
-        o.clock_skew_ppm = v;
-    }
-    if let Some(v) = get_positive_duration(t, p, "rto_min")? {
-        o.rto_min = v;
-    }
-    if let Some(v) = get_positive_duration(t, p, "rto_initial")? {
-        o.rto_initial = v;
-    }
-    if let Some(v) = get_positive_duration(t, p, "rto_max")? {
-        o.rto_max = v;
-    }
-    if o.rto_max < o.rto_min {
-        return Err(fe(
-            join(p, "rto_max"),
-            format!(
-                "must be at least rto_min ({}), got {}",
-                format_duration(o.rto_min),
-                format_duration(o.rto_max)
-            ),
-        ));
-    }
-    if o.rto_initial < o.rto_min || o.rto_initial > o.rto_max {
-        return Err(fe(
-            join(p, "rto_initial"),
-            format!(
-                "must lie between rto_min ({}) and rto_max ({}), got {}",
-                format_duration(o.rto_min),
-                format_duration(o.rto_max),
-                format_duration(o.rto_initial)
-            ),
-        ));
-    }
-    o.ca_counting = match get_str(t, p, "ca_counting")? {
-        None | Some("segments") => CaCounting::Segments,
-        Some("acks") => CaCounting::Acks,
-        Some(other) => {
-            return Err(fe(
-                join(p, "ca_counting"),
-                format!("expected \"segments\" or \"acks\", got \"{other}\""),
-            ))
-        }
-    };
-    o.recovery = match get_str(t, p, "recovery")? {
-        None | Some("rack") => LossRecovery::Rack,
-        Some("rfc6675") => LossRecovery::Rfc6675,
-        Some(other) => {
-            return Err(fe(join(p, "recovery"), format!("expected \"rack\" or \"rfc6675\", got \"{other}\"")))
-        }
-    };
-    o.stack = match get_str(t, p, "stack")? {
-        None | Some("linux") => StackProfile::Linux,
-        Some("linux-3.5") => StackProfile::Linux35,
-        Some("freebsd") => StackProfile::FreeBsd,
-        Some(other) => {
-            let expected = "expected \"linux\", \"linux-3.5\" or \"freebsd\"";
-            return Err(fe(join(p, "stack"), format!("{expected}, got \"{other}\"")));
-        }
-    };
+/// The stack options through [`TcpOptions::from_params`], and the receive-side controller.
+fn build_tcp(t: &Table, p: &str, options: &[ParamSpec]) -> R<TcpOptions> {
+    let params = params_of(t, p, options)?;
+    let mut o = TcpOptions::from_params(&params).map_err(|e| fe(join(p, &e.key), e.message))?;
     o.receiver_cca = get_str(t, p, "receiver_cca")?.map(str::to_string);
     o.receiver_cc = get_params(t, p, "receiver_cc")?;
     match &o.receiver_cca {
@@ -587,12 +460,6 @@ fn build_tcp(t: &Table, p: &str) -> R<TcpOptions> {
             return Err(fe(join(p, "receiver_cc"), "given without receiver_cca"));
         }
         None => {}
-    }
-    if o.rcv_buf < u64::from(o.mss) {
-        return Err(fe(
-            join(p, "rcv_buf"),
-            format!("must hold at least one segment (mss = {} bytes), got {} bytes", o.mss, o.rcv_buf),
-        ));
     }
     Ok(o)
 }

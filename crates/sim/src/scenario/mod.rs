@@ -6,6 +6,7 @@ pub mod fields;
 pub mod flows;
 pub(crate) mod overrides;
 pub mod parse;
+pub mod tcp_options;
 pub mod traffic;
 pub use ccbench_params::units;
 
