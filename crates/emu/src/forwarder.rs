@@ -17,9 +17,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use ccbench_aqm::{Nanos, QueuedPacket};
-use ccbench_sim::net::LinkCounters;
-use ccbench_sim::scenario::{LinkChange, Topology};
-use ccbench_sim::topology::routes::shortest_path;
+use ccbench_link::LinkCounters;
+use ccbench_scenario::topology::routes::shortest_path;
+use ccbench_scenario::{LinkChange, Topology};
 use nix::poll::{ppoll, PollFd, PollFlags};
 use nix::sys::time::TimeSpec;
 
@@ -509,7 +509,7 @@ impl State {
 mod tests {
     use super::*;
     use ccbench_aqm::{DropTail, Limit};
-    use ccbench_sim::rng::link_streams;
+    use ccbench_scenario::rng::link_streams;
 
     fn port(from: usize, to: usize) -> Port {
         let q = Box::new(DropTail::new(Limit::Packets(10)));

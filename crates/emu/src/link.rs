@@ -13,9 +13,9 @@ use std::ops::{Deref, DerefMut};
 
 use ccbench_aqm::{Nanos, QueueDisc, QueuedPacket};
 use ccbench_link::Hooks;
-use ccbench_sim::net::build::link_model;
-use ccbench_sim::rng::SimRng;
-use ccbench_sim::scenario::LinkSpec;
+use ccbench_scenario::link_model::link_model;
+use ccbench_scenario::rng::SimRng;
+use ccbench_scenario::LinkSpec;
 
 use crate::ip::{FlowKey, IpPacket};
 

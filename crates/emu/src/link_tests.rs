@@ -3,7 +3,7 @@
 use super::*;
 use crate::ip::tests::udp_packet;
 use ccbench_aqm::{DropTail, Limit};
-use ccbench_sim::rng::link_streams;
+use ccbench_scenario::rng::link_streams;
 
 const MS: Nanos = 1_000_000;
 
@@ -136,7 +136,7 @@ fn sojourn_samples_follow_the_queue() {
 fn from_spec_rejects_an_unknown_queue() {
     let text =
         "duration = \"1s\"\n[bottleneck]\nrate = \"10Mbps\"\nrtt = \"40ms\"\n[[flows]]\ncca = \"cubic\"\n";
-    let sc = ccbench_sim::parse_str(text, "t", &[], None).unwrap();
+    let sc = ccbench_scenario::parse_str(text, "t", &[], None).unwrap();
     let mut spec = sc.topology.links[0].clone();
     assert!(Link::from_spec(&spec, 1, 0).is_ok());
     spec.aqm = "nosuchqueue".into();

@@ -9,13 +9,13 @@
 //! None, `events` is 0, `packets` counts link arrivals.
 
 use ccbench_aqm::Limit;
-use ccbench_sim::metrics::{
+use ccbench_link::LinkCounters;
+use ccbench_scenario::results::{
     self, flow_summary, percentiles, run_summary, FlowSeries, FlowSummary, FlowWindow, LinkSeries,
     LinkSummary, LinkWindow, LossEvents, OwdSeries, RunTotals, Sharing, SojournSeries,
 };
-use ccbench_sim::net::LinkCounters;
-use ccbench_sim::scenario::{FlowKind, LinkSpec, Scenario, Topology};
-use ccbench_sim::{Conservation, SimResult};
+use ccbench_scenario::results::{Conservation, SimResult};
+use ccbench_scenario::{FlowKind, LinkSpec, Scenario, Topology};
 use serde_json::Value;
 
 use crate::apps::{Outputs, BASE_PORT};
@@ -159,7 +159,7 @@ fn link_summary(sc: &Scenario, topo: &Topology, i: usize, l: &LinkReport) -> Lin
         .filter(|s| (sc.warmup..sc.duration).contains(&s.at))
         .map(|s| s.sojourn as f64 / 1e6)
         .collect();
-    metrics::link_summary(LinkWindow {
+    results::link_summary(LinkWindow {
         spec,
         nodes: &topo.nodes,
         rate: l.rate,
@@ -307,7 +307,7 @@ mod tests {
     #[test]
     fn goodput_counts_the_window_from_the_receivers_bins() {
         let text = "duration = \"2s\"\nwarmup = \"1s\"\n[bottleneck]\nrate = \"10Mbps\"\n[[flows]]\n";
-        let sc = ccbench_sim::parse_str(text, "t", &[], None).unwrap();
+        let sc = ccbench_scenario::parse_str(text, "t", &[], None).unwrap();
         // 20 bins of 100 ms; 125 000 bytes each = 10 Mbps.
         let rx = serde_json::json!({"bytes": 2_500_000.0, "bytes_per_bin": vec![125_000.0; 20]});
         let series = serde_json::json!({"t_s": [0.5, 1.0, 1.5, 2.0], "retrans_total": [1, 3, 4, 6]});

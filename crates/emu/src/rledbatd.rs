@@ -11,7 +11,7 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use ccbench_aqm::ParamValue;
-use ccbench_sim::scenario::Scenario;
+use ccbench_scenario::Scenario;
 
 use crate::apps::BASE_PORT;
 use crate::netns::Testbed;

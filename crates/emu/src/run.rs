@@ -10,7 +10,7 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use ccbench_aqm::Limit;
-use ccbench_sim::scenario::{
+use ccbench_scenario::{
     parse_str_for, BufferSize, Controllers, Flow, FlowKind, LinkSpec, Params, Scenario, Topology,
 };
 use serde_json::Value;
@@ -344,7 +344,7 @@ mod pcap_tests {
     #[test]
     fn pcap_is_refused() {
         let text = "duration = \"1s\"\n[bottleneck]\nrate = \"10Mbps\"\n[[flows]]\n[output]\npcap = [\"bottleneck\"]\n";
-        let sc = ccbench_sim::parse_str(text, "t.toml", &[], None).unwrap();
+        let sc = ccbench_scenario::parse_str(text, "t.toml", &[], None).unwrap();
         let e = super::emulated_topology(&sc).err();
         assert_eq!(e.as_deref(), Some("output.pcap: not supported by the emulator yet"));
     }
@@ -355,7 +355,7 @@ mod pcap_tests {
     fn every_link_key_is_accepted() {
         for key in ["rate_max = \"20Mbps\"", "jitter = \"2ms\"\njitter_reorder = true", "burst = \"15KB\""] {
             let text = format!("duration = \"1s\"\n[bottleneck]\nrate = \"10Mbps\"\n{key}\n[[flows]]\n");
-            let sc = ccbench_sim::parse_str(&text, "t.toml", &[], None).unwrap();
+            let sc = ccbench_scenario::parse_str(&text, "t.toml", &[], None).unwrap();
             let topo = super::emulated_topology(&sc).unwrap_or_else(|e| panic!("{key}: {e}")).topo;
             let link = crate::link::Link::from_spec(&topo.links[0], sc.seed, 0).unwrap();
             assert_eq!(link.rate(), 10e6, "{key}");

@@ -13,7 +13,7 @@ use ccbench_aqm::{DropTail, Limit};
 use ccbench_emu::forwarder::{Forwarder, ForwarderConfig, Port, QueueSample, Report};
 use ccbench_emu::link::Link;
 use ccbench_emu::netns::{self, Testbed};
-use ccbench_sim::rng::link_streams;
+use ccbench_scenario::rng::link_streams;
 
 const RATE: f64 = 10e6;
 const MS: u64 = 1_000_000;
@@ -250,7 +250,7 @@ fn dumbbell_scenario_builds_and_forwards() {
     let text =
         "duration = \"2s\"\nseed = 3\n[bottleneck]\nrate = \"10Mbps\"\ndelay = \"20ms\"\nrtt = \"40ms\"\n\
                 buffer = \"1bdp\"\n[[flows]]\ncca = \"cubic\"\n";
-    let sc = ccbench_sim::parse_str(text, "t", &[], None).unwrap();
+    let sc = ccbench_scenario::parse_str(text, "t", &[], None).unwrap();
     let tb = Testbed::new(&sc.topology.nodes).unwrap();
     let fwd = Forwarder::from_topology(&sc.topology, sc.seed, &tb, config()).unwrap();
     let running = fwd.start().unwrap();

@@ -9,8 +9,8 @@ pub mod parquet_table;
 use std::path::Path;
 use std::sync::Arc;
 
-use ccbench_sim::metrics::Summary;
-use ccbench_sim::SimResult;
+use ccbench_scenario::results::SimResult;
+use ccbench_scenario::results::Summary;
 
 pub use parquet_table::{write_parquet, Column, Table};
 

@@ -3,11 +3,14 @@
 //! * [`engine`] — integer-nanosecond event queue with stable tie-breaking, lazy timers;
 //! * [`endpoint`] — what the event loop needs of a flow's ends (packets in, timers);
 //! * [`net`] — links (queue + transmitter + propagation), routes, the network of a scenario;
-//! * [`topology`] — the topology generators (dumbbell, general links) and routing;
+//! * [`topology`] — the topology generators (dumbbell, general links) and routing (the
+//!   `ccbench-scenario` crate's, re-exported);
 //! * [`tcp`] — the TCP sender/receiver machinery around pure `ccbench_cc` controllers;
 //! * [`traffic`] — non-TCP sources (constant bit rate);
-//! * [`scenario`] — the TOML scenario format and its validated form;
-//! * [`metrics`] — time series and summaries; [`world`] — the event loop tying it together;
+//! * [`scenario`] — the TOML scenario format and its validated form (the `ccbench-scenario`
+//!   crate, shared with the emulator and the output writer, re-exported);
+//! * [`metrics`] — the recorder of per-packet measurements, and the result types and summaries
+//!   of `ccbench_scenario::results`; [`world`] — the event loop tying it together;
 //! * [`trace`] — pcap traces of chosen links (`[output] pcap`).
 //!
 //! Same scenario and seed ⇒ bit-identical results: all randomness comes from per-component
@@ -23,9 +26,7 @@ pub mod metrics;
 pub mod net;
 pub mod packet;
 pub mod registry;
-pub mod scenario;
 pub mod tcp;
-pub mod topology;
 pub mod trace;
 pub mod traffic;
 pub mod world;
@@ -33,8 +34,11 @@ pub mod world;
 /// The per-component random streams (shared with the emulator through the link model).
 pub use ccbench_link::rng;
 
+pub use ccbench_scenario as scenario;
+pub use ccbench_scenario::topology;
+pub use metrics::{Conservation, SimResult};
 pub use scenario::{parse_str, parse_table, Scenario, ScenarioError};
-pub use world::{Conservation, SimResult, Simulation};
+pub use world::Simulation;
 
 /// Parse and run a scenario given as TOML text.
 pub fn run_str(

@@ -9,8 +9,8 @@ use crate::endpoint::Endpoint;
 use crate::engine::{Event, EventQueue, Timer, TimerKind};
 use crate::fairness::{lbe_share, SecondMarks};
 use crate::metrics::{
-    flow_summary, jain_index, link_summary, run_summary, window_stats, FlowSeries, FlowWindow, LinkSeries,
-    LinkSummary, LinkWindow, OwdSeries, Recorder, RunTotals, Sharing, SojournSeries, Summary, Swings,
+    flow_summary, jain_index, link_summary, run_summary, window_stats, Conservation, FlowSeries, FlowWindow,
+    LinkSeries, LinkSummary, LinkWindow, Recorder, RunTotals, Sharing, SimResult, Swings,
 };
 use crate::net::build::{self, FlowRoutes};
 use crate::net::{Env, InFlight, LinkCounters, Network, Side};
@@ -25,34 +25,6 @@ const SECOND: Nanos = 1_000_000_000;
 pub const WATCH_EVERY: u64 = 1 << 16;
 
 pub type Nanos = u64;
-
-/// Everything a run produces.
-#[derive(Debug)]
-pub struct SimResult {
-    pub summary: Summary,
-    pub flow_names: Vec<String>,
-    pub link_names: Vec<String>,
-    pub flows: FlowSeries,
-    pub links: LinkSeries,
-    pub sojourn: SojournSeries,
-    pub owd: OwdSeries,
-    pub conservation: Conservation,
-}
-
-/// Packet accounting at the end of a run: `injected == delivered + dropped + in_network`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Conservation {
-    pub injected: u64,
-    pub delivered: u64,
-    pub dropped: u64,
-    pub in_network: u64,
-}
-
-impl Conservation {
-    pub fn holds(&self) -> bool {
-        self.injected == self.delivered + self.dropped + self.in_network
-    }
-}
 
 // Endpoints sit inline in one Vec indexed by flow; boxing the TCP pair would add a pointer chase
 // on every packet to save memory only in CBR-heavy runs.

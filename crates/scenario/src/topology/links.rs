@@ -15,10 +15,8 @@ use toml::{Table, Value};
 
 use super::builder::{parse_changes, parse_props, parse_reverse, TopologyBuilder, PROP_KEYS};
 use super::Attach;
-use crate::scenario::fields::{
-    check_keys, fe, get_bool, get_int, get_str, get_table, join, required, shown, R,
-};
-use crate::scenario::{Nanos, Topology};
+use crate::fields::{check_keys, fe, get_bool, get_int, get_str, get_table, join, required, shown, R};
+use crate::{Nanos, Topology};
 
 const LINK_KEYS: &[&str] = &["name", "from", "to", "bidirectional", "reverse", "changes"];
 const NODE_KEYS: &[&str] = &["name", "upload_slots"];
@@ -138,7 +136,7 @@ fn endpoint(t: &Table, p: &str, key: &str, declared: &[String], touched: &mut [b
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::{parse_str, ScenarioError};
+    use crate::{parse_str, ScenarioError};
 
     const TWO: &str = r#"
 duration = "10s"

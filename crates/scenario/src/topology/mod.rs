@@ -12,8 +12,8 @@ pub mod routes;
 use ccbench_params::Entry;
 use toml::Table;
 
-use crate::scenario::fields::R;
-use crate::scenario::{Nanos, Topology};
+use crate::fields::R;
+use crate::{Nanos, Topology};
 
 /// How the flows of a scenario find their way through the topology.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

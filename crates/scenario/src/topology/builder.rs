@@ -9,15 +9,14 @@ use ccbench_link::DeliveryTrace;
 use ccbench_aqm::{build_queue, Limit, QueueConfig};
 use toml::{Table, Value};
 
-use crate::packet::Packet;
-use crate::scenario::config::LinkTrace;
-use crate::scenario::config::{TokenBucket, DEFAULT_LINE_RATE};
-use crate::scenario::fields::{
+use crate::config::LinkTrace;
+use crate::config::{TokenBucket, DEFAULT_LINE_RATE};
+use crate::fields::{
     check_keys, fe, get_bool, get_duration, get_params, get_positive_duration, get_probability, get_rate,
     get_size, get_str, get_unit, join, map_param_error, required, shown, R,
 };
-use crate::scenario::units::{self, format_duration};
-use crate::scenario::{BufferSize, LinkChange, LinkSpec, Nanos, Params, Topology};
+use crate::units::{self, format_duration};
+use crate::{BufferSize, LinkChange, LinkSpec, Nanos, Params, Topology};
 
 /// The RTT `bdp` buffers refer to when a link gives none.
 pub const DEFAULT_RTT: Nanos = 100_000_000;
@@ -313,7 +312,7 @@ impl TopologyBuilder {
         }
         let limit = queue_limit(&props.buffer, props.rate, props.rtt);
         let cfg = QueueConfig { limit, ecn: props.ecn, seed: 0 };
-        build_queue::<Packet>(&props.aqm, cfg, &props.aqm_params.clone())
+        build_queue::<Probe>(&props.aqm, cfg, &props.aqm_params.clone())
             .map_err(|e| map_param_error(e, &props.field, "aqm", "aqm_params"))?;
         self.declared.insert(name.to_string(), name_field.to_string());
         self.links.push(LinkSpec {
@@ -365,4 +364,19 @@ impl TopologyBuilder {
         let upload_slots = vec![None; self.nodes.len()];
         Topology { generator, nodes: self.nodes, links: self.links, changes: self.changes, upload_slots }
     }
+}
+
+/// What a queue is built with to check its parameters: a queue's parameters do not depend on the
+/// packets it will hold.
+#[derive(Clone, Copy)]
+struct Probe;
+
+impl ccbench_aqm::QueuedPacket for Probe {
+    fn wire_bytes(&self) -> u32 {
+        0
+    }
+    fn ecn(&self) -> ccbench_aqm::Ecn {
+        ccbench_aqm::Ecn::NotEct
+    }
+    fn set_ecn(&mut self, _: ccbench_aqm::Ecn) {}
 }

@@ -466,8 +466,8 @@ fn build_tcp(t: &Table, p: &str, options: &[ParamSpec]) -> R<TcpOptions> {
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::parse::parse_str;
-    use crate::scenario::Scenario;
+    use crate::parse::parse_str;
+    use crate::Scenario;
 
     fn parse(text: &str, sets: &[&str]) -> Result<Scenario, (String, String)> {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();

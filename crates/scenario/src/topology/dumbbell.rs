@@ -14,8 +14,8 @@ use toml::Table;
 
 use super::builder::{parse_changes, parse_props, LinkProps, TopologyBuilder, PROP_KEYS};
 use super::Attach;
-use crate::scenario::fields::{check_keys, get_rate, R};
-use crate::scenario::{BufferSize, Nanos, Params, Topology};
+use crate::fields::{check_keys, get_rate, R};
+use crate::{BufferSize, Nanos, Params, Topology};
 
 pub const BOTTLENECK: &str = "bottleneck";
 const REVERSE_QUEUE_PACKETS: u64 = 10_000;

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::scenario::Topology;
+use crate::Topology;
 
 /// The fewest-hop route from node `from` to node `to`; among equals, the one whose first
 /// differing link comes first in the topology.
@@ -74,7 +74,7 @@ pub fn reverse_path(topo: &Topology, path: &[usize]) -> Option<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::parse_str;
+    use crate::parse_str;
 
     fn topo(links: &str) -> Topology {
         let text = format!("duration = \"1s\"\n{links}\n[[flows]]\nfrom = \"a\"\nto = \"b\"\n");

@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use super::Nanos;
-use crate::scenario::{FlowKind, Scenario};
+use crate::{FlowKind, Scenario};
 
 /// The fractions of the fair share the reach times refer to (L2638, L2672).
 pub const REACH_FRACTIONS: [f64; 2] = [0.8, 0.95];

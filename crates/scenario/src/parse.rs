@@ -281,7 +281,7 @@ fn get_pcap_links(t: Option<&Table>, topo: &super::Topology) -> R<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{BufferSize, FlowKind, LinkChange, LinkSpec, TcpOptions};
+    use crate::{BufferSize, FlowKind, LinkChange, LinkSpec, TcpOptions};
     use ccbench_cc::{CaCounting, ParamValue, Params};
 
     fn link<'a>(s: &'a Scenario, name: &str) -> &'a LinkSpec {
@@ -680,9 +680,9 @@ header_bytes = 40
         let s = parse(&format!("{MINIMAL}[output]\npcap = [\"bottleneck-rev\", \"bottleneck\"]\n")).unwrap();
         let names: Vec<&str> = s.output.pcap.iter().map(|&l| s.topology.links[l].name.as_str()).collect();
         assert_eq!(names, ["bottleneck-rev", "bottleneck"]);
-        assert_eq!(crate::scenario::describe(&s)["output"]["pcap"], serde_json::json!(names));
+        assert_eq!(crate::describe(&s)["output"]["pcap"], serde_json::json!(names));
         assert!(parse(MINIMAL).unwrap().output.pcap.is_empty());
-        assert!(crate::scenario::describe(&parse(MINIMAL).unwrap())["output"].get("pcap").is_none());
+        assert!(crate::describe(&parse(MINIMAL).unwrap())["output"].get("pcap").is_none());
         let e = err(&format!("{MINIMAL}[output]\npcap = [\"bottleneck\", \"nope\"]\n"));
         assert_eq!(e.field, "output.pcap[1]");
         assert!(e.message.contains("unknown link \"nope\""), "{}", e.message);

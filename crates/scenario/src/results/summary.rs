@@ -6,8 +6,8 @@ use super::{
     convergence_time, jain_by_hops, jain_index, tcp_starts, FlowSeries, FlowSummary, LinkSummary, LossEvents,
     MeanStd, Percentiles, Reallocation, ScenarioSummary, Summary,
 };
-use crate::net::LinkCounters;
-use crate::scenario::{Flow, FlowKind, LinkSpec, Scenario};
+use crate::{Flow, FlowKind, LinkSpec, Scenario};
+use ccbench_link::LinkCounters;
 
 /// The fLEDBAT paper's sharing metrics among the TCP flows crossing a link (None for fewer than
 /// two flows, or where the back end does not measure them).
