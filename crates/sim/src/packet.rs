@@ -1,7 +1,8 @@
-//! The one packet type that travels the simulated network. It is `Copy` and lives inline in
-//! queues and link pipes, so forwarding never touches the heap.
+//! The one packet type the simulated endpoints send and receive. On its way it lives in the
+//! network's slab (`net/slab.rs`) while queues and pipes move a small handle to it, so
+//! forwarding never touches the heap.
 
-use ccbench_aqm::{Ecn, QueuedPacket};
+use ccbench_aqm::Ecn;
 
 pub type Nanos = u64;
 
@@ -84,17 +85,5 @@ impl Packet {
 
     pub fn sack_blocks(&self) -> &[(u64, u64)] {
         &self.sack[..self.sack_count as usize]
-    }
-}
-
-impl QueuedPacket for Packet {
-    fn wire_bytes(&self) -> u32 {
-        self.wire_bytes
-    }
-    fn ecn(&self) -> Ecn {
-        self.ecn
-    }
-    fn set_ecn(&mut self, ecn: Ecn) {
-        self.ecn = ecn
     }
 }

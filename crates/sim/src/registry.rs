@@ -9,7 +9,7 @@ use ccbench_cc::registry::param_specs;
 use ccbench_cc::{ParamSpec, CONTROLLERS, RECEIVERS};
 use ccbench_params::Entry;
 
-use crate::packet::Packet;
+use crate::net::InFlight;
 use crate::scenario::tcp_options::option_specs;
 use crate::topology::TOPOLOGIES;
 
@@ -37,7 +37,7 @@ pub fn families() -> Vec<Family> {
     vec![
         Family { name: "controllers", key: "flows.cca", rows: rows(CONTROLLERS, |b| param_specs(*b)) },
         Family { name: "receivers", key: "flows.receiver_cca", rows: rows(RECEIVERS, |b| param_specs(*b)) },
-        Family { name: "queues", key: "aqm", rows: rows(&queues::<Packet>(), |b| queue_params(*b)) },
+        Family { name: "queues", key: "aqm", rows: rows(&queues::<InFlight>(), |b| queue_params(*b)) },
         Family { name: "topologies", key: "top-level key", rows: rows(TOPOLOGIES, |_| Vec::new()) },
         Family { name: "stack", key: "[[flows]] of type tcp", rows: vec![stack_row()] },
     ]
