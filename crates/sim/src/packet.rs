@@ -24,9 +24,6 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     pub flow: u32,
-    /// Index of the route in the network's path table and the position along it.
-    pub path: u32,
-    pub hop: u16,
     /// Which connection of the flow sent it: a chunked flow that opens a fresh connection
     /// ignores what its previous one left in flight.
     pub conn: u16,
@@ -58,11 +55,9 @@ pub struct Packet {
 }
 
 impl Packet {
-    pub fn new(flow: u32, path: u32, kind: Kind, wire_bytes: u32, now: Nanos) -> Self {
+    pub fn new(flow: u32, kind: Kind, wire_bytes: u32, now: Nanos) -> Self {
         Packet {
             flow,
-            path,
-            hop: 0,
             conn: 0,
             kind,
             ecn: Ecn::NotEct,

@@ -42,8 +42,8 @@ pub struct PacketSlab {
 }
 
 impl PacketSlab {
-    /// Store `pkt` for its way along `path`.
-    pub fn insert(&mut self, pkt: Packet) -> InFlight {
+    /// Store `pkt` for its way along route `path`, from its first link.
+    pub fn insert(&mut self, pkt: Packet, path: u32) -> InFlight {
         let slot = match self.free.pop() {
             Some(s) => {
                 self.slots[s as usize] = pkt;
@@ -54,8 +54,8 @@ impl PacketSlab {
                 (self.slots.len() - 1) as u32
             }
         };
-        let (flow, path, hop, conn) = (pkt.flow, pkt.path, pkt.hop, pkt.conn);
-        InFlight { slot, flow, path, hop, conn, wire_bytes: pkt.wire_bytes, ecn: pkt.ecn }
+        let (flow, conn) = (pkt.flow, pkt.conn);
+        InFlight { slot, flow, path, hop: 0, conn, wire_bytes: pkt.wire_bytes, ecn: pkt.ecn }
     }
 
     /// The packet as it is now on its way (its ECN field as the queues left it).
@@ -91,8 +91,8 @@ mod tests {
     #[test]
     fn slots_are_reused_and_the_ecn_travels_with_the_handle() {
         let mut slab = PacketSlab::default();
-        let mut a = slab.insert(Packet::new(1, 2, Kind::Data, 1500, 0));
-        let b = slab.insert(Packet::new(3, 4, Kind::Ack, 52, 0));
+        let mut a = slab.insert(Packet::new(1, Kind::Data, 1500, 0), 2);
+        let b = slab.insert(Packet::new(3, Kind::Ack, 52, 0), 4);
         assert_eq!((a.slot, b.slot, a.flow, a.path, b.wire_bytes, slab.live()), (0, 1, 1, 2, 52, 2));
         a.set_ecn(Ecn::Ce);
         assert_eq!(slab.get(&a).ecn, Ecn::Ce);
@@ -100,8 +100,8 @@ mod tests {
         assert_eq!((got.flow, got.ecn), (1, Ecn::Ce));
         assert_eq!(slab.live(), 1);
         slab.release(&b);
-        let c = slab.insert(Packet::new(5, 6, Kind::Data, 1500, 0));
+        let c = slab.insert(Packet::new(5, Kind::Data, 1500, 0), 6);
         assert_eq!((c.slot, slab.live()), (1, 1), "the last freed slot first");
-        assert_eq!(slab.insert(Packet::new(7, 8, Kind::Data, 1500, 0)).slot, 0);
+        assert_eq!(slab.insert(Packet::new(7, Kind::Data, 1500, 0), 8).slot, 0);
     }
 }

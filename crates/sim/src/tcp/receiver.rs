@@ -131,7 +131,7 @@ impl TcpReceiver {
             Kind::Syn => {
                 self.ecn_ok = self.opt.ecn && p.ece && p.cwr;
                 self.ts_recent = p.tsval;
-                let mut a = Packet::new(self.flow, 0, Kind::SynAck, self.opt.header_bytes + 8, now);
+                let mut a = Packet::new(self.flow, Kind::SynAck, self.opt.header_bytes + 8, now);
                 a.ece = self.ecn_ok;
                 a.tsval = self.ticks(now);
                 a.tsecr = self.ts_recent;
@@ -397,7 +397,7 @@ impl TcpReceiver {
     }
 
     fn send_ack(&mut self, now: Nanos, out: &mut Vec<Packet>) {
-        let mut a = Packet::new(self.flow, 0, Kind::Ack, self.opt.header_bytes, now);
+        let mut a = Packet::new(self.flow, Kind::Ack, self.opt.header_bytes, now);
         a.ack = self.rcv_nxt;
         let dsack = self.dsack.take().filter(|_| self.opt.sack);
         if self.opt.sack && (!self.ooo.is_empty() || dsack.is_some()) {
@@ -452,7 +452,7 @@ mod tests {
     }
 
     fn data(seq: u64, len: u32, now: Nanos) -> Packet {
-        let mut p = Packet::new(0, 0, Kind::Data, len + 52, now);
+        let mut p = Packet::new(0, Kind::Data, len + 52, now);
         p.seq = seq;
         p.len = len;
         p.tsval = (now / 1_000_000) as u32;

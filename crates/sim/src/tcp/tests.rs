@@ -113,7 +113,7 @@ fn ticks(now: Nanos) -> u32 {
 
 /// A pure ACK as the receiver would build it: big window, TSval = receiver clock, no echo.
 fn ackp(ack: u64, sacks: &[(u64, u64)], now: Nanos) -> Packet {
-    let mut p = Packet::new(0, 0, Kind::Ack, HDR, now);
+    let mut p = Packet::new(0, Kind::Ack, HDR, now);
     p.ack = ack;
     assert!(sacks.len() <= 3);
     for (i, b) in sacks.iter().enumerate() {
@@ -126,7 +126,7 @@ fn ackp(ack: u64, sacks: &[(u64, u64)], now: Nanos) -> Packet {
 }
 
 fn synack(now: Nanos, ece: bool) -> Packet {
-    let mut p = Packet::new(0, 0, Kind::SynAck, HDR + 8, now);
+    let mut p = Packet::new(0, Kind::SynAck, HDR + 8, now);
     p.ece = ece;
     p.window = 65_535;
     p.tsval = ticks(now);
@@ -1331,7 +1331,7 @@ fn greedy_flow_has_no_fct_after_stop() {
 // ----- 13. receiver: delayed ACKs and timestamps ----------------------------------------------
 
 fn data(seq: u64, len: u32, now: Nanos, tsval: u32) -> Packet {
-    let mut p = Packet::new(0, 0, Kind::Data, len + HDR, now);
+    let mut p = Packet::new(0, Kind::Data, len + HDR, now);
     p.seq = seq;
     p.len = len;
     p.tsval = tsval;

@@ -150,7 +150,7 @@ mod tests {
             vec![FlowWire { sender: [10, 0, 0, 1], receiver: [10, 0, 0, 2], flow: 0, flows: 1, tcp: None }];
         let caps = Captures::create(&dir, &["l".into()], flows).unwrap();
         let (_, c) = caps.writers().next().unwrap();
-        c.record(2_500_000_123, &Packet::new(0, 0, Kind::Datagram, 188, 0));
+        c.record(2_500_000_123, &Packet::new(0, Kind::Datagram, 188, 0));
         let files = caps.close().unwrap();
         let bytes = std::fs::read(&files[0].1).unwrap();
         let le = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap());

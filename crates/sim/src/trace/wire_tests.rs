@@ -41,7 +41,7 @@ fn tcp_header_len(b: &[u8]) -> usize {
 #[test]
 fn syn_carries_mss_sack_permitted_timestamps_and_window_scale() {
     let w = tcp_flow();
-    let mut p = Packet::new(2, 0, Kind::Syn, 60, 0);
+    let mut p = Packet::new(2, Kind::Syn, 60, 0);
     (p.tsval, p.ece, p.cwr) = (1234, true, true);
     let mut b = Vec::new();
     let total = encode(&p, &w, &mut b);
@@ -64,7 +64,7 @@ fn syn_carries_mss_sack_permitted_timestamps_and_window_scale() {
 #[test]
 fn syn_ack_acknowledges_the_syn_and_echoes_its_timestamp() {
     let w = tcp_flow();
-    let mut p = Packet::new(2, 0, Kind::SynAck, 60, 0);
+    let mut p = Packet::new(2, Kind::SynAck, 60, 0);
     (p.tsval, p.tsecr, p.window) = (7, 1234, 65_535);
     let mut b = Vec::new();
     encode(&p, &w, &mut b);
@@ -79,7 +79,7 @@ fn syn_ack_acknowledges_the_syn_and_echoes_its_timestamp() {
 #[test]
 fn data_segment_maps_byte_offsets_past_the_isn_and_keeps_ecn() {
     let w = tcp_flow();
-    let mut p = Packet::new(2, 0, Kind::Data, 1448 + 52, 0);
+    let mut p = Packet::new(2, Kind::Data, 1448 + 52, 0);
     (p.seq, p.len, p.ecn, p.cwr, p.tsval, p.tsecr) = (5 * 1448, 1448, Ecn::Ect0, true, 99, 98);
     let mut b = Vec::new();
     let total = encode(&p, &w, &mut b);
@@ -98,7 +98,7 @@ fn data_segment_maps_byte_offsets_past_the_isn_and_keeps_ecn() {
 #[test]
 fn sack_ack_lists_its_blocks_in_wire_sequence_numbers() {
     let w = tcp_flow();
-    let mut p = Packet::new(2, 0, Kind::Ack, 52 + 4 + 16, 0);
+    let mut p = Packet::new(2, Kind::Ack, 52 + 4 + 16, 0);
     p.ack = 1448;
     p.sack[..2].copy_from_slice(&[(4 * 1448, 6 * 1448), (2 * 1448, 3 * 1448)]);
     (p.sack_count, p.window, p.ece, p.ecn) = (2, 3 << 11, true, Ecn::Ce);
@@ -123,7 +123,7 @@ fn sack_ack_lists_its_blocks_in_wire_sequence_numbers() {
 fn header_bytes_beyond_the_options_are_nop_padding() {
     let mut w = tcp_flow();
     w.tcp.as_mut().unwrap().timestamps = false;
-    let p = Packet { seq: 0, len: 1000, ..Packet::new(2, 0, Kind::Data, 1052, 0) };
+    let p = Packet { seq: 0, len: 1000, ..Packet::new(2, Kind::Data, 1052, 0) };
     let mut b = Vec::new();
     assert_eq!(encode(&p, &w, &mut b), 1052);
     assert_eq!(tcp_header_len(&b), 32);
@@ -134,7 +134,7 @@ fn header_bytes_beyond_the_options_are_nop_padding() {
 #[test]
 fn cbr_datagram_is_udp_of_its_wire_size() {
     let w = FlowWire { tcp: None, ..tcp_flow() };
-    let p = Packet { len: 160, ..Packet::new(2, 0, Kind::Datagram, 188, 0) };
+    let p = Packet { len: 160, ..Packet::new(2, Kind::Datagram, 188, 0) };
     let mut b = Vec::new();
     assert_eq!(encode(&p, &w, &mut b), 188);
     assert_eq!(b.len(), 28);

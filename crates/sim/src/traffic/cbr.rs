@@ -38,8 +38,7 @@ impl CbrSender {
         if now >= self.stop {
             return;
         }
-        let mut p =
-            Packet::new(self.flow, 0, Kind::Datagram, self.opt.packet_size + self.opt.header_bytes, now);
+        let mut p = Packet::new(self.flow, Kind::Datagram, self.opt.packet_size + self.opt.header_bytes, now);
         p.seq = self.next_seq;
         p.len = self.opt.packet_size;
         self.next_seq += self.opt.packet_size as u64;

@@ -396,11 +396,9 @@ impl<'a> Simulation<'a> {
         let conn = self.conn[flow as usize];
         let Network { links, slab, .. } = &mut self.net;
         for mut pkt in out.drain(..) {
-            pkt.path = route;
-            pkt.hop = 0;
             pkt.conn = conn;
             self.conservation.injected += 1;
-            let p = slab.insert(pkt);
+            let p = slab.insert(pkt, route);
             let env = Env { events: &mut self.events, obs: &mut self.rec, slab };
             links[first as usize].offer(first, p, self.now, env);
         }

@@ -163,7 +163,7 @@ impl TcpSender {
     /// RFC 3168 §6.1.5: retransmissions are never ECT, so a mark always means new data;
     /// §6.1.2: the first new segment after a reduction carries CWR.
     fn data_packet(&mut self, seq: u64, len: u32, is_retx: bool, now: Nanos) -> Packet {
-        let mut p = Packet::new(self.flow, 0, Kind::Data, len + self.opt.header_bytes, now);
+        let mut p = Packet::new(self.flow, Kind::Data, len + self.opt.header_bytes, now);
         p.seq = seq;
         p.len = len;
         p.tsval = ticks(now, self.opt.ts_granularity);
@@ -178,7 +178,7 @@ impl TcpSender {
 
     /// RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR (and is itself Not-ECT).
     pub(super) fn send_syn(&mut self, now: Nanos, out: &mut Vec<Packet>) {
-        let mut p = Packet::new(self.flow, 0, Kind::Syn, self.opt.header_bytes + 8, now);
+        let mut p = Packet::new(self.flow, Kind::Syn, self.opt.header_bytes + 8, now);
         p.tsval = ticks(now, self.opt.ts_granularity);
         p.ece = self.opt.ecn;
         p.cwr = self.opt.ecn;
@@ -190,7 +190,7 @@ impl TcpSender {
     /// The peer's window is closed and nothing is outstanding: an empty segment at `snd_una`
     /// elicits an ACK with the current window; back off like the RTO until it opens.
     pub(super) fn send_window_probe(&mut self, now: Nanos, out: &mut Vec<Packet>) {
-        let mut p = Packet::new(self.flow, 0, Kind::Data, self.opt.header_bytes, now);
+        let mut p = Packet::new(self.flow, Kind::Data, self.opt.header_bytes, now);
         p.seq = self.sb.snd_una();
         p.tsval = ticks(now, self.opt.ts_granularity);
         p.tsecr = self.ts_recent;
@@ -237,7 +237,7 @@ mod tests {
     }
 
     fn ack(s: &mut TcpSender, ack: u64, window: u64, now: Nanos) -> Vec<Packet> {
-        let mut p = Packet::new(0, 0, Kind::Ack, 52, now);
+        let mut p = Packet::new(0, Kind::Ack, 52, now);
         (p.ack, p.window, p.tsval) = (ack, window, (now / MS) as u32);
         let mut out = Vec::new();
         s.on_packet(&p, now, &mut out);
