@@ -4,8 +4,16 @@
 //! A flow's access delay (its RTT beyond its path's links) sits on infinitely fast links at the
 //! sender, half on the way out and the rest on the way back, so the only queues a flow meets are
 //! the topology's. The outgoing one also carries the sending host's timing noise (`host_noise`).
+//!
+//! An access link without noise is a pure delay line: nothing queues, nothing is lost, and a
+//! constant delay keeps whatever enters in order. So flows with the same delay share one per
+//! direction — a thousand flows of one RTT touch two delay lines instead of two thousand links,
+//! which is what keeps packets per second nearly flat in the flow count (`ccbench bench`'s scale
+//! rows). Only a noisy link is the flow's own: its jitter floor must not couple flows.
 
-use ccbench_aqm::{DropTail, Limit};
+use std::collections::HashMap;
+
+use ccbench_aqm::{DropTail, Limit, Nanos};
 
 use super::{Link, Network, Route, Side};
 use crate::rng;
@@ -32,6 +40,8 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
         model.window_start = sc.warmup;
         net.add_link(Link::new(model));
     }
+    // Delay lines shared by noise-free access links: (outgoing, delay) → link.
+    let mut shared: HashMap<(bool, Nanos), u32> = HashMap::new();
     let routes = sc.flows.iter().enumerate().map(|(i, f)| {
         let there = f.access_delay / 2;
         let back = f.access_delay - there;
@@ -51,9 +61,16 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
                 streams,
             )))
         };
-        let noisy = there > 0 || f.host_noise > 0;
-        let up = noisy.then(|| access(format!("access-{}", f.name), there, f.host_noise));
-        let down = (back > 0).then(|| access(format!("access-rev-{}", f.name), back, 0));
+        let up = if f.host_noise > 0 {
+            Some(access(format!("access-{}", f.name), there, f.host_noise))
+        } else {
+            (there > 0).then(|| {
+                *shared.entry((true, there)).or_insert_with(|| access(format!("access-{there}ns"), there, 0))
+            })
+        };
+        let down = (back > 0).then(|| {
+            *shared.entry((false, back)).or_insert_with(|| access(format!("access-rev-{back}ns"), back, 0))
+        });
         let as_ids = |path: &[usize]| path.iter().map(|&l| l as u32).collect::<Vec<_>>();
         let data_links = up.into_iter().chain(as_ids(&f.path)).collect();
         let ack_links = as_ids(&f.ack_path).into_iter().chain(down).collect();
