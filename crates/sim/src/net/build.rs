@@ -15,12 +15,12 @@ use std::collections::HashMap;
 
 use ccbench_aqm::{DropTail, Limit, Nanos};
 
-use super::{Link, Network, Route, Side};
+use super::{Link, Network, Route};
 use crate::rng;
 pub use crate::scenario::link_model::link_model;
 use crate::scenario::Scenario;
 
-/// Routes of one flow.
+/// The paths of one flow's packets (ids in the network's path table).
 #[derive(Clone, Copy, Debug)]
 pub struct FlowRoutes {
     /// Sender → receiver.
@@ -74,9 +74,8 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
         let as_ids = |path: &[usize]| path.iter().map(|&l| l as u32).collect::<Vec<_>>();
         let data_links = up.into_iter().chain(as_ids(&f.path)).collect();
         let ack_links = as_ids(&f.ack_path).into_iter().chain(down).collect();
-        let flow = i as u32;
-        let data = net.add_route(Route { links: data_links, flow, to: Side::Receiver });
-        let ack = net.add_route(Route { links: ack_links, flow, to: Side::Sender });
+        let data = net.add_route(Route { links: data_links });
+        let ack = net.add_route(Route { links: ack_links });
         FlowRoutes { data, ack }
     });
     let routes = routes.collect();

@@ -1,7 +1,10 @@
 //! The network: links and the static routes flows take over them.
 //!
 //! Nodes are the endpoints of links; a route is the ordered list of links from one host to
-//! another. [`build`] turns a validated scenario's topology into this. Packets carry their route and hop index, so forwarding is an array lookup.
+//! another. [`build`] turns a validated scenario's topology into this. Packets carry their path
+//! and hop index, so forwarding is an array lookup.
+
+use std::collections::HashMap;
 
 pub mod build;
 pub mod link;
@@ -17,23 +20,20 @@ pub enum Side {
     Receiver,
 }
 
-/// A route as [`build`] makes it: its links in order, the flow and the end it delivers to.
+/// A route as [`build`] makes it: its links in order.
 #[derive(Clone, Debug)]
 pub struct Route {
     pub links: Vec<u32>,
-    pub flow: u32,
-    pub to: Side,
 }
 
-/// A stored route: its links are `hops[start..start + len]` of the [`Network`], so forwarding a
-/// packet reads two small arrays instead of following a route's own allocation (one cache miss
-/// fewer per hop with thousands of flows).
+/// A stored path: its links are `hops[start..start + len]` of the [`Network`], so forwarding a
+/// packet reads two small arrays instead of following a route's own allocation. Flows whose
+/// routes cross the same links share one path (every flow of a dumbbell whose RTT is the same),
+/// so the table stays in cache however many flows there are.
 #[derive(Clone, Copy, Debug)]
-pub struct RouteEntry {
+struct PathEntry {
     start: u32,
     len: u32,
-    pub flow: u32,
-    pub to: Side,
 }
 
 #[derive(Default)]
@@ -41,9 +41,11 @@ pub struct Network {
     pub links: Vec<Link>,
     /// Every packet between its sender and its delivery or loss.
     pub slab: PacketSlab,
-    pub routes: Vec<RouteEntry>,
-    /// Every route's links, one route after another.
+    paths: Vec<PathEntry>,
+    /// Every path's links, one path after another.
     hops: Vec<u32>,
+    /// Each path's id by its links, so equal routes share one.
+    path_ids: HashMap<Vec<u32>, u32>,
     /// Node names (hosts and routers), for descriptions and plots.
     pub nodes: Vec<String>,
 }
@@ -59,16 +61,22 @@ impl Network {
         (self.links.len() - 1) as u32
     }
 
+    /// The path of `route`: the one already stored for the same links, or a new one.
     pub fn add_route(&mut self, route: Route) -> u32 {
+        if let Some(&id) = self.path_ids.get(&route.links) {
+            return id;
+        }
         let (start, len) = (self.hops.len() as u32, route.links.len() as u32);
         self.hops.extend_from_slice(&route.links);
-        self.routes.push(RouteEntry { start, len, flow: route.flow, to: route.to });
-        (self.routes.len() - 1) as u32
+        self.paths.push(PathEntry { start, len });
+        let id = (self.paths.len() - 1) as u32;
+        self.path_ids.insert(route.links, id);
+        id
     }
 
-    /// The link at position `hop` of `route`, or None past its last link.
-    pub fn hop(&self, route: u32, hop: u32) -> Option<u32> {
-        let r = self.routes[route as usize];
+    /// The link at position `hop` of `path`, or None past its last link.
+    pub fn hop(&self, path: u32, hop: u32) -> Option<u32> {
+        let r = self.paths[path as usize];
         (hop < r.len).then(|| self.hops[(r.start + hop) as usize])
     }
 }

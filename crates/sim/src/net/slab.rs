@@ -6,6 +6,7 @@
 
 use ccbench_aqm::{Ecn, QueuedPacket};
 
+use super::Side;
 use crate::packet::Packet;
 
 /// A packet on its way: where it is in the slab and on its route, and what queues read and write.
@@ -13,8 +14,10 @@ use crate::packet::Packet;
 pub struct InFlight {
     pub slot: u32,
     pub flow: u32,
-    /// Index of the route in the network's route table and the position along it.
+    /// The path in the network's table and the position along it.
     pub path: u32,
+    /// The end of its flow it is for.
+    pub to: Side,
     pub hop: u16,
     /// Which connection of the flow sent it (see [`Packet::conn`]).
     pub conn: u16,
@@ -42,8 +45,8 @@ pub struct PacketSlab {
 }
 
 impl PacketSlab {
-    /// Store `pkt` for its way along route `path`, from its first link.
-    pub fn insert(&mut self, pkt: Packet, path: u32) -> InFlight {
+    /// Store `pkt` for its way along `path` to the `to` end of its flow, from the first link.
+    pub fn insert(&mut self, pkt: Packet, path: u32, to: Side) -> InFlight {
         let slot = match self.free.pop() {
             Some(s) => {
                 self.slots[s as usize] = pkt;
@@ -55,7 +58,7 @@ impl PacketSlab {
             }
         };
         let (flow, conn) = (pkt.flow, pkt.conn);
-        InFlight { slot, flow, path, hop: 0, conn, wire_bytes: pkt.wire_bytes, ecn: pkt.ecn }
+        InFlight { slot, flow, path, to, hop: 0, conn, wire_bytes: pkt.wire_bytes, ecn: pkt.ecn }
     }
 
     /// The packet as it is now on its way (its ECN field as the queues left it).
@@ -91,8 +94,8 @@ mod tests {
     #[test]
     fn slots_are_reused_and_the_ecn_travels_with_the_handle() {
         let mut slab = PacketSlab::default();
-        let mut a = slab.insert(Packet::new(1, Kind::Data, 1500, 0), 2);
-        let b = slab.insert(Packet::new(3, Kind::Ack, 52, 0), 4);
+        let mut a = slab.insert(Packet::new(1, Kind::Data, 1500, 0), 2, Side::Receiver);
+        let b = slab.insert(Packet::new(3, Kind::Ack, 52, 0), 4, Side::Sender);
         assert_eq!((a.slot, b.slot, a.flow, a.path, b.wire_bytes, slab.live()), (0, 1, 1, 2, 52, 2));
         a.set_ecn(Ecn::Ce);
         assert_eq!(slab.get(&a).ecn, Ecn::Ce);
@@ -100,8 +103,8 @@ mod tests {
         assert_eq!((got.flow, got.ecn), (1, Ecn::Ce));
         assert_eq!(slab.live(), 1);
         slab.release(&b);
-        let c = slab.insert(Packet::new(5, Kind::Data, 1500, 0), 6);
+        let c = slab.insert(Packet::new(5, Kind::Data, 1500, 0), 6, Side::Receiver);
         assert_eq!((c.slot, slab.live()), (1, 1), "the last freed slot first");
-        assert_eq!(slab.insert(Packet::new(7, Kind::Data, 1500, 0), 8).slot, 0);
+        assert_eq!(slab.insert(Packet::new(7, Kind::Data, 1500, 0), 8, Side::Receiver).slot, 0);
     }
 }

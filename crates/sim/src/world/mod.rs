@@ -353,7 +353,6 @@ impl<'a> Simulation<'a> {
     fn forward(&mut self, mut p: InFlight) {
         p.hop += 1;
         let next = self.net.hop(p.path, u32::from(p.hop));
-        let route = self.net.routes[p.path as usize];
         let Network { links, slab, .. } = &mut self.net;
         if let Some(l) = next {
             let env = Env { events: &mut self.events, obs: &mut self.rec, slab };
@@ -361,7 +360,7 @@ impl<'a> Simulation<'a> {
             return;
         }
         self.conservation.delivered += 1;
-        let (flow, side) = (route.flow, route.to);
+        let (flow, side) = (p.flow, p.to);
         let pkt = slab.deliver(&p);
         if p.conn != self.conn[flow as usize] {
             return; // left in flight by a connection this flow has since replaced
@@ -391,14 +390,14 @@ impl<'a> Simulation<'a> {
     /// Send packets an endpoint produced; `from` is the side that produced them.
     fn inject(&mut self, flow: u32, from: Side, out: &mut Vec<Packet>) {
         let r = self.routes[flow as usize];
-        let route = if from == Side::Sender { r.data } else { r.ack };
+        let (route, to) = if from == Side::Sender { (r.data, Side::Receiver) } else { (r.ack, Side::Sender) };
         let first = self.net.hop(route, 0).expect("a route has at least one link");
         let conn = self.conn[flow as usize];
         let Network { links, slab, .. } = &mut self.net;
         for mut pkt in out.drain(..) {
             pkt.conn = conn;
             self.conservation.injected += 1;
-            let p = slab.insert(pkt, route);
+            let p = slab.insert(pkt, route, to);
             let env = Env { events: &mut self.events, obs: &mut self.rec, slab };
             links[first as usize].offer(first, p, self.now, env);
         }
