@@ -466,6 +466,9 @@ fn build_tcp(t: &Table, p: &str, options: &[ParamSpec]) -> R<TcpOptions> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
+    use super::{option_specs, FLOW_CBR_KEYS, FLOW_COMMON_KEYS, FLOW_TCP_KEYS};
     use crate::parse::parse_str;
     use crate::Scenario;
 
@@ -494,6 +497,42 @@ type = "cbr"
 from = "a"
 to = "c"
 "#;
+
+    /// The keys of the docs' flow tables, by table: the first cell's backticked names
+    /// (`[flows.cc]` is `cc`) of each row between `from` and the first of `to` after it.
+    fn documented_keys(text: &str, from: &str, to: &str) -> BTreeSet<String> {
+        let start = text.find(from).unwrap_or_else(|| panic!("docs/scenarios.md lacks {from:?}"));
+        let section = &text[start..];
+        let section = &section[..section.find(to).unwrap_or(section.len())];
+        let rows = section.lines().filter(|l| l.starts_with("| `"));
+        let first_cells = rows.map(|l| l.split('|').nth(1).unwrap_or_default().to_string());
+        let names =
+            first_cells.flat_map(|c| c.split('`').skip(1).step_by(2).map(str::to_string).collect::<Vec<_>>());
+        names.map(|n| n.trim_start_matches("[flows.").trim_end_matches(']').to_string()).collect()
+    }
+
+    /// The docs' tables of flow keys and the keys the parser accepts are the same sets, both
+    /// ways: a key added to the code without a row, or a row for a key the code refuses, fails.
+    #[test]
+    fn the_docs_tables_hold_exactly_the_keys_the_parser_accepts() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/scenarios.md");
+        let text = std::fs::read_to_string(path).expect("docs/scenarios.md");
+        let set = |keys: &[&str]| keys.iter().map(|k| k.to_string()).collect::<BTreeSet<_>>();
+        let common: BTreeSet<String> = documented_keys(&text, "### Flows in the general form", "\n## ")
+            .union(&documented_keys(&text, "## `[[flows]]`", "### TCP flows"))
+            .cloned()
+            .collect();
+        assert_eq!(common, set(FLOW_COMMON_KEYS));
+        let options: Vec<String> = option_specs().into_iter().map(|s| s.key).collect();
+        let tcp: BTreeSet<String> = FLOW_TCP_KEYS
+            .iter()
+            .map(|k| k.to_string())
+            .chain(options)
+            .filter(|k| !common.contains(k))
+            .collect();
+        assert_eq!(documented_keys(&text, "### TCP flows", "#### "), tcp);
+        assert_eq!(documented_keys(&text, "### CBR flows", "\n## "), set(FLOW_CBR_KEYS));
+    }
 
     /// "auto" is one full-size packet (1448 + 52 bytes) at the slowest link of the path.
     #[test]

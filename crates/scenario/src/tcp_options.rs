@@ -112,24 +112,6 @@ mod tests {
         assert!(keys.iter().any(|k| k == "initial_ssthresh") && keys.iter().any(|k| k == "clock_skew_ppm"));
     }
 
-    /// The docs' tables of flow keys (written by hand, with each option's meaning) have a row
-    /// for every stack option.
-    #[test]
-    fn the_docs_describe_every_option() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/scenarios.md");
-        let text = std::fs::read_to_string(path).expect("docs/scenarios.md");
-        let start = text.find("## `[[flows]]`").expect("a [[flows]] section");
-        let end = text.find("### CBR flows").expect("its CBR part");
-        let section = &text[start..end];
-        for spec in option_specs() {
-            assert!(
-                section.contains(&format!("| `{}` |", spec.key)),
-                "docs/scenarios.md lacks `{}`",
-                spec.key
-            );
-        }
-    }
-
     #[test]
     fn values_and_cross_checks_name_their_option() {
         let with = |key: &str, v: ParamValue| {
