@@ -7,9 +7,9 @@
 //!
 //! An access link without noise is a pure delay line: nothing queues, nothing is lost, and a
 //! constant delay keeps whatever enters in order. So flows with the same delay share one per
-//! direction — a thousand flows of one RTT touch two delay lines instead of two thousand links,
-//! which is what keeps packets per second nearly flat in the flow count (`ccbench bench`'s scale
-//! rows). Only a noisy link is the flow's own: its jitter floor must not couple flows.
+//! direction: ten thousand flows of one RTT keep two delay lines instead of twenty thousand
+//! links, each with its own pipe to miss in the cache. Only a noisy link is the flow's own: its
+//! jitter floor must not couple flows.
 
 use std::collections::HashMap;
 
