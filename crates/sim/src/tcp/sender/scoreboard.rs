@@ -233,9 +233,9 @@ impl Scoreboard {
                 break;
             }
             if let Some(covered) = self.recent_sacks.covering(s.seq, s_end) {
-                // On to the segment holding `covered` (it ends beyond it, so if that is beyond
-                // `end` the loop stops as it would have), or nearer: `index_of` may fall short.
-                i = self.index_of(covered).map_or(self.segs.len(), |j| j.max(i + 1));
+                // On to the segment holding `covered`: it ends beyond it, so if that is beyond
+                // `end` the loop stops as it would have.
+                i = self.index_of(covered).unwrap_or(self.segs.len());
                 continue;
             }
             if s.seq >= start && !s.sacked {
@@ -256,15 +256,19 @@ impl Scoreboard {
         newly
     }
 
-    /// Every segment but the last is one MSS long, so a sequence number maps to its index. An
-    /// application-limited sender may leave a shorter one in between; the index found is then
-    /// at most the true one, never beyond it.
+    /// The index of the segment holding byte `seq`. Every segment but the last is one MSS long,
+    /// so the byte maps to its index, unless an application-limited send left a shorter one
+    /// mid-queue (a chunked flow whose next chunk comes before the last is acknowledged): the
+    /// estimate is then short of the true index, never beyond it, and a walk forward finds it.
     pub fn index_of(&self, seq: u64) -> Option<usize> {
         let front = self.segs.front()?;
         if seq < front.seq {
             return None;
         }
-        let i = ((seq - front.seq) / self.mss) as usize;
+        let mut i = ((seq - front.seq) / self.mss) as usize;
+        while self.segs.get(i).is_some_and(|s| s.seq + s.len as u64 <= seq) {
+            i += 1;
+        }
         (i < self.segs.len()).then_some(i)
     }
 
@@ -441,16 +445,22 @@ mod tests {
         }
     }
 
-    /// A short segment in mid-queue (an application-limited send) puts `index_of` short of the
-    /// true index; skipping a remembered block still ends and still marks the right segments.
+    /// A short segment in mid-queue (an application-limited send): every byte still maps to the
+    /// segment that holds it, and skipping a remembered block marks the right segments.
     #[test]
-    fn skipping_past_a_short_segment_marks_the_right_segments() {
+    fn a_short_segment_mid_queue_keeps_indices_and_sack_marking_right() {
         let mut sb = Scoreboard::new(MSS);
         for len in [M, M / 2, M, M, M, M] {
             let i = sb.push(len);
             sb.on_transmit(i, false, TxStamp::default());
         }
         // Segments start at 0, 1000, 1500, 2500, 3500, 4500.
+        let starts = [0, 1000, 1500, 2500, 3500, 4500];
+        for seq in 0..5500 {
+            let i = sb.index_of(seq).unwrap();
+            assert!(starts[i] <= seq && (i == 5 || seq < starts[i + 1]), "byte {seq} → segment {i}");
+        }
+        assert_eq!(sb.index_of(5500), None);
         let mut mark = |start, end| {
             let mut seen = Vec::new();
             let newly = sb.mark_sacked(start, end, |s| seen.push(s.seq));
