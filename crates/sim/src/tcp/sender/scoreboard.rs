@@ -256,10 +256,12 @@ impl Scoreboard {
         newly
     }
 
-    /// The index of the segment holding byte `seq`. Every segment but the last is one MSS long,
-    /// so the byte maps to its index, unless an application-limited send left a shorter one
-    /// mid-queue (a chunked flow whose next chunk comes before the last is acknowledged): the
-    /// estimate is then short of the true index, never beyond it, and a walk forward finds it.
+    /// The index of the segment holding byte `seq`, None past the last. Segments are one MSS
+    /// long, so the byte maps to its index; only the last may be shorter (the end of what the
+    /// application wrote), and a byte just past it then maps to it: the walk forward, one
+    /// comparison when the estimate is right, turns that into None. (Were a short segment ever
+    /// left mid-queue, the estimate would fall short of the true index, never beyond it, and
+    /// the walk would find it too.)
     pub fn index_of(&self, seq: u64) -> Option<usize> {
         let front = self.segs.front()?;
         if seq < front.seq {
@@ -445,22 +447,22 @@ mod tests {
         }
     }
 
-    /// A short segment in mid-queue (an application-limited send): every byte still maps to the
-    /// segment that holds it, and skipping a remembered block marks the right segments.
+    /// Short segments, mid-queue and last: every byte maps to the segment that holds it, a byte
+    /// past the last to none, and skipping a remembered block marks the right segments.
     #[test]
-    fn a_short_segment_mid_queue_keeps_indices_and_sack_marking_right() {
+    fn short_segments_keep_indices_and_sack_marking_right() {
         let mut sb = Scoreboard::new(MSS);
-        for len in [M, M / 2, M, M, M, M] {
+        for len in [M, M / 2, M, M, M, M / 2] {
             let i = sb.push(len);
             sb.on_transmit(i, false, TxStamp::default());
         }
-        // Segments start at 0, 1000, 1500, 2500, 3500, 4500.
+        // Segments start at 0, 1000, 1500, 2500, 3500, 4500; the last ends at 5000.
         let starts = [0, 1000, 1500, 2500, 3500, 4500];
-        for seq in 0..5500 {
+        for seq in 0..5000 {
             let i = sb.index_of(seq).unwrap();
             assert!(starts[i] <= seq && (i == 5 || seq < starts[i + 1]), "byte {seq} → segment {i}");
         }
-        assert_eq!(sb.index_of(5500), None);
+        assert_eq!(sb.index_of(5000), None, "just past the short last segment");
         let mut mark = |start, end| {
             let mut seen = Vec::new();
             let newly = sb.mark_sacked(start, end, |s| seen.push(s.seq));
@@ -468,8 +470,9 @@ mod tests {
         };
         assert_eq!(mark(M, 2500), (1500, vec![1000, 1500]));
         assert_eq!(mark(M, 4500), (2000, vec![2500, 3500]), "skips the remembered [1000, 2500)");
-        assert_eq!(mark(M, 5500), (1000, vec![4500]));
-        assert_eq!(sb.sacked_bytes(), 4500);
+        assert_eq!(mark(M, 5000), (500, vec![4500]), "a block reaching the end of the data");
+        assert_eq!(mark(M, 5000), (0, vec![]), "and again, skipped to the end");
+        assert_eq!(sb.sacked_bytes(), 4000);
     }
 
     #[test]
