@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use ccbench_aqm::{DropTail, Limit, Nanos};
 
-use super::{Link, Network, Route};
+use super::{Link, Network};
 use crate::rng;
 pub use crate::scenario::link_model::link_model;
 use crate::scenario::Scenario;
@@ -40,7 +40,8 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
         model.window_start = sc.warmup;
         net.add_link(Link::new(model));
     }
-    // Delay lines shared by noise-free access links: (outgoing, delay) → link.
+    // Delay lines shared by noise-free access links: (outgoing, delay) → link. A shared line
+    // draws nothing (no jitter, no loss), so the streams of the flow that made it are never used.
     let mut shared: HashMap<(bool, Nanos), u32> = HashMap::new();
     let routes = sc.flows.iter().enumerate().map(|(i, f)| {
         let there = f.access_delay / 2;
@@ -74,8 +75,8 @@ pub fn build(sc: &Scenario) -> (Network, Vec<FlowRoutes>) {
         let as_ids = |path: &[usize]| path.iter().map(|&l| l as u32).collect::<Vec<_>>();
         let data_links = up.into_iter().chain(as_ids(&f.path)).collect();
         let ack_links = as_ids(&f.ack_path).into_iter().chain(down).collect();
-        let data = net.add_route(Route { links: data_links });
-        let ack = net.add_route(Route { links: ack_links });
+        let data = net.add_path(data_links);
+        let ack = net.add_path(ack_links);
         FlowRoutes { data, ack }
     });
     let routes = routes.collect();

@@ -20,12 +20,6 @@ pub enum Side {
     Receiver,
 }
 
-/// A route as [`build`] makes it: its links in order.
-#[derive(Clone, Debug)]
-pub struct Route {
-    pub links: Vec<u32>,
-}
-
 /// A stored path: its links are `hops[start..start + len]` of the [`Network`], so forwarding a
 /// packet reads two small arrays instead of following a route's own allocation. Flows whose
 /// routes cross the same links share one path (every flow of a dumbbell whose RTT is the same),
@@ -61,16 +55,16 @@ impl Network {
         (self.links.len() - 1) as u32
     }
 
-    /// The path of `route`: the one already stored for the same links, or a new one.
-    pub fn add_route(&mut self, route: Route) -> u32 {
-        if let Some(&id) = self.path_ids.get(&route.links) {
+    /// The path over `links`, in order: the one already stored for them, or a new one.
+    pub fn add_path(&mut self, links: Vec<u32>) -> u32 {
+        if let Some(&id) = self.path_ids.get(&links) {
             return id;
         }
-        let (start, len) = (self.hops.len() as u32, route.links.len() as u32);
-        self.hops.extend_from_slice(&route.links);
+        let (start, len) = (self.hops.len() as u32, links.len() as u32);
+        self.hops.extend_from_slice(&links);
         self.paths.push(PathEntry { start, len });
         let id = (self.paths.len() - 1) as u32;
-        self.path_ids.insert(route.links, id);
+        self.path_ids.insert(links, id);
         id
     }
 

@@ -60,7 +60,7 @@ pub(super) struct Scoreboard {
     reno_sacked: u64,
     /// End of the highest segment ever SACKed (Linux `tcp_highest_sack_seq`).
     highest_sacked: u64,
-    /// The last SACK blocks processed, newest last (Linux's `recv_sack_cache`, kept per block).
+    /// The last SACK blocks processed (Linux's `recv_sack_cache`, kept per block).
     recent_sacks: SackCache,
 }
 
@@ -376,6 +376,8 @@ impl Scoreboard {
 
 #[cfg(test)]
 mod tests {
+    use rand::Rng;
+
     use super::*;
 
     const MSS: u32 = 1000;
@@ -421,11 +423,9 @@ mod tests {
         const N: u64 = 400;
         let mut sb = board(N);
         let mut model = vec![false; N as usize];
-        let (mut una, mut x) = (0u64, 12345u64);
-        let mut next = |m: u64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut una = 0u64;
+        let mut rng = crate::rng::stream(1, "sack-test", 0);
+        let mut next = |m: u64| rng.gen_range(0..m);
         for step in 0..3000 {
             if step % 97 == 96 {
                 una = (una + next(8) * M).min(N * M);
