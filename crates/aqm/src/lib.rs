@@ -11,8 +11,11 @@
 
 pub mod codel;
 pub mod droptail;
+pub mod dualpi2;
+pub mod fq_codel;
 mod fifo;
 pub mod pie;
+pub mod pi2;
 pub mod red;
 pub mod registry;
 #[cfg(test)]
@@ -54,6 +57,10 @@ pub trait QueuedPacket {
     fn wire_bytes(&self) -> u32;
     fn ecn(&self) -> Ecn;
     fn set_ecn(&mut self, ecn: Ecn);
+    /// Which transport flow the packet belongs to, for queues that keep flows apart (FQ-CoDel
+    /// hashes it, as Linux hashes the 5-tuple): equal for the packets of one connection in one
+    /// direction, different across connections. Queues that do not separate flows ignore it.
+    fn flow_id(&self) -> u64;
 }
 
 /// Why a packet did not make it through the queue.

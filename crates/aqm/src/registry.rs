@@ -96,6 +96,9 @@ mod tests {
             Ecn::NotEct
         }
         fn set_ecn(&mut self, _: Ecn) {}
+        fn flow_id(&self) -> u64 {
+            0
+        }
     }
 
     const CFG: QueueConfig = QueueConfig { limit: Limit::Packets(5), ecn: false, seed: 0 };

@@ -16,6 +16,10 @@ impl QueuedPacket for Pkt {
     fn set_ecn(&mut self, ecn: Ecn) {
         self.1 = ecn
     }
+    /// One flow: these tests are about a single queue's control law.
+    fn flow_id(&self) -> u64 {
+        0
+    }
 }
 
 pub struct NoSink;

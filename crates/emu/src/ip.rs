@@ -128,6 +128,15 @@ impl QueuedPacket for IpPacket {
         self.bytes[1] = (self.bytes[1] & !0b11) | bits;
         self.fix_checksum();
     }
+
+    /// The 5-tuple, hashed (with fixed keys, so the same on every run), as Linux hashes it for
+    /// flow queueing (`skb_get_hash`).
+    fn flow_id(&self) -> u64 {
+        use std::hash::{DefaultHasher, Hash, Hasher};
+        let mut h = DefaultHasher::new();
+        self.flow_key().hash(&mut h);
+        h.finish()
+    }
 }
 
 #[cfg(test)]

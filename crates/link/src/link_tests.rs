@@ -21,6 +21,9 @@ impl QueuedPacket for Pkt {
         Ecn::NotEct
     }
     fn set_ecn(&mut self, _: Ecn) {}
+    fn flow_id(&self) -> u64 {
+        0
+    }
 }
 
 /// A clock-driven driver's hooks: it polls, so wake-ups need no action.

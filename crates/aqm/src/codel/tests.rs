@@ -22,6 +22,9 @@ impl QueuedPacket for Pkt {
     fn set_ecn(&mut self, ecn: Ecn) {
         self.ecn = ecn
     }
+    fn flow_id(&self) -> u64 {
+        0
+    }
 }
 
 /// What the queue discarded or marked on the way: (packet id, sojourn).

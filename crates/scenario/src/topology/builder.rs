@@ -379,4 +379,7 @@ impl ccbench_aqm::QueuedPacket for Probe {
         ccbench_aqm::Ecn::NotEct
     }
     fn set_ecn(&mut self, _: ccbench_aqm::Ecn) {}
+    fn flow_id(&self) -> u64 {
+        0
+    }
 }

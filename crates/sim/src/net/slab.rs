@@ -36,6 +36,11 @@ impl QueuedPacket for InFlight {
     fn set_ecn(&mut self, ecn: Ecn) {
         self.ecn = ecn
     }
+    /// A connection is its flow and its number: a chunked flow's fresh connection is a new
+    /// 5-tuple (a new source port), as on a real host.
+    fn flow_id(&self) -> u64 {
+        (self.flow as u64) << 16 | self.conn as u64
+    }
 }
 
 #[derive(Default)]
