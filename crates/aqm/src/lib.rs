@@ -96,7 +96,9 @@ pub enum Enqueued<P> {
     Queued,
     /// Queued with CE set.
     Marked,
-    /// Rejected; the packet is handed back.
+    /// A packet was dropped and is handed back: the one offered, or another the queue dropped to
+    /// make room (then the offered one is queued); further drops of the same enqueue come from
+    /// [`QueueDisc::take_extra_drop`].
     Dropped(P, DropReason),
 }
 
@@ -117,6 +119,12 @@ pub struct Dequeued<P> {
 pub trait QueueDisc<P: QueuedPacket>: Send {
     fn name(&self) -> &'static str;
     fn enqueue(&mut self, pkt: P, now: Nanos) -> Enqueued<P>;
+    /// Packets the last [`QueueDisc::enqueue`] dropped besides the one it returned, one per
+    /// call until None: FQ-CoDel drops a batch from the head of its fattest flow on overflow
+    /// (Linux `fq_codel_drop`). The caller drains them right after each enqueue.
+    fn take_extra_drop(&mut self) -> Option<P> {
+        None
+    }
     /// Next packet to transmit; packets the AQM discards on the way go to `sink`.
     fn dequeue(&mut self, now: Nanos, sink: &mut dyn DequeueSink<P>) -> Option<Dequeued<P>>;
     fn len_packets(&self) -> usize;

@@ -406,6 +406,11 @@ impl<P: QueuedPacket> Link<P> {
                 leave(&mut self.backlog, &p);
                 count_drop(&mut self.counters, reason);
                 hooks.loss(now, &p, self.backlog_delay());
+                while let Some(p) = self.queue.take_extra_drop() {
+                    leave(&mut self.backlog, &p);
+                    count_drop(&mut self.counters, reason);
+                    hooks.loss(now, &p, self.backlog_delay());
+                }
             }
         }
         self.note_signal_backlog(signals, now);
