@@ -149,8 +149,12 @@ pub struct AckSample {
     pub ts_echo: Option<Nanos>,
     /// The ACK carried ECN-Echo.
     pub ece: bool,
-    /// Newly CE-marked packets, when accurate ECN feedback is available.
+    /// Newly CE-marked packets, when accurate ECN feedback is available (AccECN's ACE counter,
+    /// RFC 9768 §3.2.2); 0 with classic ECN, whose ECE says only "some mark since the last CWR".
     pub ce_delta: u32,
+    /// Newly CE-marked payload bytes, when accurate ECN feedback is available (AccECN's CE byte
+    /// counter, RFC 9768 §3.2.3); what a scalable controller's additive increase skips.
+    pub ce_bytes: u64,
     pub rate: Option<RateSample>,
     /// Bytes newly marked lost while processing this ACK.
     pub newly_lost: u64,
@@ -197,6 +201,22 @@ pub enum Reaction {
     SelfManaged,
     /// Ignore the signal.
     Ignore,
+}
+
+/// The ECN a controller asks of the stack, which a flow follows unless it says otherwise
+/// (`ecn`, `accecn`, `ect1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EcnUse {
+    /// ECN only where the flow turns it on, with classic feedback (RFC 3168): one reduction per
+    /// round trip with marks, whatever their number.
+    #[default]
+    Optional,
+    /// ECN on and every mark counted: accurate feedback (AccECN, RFC 9768), ECT(0). DCTCP
+    /// (RFC 8257 §3.3 needs the fraction of marked bytes).
+    Accurate,
+    /// ECN on, accurate feedback and the L4S identifier ECT(1) (RFC 9331 §4.1): a scalable
+    /// controller (TCP Prague).
+    L4s,
 }
 
 /// A transmission, for controllers that track per-packet state.
@@ -259,6 +279,11 @@ pub trait CongestionControl: Send {
 
     /// Sending resumes after an idle period longer than the RTO.
     fn on_idle_restart(&mut self, _st: &mut CcState, _path: &PathInfo, _idle: Nanos) {}
+
+    /// The ECN this controller needs from the stack (see [`EcnUse`]).
+    fn ecn_use(&self) -> EcnUse {
+        EcnUse::Optional
+    }
 
     /// Earliest controller-owned wake-up, if any (LEDBAT++ slowdowns, BBR ProbeRTT).
     fn next_timer(&self) -> Option<Nanos> {

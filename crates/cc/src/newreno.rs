@@ -278,6 +278,7 @@ pub(crate) mod tests {
             ts_echo: None,
             ece: false,
             ce_delta: 0,
+            ce_bytes: 0,
             rate: None,
             newly_lost: 0,
             round_start: false,

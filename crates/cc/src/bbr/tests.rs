@@ -64,6 +64,7 @@ impl Conn {
             ts_echo: None,
             ece: false,
             ce_delta: 0,
+            ce_bytes: 0,
             rate: Some(rs),
             newly_lost: 0,
             round_start: false,

@@ -112,6 +112,7 @@ impl Conn {
             ts_echo: None,
             ece: a.ece,
             ce_delta: 0,
+            ce_bytes: 0,
             rate: Some(rs),
             newly_lost: a.newly_lost,
             round_start: false,

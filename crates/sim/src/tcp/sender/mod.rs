@@ -513,6 +513,7 @@ impl TcpSender {
             }),
             ece: p.ece,
             ce_delta: 0,
+            ce_bytes: 0,
             rate: self.rate.finish_ack(&a.deliveries, now, self.sb.lost_total()),
             newly_lost: a.newly_lost,
             round_start: a.deliveries.round_start,
