@@ -12,10 +12,10 @@
 pub mod codel;
 pub mod droptail;
 pub mod dualpi2;
-pub mod fq_codel;
 mod fifo;
-pub mod pie;
+pub mod fq_codel;
 pub mod pi2;
+pub mod pie;
 pub mod red;
 pub mod registry;
 #[cfg(test)]

@@ -203,6 +203,17 @@ impl Params {
         }
     }
 
+    /// A switch with no fixed default: None when absent (`absent` says what decides then, for
+    /// the docs).
+    pub fn opt_bool(&self, key: &str, absent: &str) -> Result<Option<bool>, ParamError> {
+        self.mark(key, "true or false".into(), absent.to_string());
+        match self.values.get(key) {
+            None => Ok(None),
+            Some(ParamValue::Bool(b)) => Ok(Some(*b)),
+            Some(other) => Err(Self::err(key, format!("expected true or false, got {other}"))),
+        }
+    }
+
     /// One of `choices`.
     pub fn choice(&self, key: &str, default: &str, choices: &[&str]) -> Result<String, ParamError> {
         self.mark(key, format!("one of {}", choices.join(", ")), format!("\"{default}\""));

@@ -288,8 +288,14 @@ pub struct TcpOptions {
     pub wscale: Option<u8>,
     /// Three-way handshake before data (default true).
     pub handshake: bool,
-    /// Negotiate ECN (RFC 3168) (default false).
+    /// Negotiate ECN (RFC 3168); default: on where the controller needs it (`EcnUse`).
     pub ecn: bool,
+    /// Accurate ECN feedback (AccECN, RFC 9768): every CE mark counted back to the sender;
+    /// default: on where the controller needs every mark (DCTCP, Prague).
+    pub accecn: bool,
+    /// Send ECT(1), the L4S identifier (RFC 9331), instead of ECT(0); default: on for a scalable
+    /// controller (Prague).
+    pub ect1: bool,
     pub rto_min: Nanos,
     pub rto_initial: Nanos,
     pub rto_max: Nanos,
@@ -327,6 +333,8 @@ impl Default for TcpOptions {
             wscale: None,
             handshake: true,
             ecn: false,
+            accecn: false,
+            ect1: false,
             rto_min: 200_000_000,
             rto_initial: 1_000_000_000,
             rto_max: 120_000_000_000,

@@ -126,7 +126,7 @@ fn flow(t: &Topology, f: &Flow) -> Value {
             "gro_ns": o.gro,
             "quickack_segments": o.quickack_segments, "timestamps": o.timestamps,
             "ts_granularity_ns": o.ts_granularity, "rcv_buf_bytes": o.rcv_buf, "wscale": o.wscale,
-            "handshake": o.handshake, "ecn": o.ecn, "rto_min_ns": o.rto_min,
+            "handshake": o.handshake, "ecn": o.ecn, "accecn": o.accecn, "ect1": o.ect1, "rto_min_ns": o.rto_min,
             "rto_initial_ns": o.rto_initial, "rto_max_ns": o.rto_max,
             "ca_counting": match o.ca_counting { ccbench_cc::CaCounting::Segments => "segments", ccbench_cc::CaCounting::Acks => "acks" },
             "recovery": match o.recovery { LossRecovery::Rack => "rack", LossRecovery::Rfc6675 => "rfc6675" },

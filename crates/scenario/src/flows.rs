@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use ccbench_cc::{ParamSpec, Params};
+use ccbench_cc::{EcnUse, ParamSpec, Params};
 use toml::{Table, Value};
 
 use super::config::{CbrOptions, Controllers, Flow, FlowKind, Nanos, TcpOptions, Topology};
@@ -312,11 +312,17 @@ fn build_flow(
         FlowKind::Tcp => {
             flow.cca = get_str(t, p, "cca")?.unwrap_or("cubic").to_string();
             flow.cc = get_params(t, p, "cc")?;
-            check_cca(&flow.cca, &flow.cc, p, ccas)?;
+            let ecn_use = check_cca(&flow.cca, &flow.cc, p, ccas)?;
             flow.chunks = get_chunks(t, p)?;
             let hint = "expected a size like \"1MB\" or \"inf\"";
             flow.size = get_unit(t, p, "size", hint, units::parse_size_or_inf)?.flatten();
-            flow.tcp = build_tcp(t, p, &options)?;
+            flow.tcp = build_tcp(t, p, &options, ecn_use)?;
+            if let (Controllers::Kernel(_), Some(key)) = (ccas, flow.tcp.accurate_ecn_key()) {
+                return Err(fe(
+                    join(p, key),
+                    "this kernel negotiates classic ECN only (net.ipv4.tcp_ecn 0-2, no AccECN, no ECT(1))",
+                ));
+            }
             let noise = get_host_noise(t, p, "host_noise")?.unwrap_or(noise);
             flow.host_noise = noise.resolve(topo, &flow.path, flow.tcp.mss + flow.tcp.header_bytes);
         }
@@ -368,11 +374,12 @@ pub fn get_host_noise(t: &Table, p: &str, key: &str) -> R<Option<HostNoise>> {
     }
 }
 
-/// The controller exists for the back end and takes these parameters.
-fn check_cca(cca: &str, cc: &Params, p: &str, ccas: Controllers<'_>) -> R<()> {
+/// The controller exists for the back end and takes these parameters; returns the ECN it needs
+/// of the stack.
+fn check_cca(cca: &str, cc: &Params, p: &str, ccas: Controllers<'_>) -> R<EcnUse> {
     match ccas {
         Controllers::Simulator => ccbench_cc::build_controller(cca, &cc.clone())
-            .map(|_| ())
+            .map(|c| c.ecn_use())
             .map_err(|e| map_param_error(e, p, "cca", "cc")),
         Controllers::Kernel(known) if !known.contains(&cca) => Err(fe(
             join(p, "cca"),
@@ -381,7 +388,7 @@ fn check_cca(cca: &str, cc: &Params, p: &str, ccas: Controllers<'_>) -> R<()> {
         Controllers::Kernel(_) if !cc.is_empty() => {
             Err(fe(join(p, "cc"), "the kernel's controllers take no [flows.cc] parameters here"))
         }
-        Controllers::Kernel(_) => Ok(()),
+        Controllers::Kernel(_) => Ok(EcnUse::Optional),
     }
 }
 
@@ -446,9 +453,9 @@ fn build_cbr(t: &Table, p: &str) -> R<CbrOptions> {
 }
 
 /// The stack options through [`TcpOptions::from_params`], and the receive-side controller.
-fn build_tcp(t: &Table, p: &str, options: &[ParamSpec]) -> R<TcpOptions> {
+fn build_tcp(t: &Table, p: &str, options: &[ParamSpec], ecn: EcnUse) -> R<TcpOptions> {
     let params = params_of(t, p, options)?;
-    let mut o = TcpOptions::from_params(&params).map_err(|e| fe(join(p, &e.key), e.message))?;
+    let mut o = TcpOptions::from_params_for(&params, ecn).map_err(|e| fe(join(p, &e.key), e.message))?;
     o.receiver_cca = get_str(t, p, "receiver_cca")?.map(str::to_string);
     o.receiver_cc = get_params(t, p, "receiver_cc")?;
     match &o.receiver_cca {

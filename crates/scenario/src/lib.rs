@@ -4,6 +4,8 @@
 //! builds ([`link_model`]), and what a run produces and how its summary is computed
 //! ([`results`]).
 
+// The run description (`describe.rs`) is one `json!` literal per flow, deeper than the default.
+#![recursion_limit = "256"]
 #![forbid(unsafe_code)]
 
 pub mod config;

@@ -311,6 +311,23 @@ mod tests {
         err(text).field
     }
 
+    #[test]
+    fn ecn_options_follow_the_controller_and_the_kernel_refuses_accurate_ecn() {
+        let o = parse(&with_flow("cca = \"cubic\"")).unwrap().flows[0].tcp.clone();
+        assert!(!o.ecn && !o.accecn && !o.ect1);
+        let o = parse(&with_flow("cca = \"cubic\"\necn = true\naccecn = true")).unwrap().flows[0].tcp.clone();
+        assert!(o.ecn && o.accecn && !o.ect1);
+        assert_eq!(err_field(&with_flow("accecn = true")), "flows[0].accecn", "needs ecn");
+        assert_eq!(err_field(&with_flow("ecn = true\nect1 = \"yes\"")), "flows[0].ect1");
+        let kernel = Controllers::Kernel(&["cubic", "reno", "bbr"]);
+        let text = with_flow("cca = \"cubic\"\necn = true\nect1 = true");
+        let e = parse_str_for(&text, SRC, &[], None, kernel).unwrap_err();
+        assert_eq!(e.field, "flows[0].ect1");
+        assert!(e.message.contains("classic ECN only"), "{e}");
+        let text = with_flow("cca = \"cubic\"\necn = true");
+        assert!(parse_str_for(&text, SRC, &[], None, kernel).unwrap().flows[0].tcp.ecn);
+    }
+
     const MINIMAL: &str = r#"
 duration = "10s"
 [bottleneck]

@@ -3,7 +3,7 @@
 //! `[[flows]]` entry accepts, their ranges and defaults come from this one function
 //! ([`option_specs`]) and cannot drift from it. Defaults are [`TcpOptions::default`]'s.
 
-use ccbench_cc::{CaCounting, ParamError, ParamSpec, Params};
+use ccbench_cc::{CaCounting, EcnUse, ParamError, ParamSpec, Params};
 
 use super::config::{LossRecovery, StackProfile, TcpOptions};
 use super::units::format_duration;
@@ -15,7 +15,14 @@ impl TcpOptions {
     /// The options a flow's table gives, each checked against its range; the controller and
     /// the receive-side controller (tables of their own) are not among them.
     pub fn from_params(p: &Params) -> Result<TcpOptions, ParamError> {
+        Self::from_params_for(p, EcnUse::Optional)
+    }
+
+    /// [`Self::from_params`] for a flow whose controller needs `ecn` of the stack: what the
+    /// flow does not set about ECN follows the controller.
+    pub fn from_params_for(p: &Params, ecn: EcnUse) -> Result<TcpOptions, ParamError> {
         let d = TcpOptions::default();
+        let needs = ecn != EcnUse::Optional;
         let positive = |key: &str, default| p.duration(key, default, 1, MAX_DURATION);
         let o = TcpOptions {
             mss: p.u64_in("mss", d.mss.into(), 64, 65_000)? as u32,
@@ -35,7 +42,15 @@ impl TcpOptions {
             rcv_buf: p.size("rcv_buf", d.rcv_buf, 0)?,
             wscale: p.opt_u64_in("wscale", 0, 14, "the smallest that fits rcv_buf")?.map(|v| v as u8),
             handshake: p.bool("handshake", d.handshake)?,
-            ecn: p.bool("ecn", d.ecn)?,
+            ecn: p
+                .opt_bool("ecn", "on for a controller that needs it (dctcp, prague), else false")?
+                .unwrap_or(needs),
+            accecn: p
+                .opt_bool("accecn", "on for a controller that counts every mark (dctcp, prague), else false")?
+                .unwrap_or(needs),
+            ect1: p
+                .opt_bool("ect1", "on for a scalable (L4S) controller (prague), else false")?
+                .unwrap_or(ecn == EcnUse::L4s),
             rto_min: positive("rto_min", d.rto_min)?,
             rto_initial: positive("rto_initial", d.rto_initial)?,
             rto_max: positive("rto_max", d.rto_max)?,
@@ -61,6 +76,11 @@ impl TcpOptions {
         Ok(o)
     }
 
+    /// The first option set that only the simulator's stack offers (AccECN, ECT(1)).
+    pub fn accurate_ecn_key(&self) -> Option<&'static str> {
+        [("accecn", self.accecn), ("ect1", self.ect1)].into_iter().find(|(_, on)| *on).map(|(k, _)| k)
+    }
+
     /// What one option says of another: the RTO bounds in order, a buffer for one segment.
     fn check(&self) -> Result<(), ParamError> {
         let err = |key: &str, message: String| Err(ParamError { key: key.into(), message });
@@ -75,6 +95,10 @@ impl TcpOptions {
                 "rto_initial",
                 format!("must lie between rto_min ({min}) and rto_max ({max}), got {got}"),
             );
+        }
+        if (self.accecn || self.ect1) && !self.ecn {
+            let key = if self.accecn { "accecn" } else { "ect1" };
+            return err(key, "needs ecn = true".into());
         }
         if self.rcv_buf < u64::from(self.mss) {
             let (mss, buf) = (self.mss, self.rcv_buf);
@@ -108,7 +132,7 @@ mod tests {
             (d.mss, d.rcv_buf, d.rto_initial, None, d.stack)
         );
         let keys: Vec<String> = option_specs().into_iter().map(|s| s.key).collect();
-        assert_eq!(keys.len(), 24);
+        assert_eq!(keys.len(), 26);
         assert!(keys.iter().any(|k| k == "initial_ssthresh") && keys.iter().any(|k| k == "clock_skew_ppm"));
     }
 

@@ -46,6 +46,12 @@ pub struct Packet {
     pub ece: bool,
     /// Congestion Window Reduced (on data; on a SYN it requests ECN).
     pub cwr: bool,
+    /// AccECN's ACE field, the AE, CWR and ECE bits read as one counter (RFC 9768 §3.2.2): on
+    /// ACKs the receiver's CE packet count modulo 8, on the SYN and SYN-ACK the negotiation.
+    /// Only where AccECN is negotiated; `ece` and `cwr` then carry nothing of their own.
+    pub ace: u8,
+    /// The AccECN option's CE byte counter (RFC 9768 §3.2.3, 24 bits), on ACKs.
+    pub ceb: u32,
     /// The segment is a retransmission (ground truth, for statistics only).
     pub is_retx: bool,
     /// Time the packet left its sender (transport send stamp, LEDBAT-style one-way delay).
@@ -72,6 +78,8 @@ impl Packet {
             tsecr: 0,
             ece: false,
             cwr: false,
+            ace: 0,
+            ceb: 0,
             is_retx: false,
             sent_at: now,
             echo_owd: 0,

@@ -1,6 +1,8 @@
 //! The TCP stack: a data sender and a data receiver per flow. Congestion control is plugged in
-//! through `ccbench_cc`; everything else (recovery, RTO, SACK, PRR, ECN, delayed ACKs) is here.
+//! through `ccbench_cc`; everything else (recovery, RTO, SACK, PRR, ECN and AccECN feedback,
+//! delayed ACKs) is here.
 
+pub mod accecn;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;

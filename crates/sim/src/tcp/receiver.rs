@@ -6,6 +6,7 @@
 use ccbench_aqm::Ecn;
 use ccbench_cc::{ReceiveWindowControl, ReceivedSegment, ReceiverInfo};
 
+use super::accecn;
 use crate::engine::Timer;
 use crate::packet::{Kind, Packet, MAX_SACK_BLOCKS};
 use crate::scenario::TcpOptions;
@@ -19,6 +20,10 @@ const GRO_MAX_BYTES: u64 = 65_536;
 /// Largest window scale whose unit (2 KiB) is still about one MSS: receiver-side window control
 /// needs ≤ 11 (rLEDBAT paper L201).
 pub const MAX_FINE_WSCALE: u8 = 11;
+
+/// The AccECN option with its three 24-bit counters (RFC 9768 §3.2.3: 11 bytes), padded to a
+/// word: Linux's default `tcp_ecn_option = 2` sends it on every ACK where it fits.
+const ACCECN_OPTION_BYTES: u32 = 12;
 
 pub struct TcpReceiver {
     opt: TcpOptions,
@@ -46,6 +51,10 @@ pub struct TcpReceiver {
     quickack_left: u32,
     ecn_ok: bool,
     ece_pending: bool,
+    /// AccECN's counters, once negotiated (then `ece_pending` stays unused).
+    accecn: Option<accecn::Counters>,
+    /// The last data segment arrived CE-marked (AccECN's change-triggered ACK).
+    last_ce: bool,
     highest_seen: u64,
     wscale: u8,
     right_edge: u64,
@@ -92,6 +101,8 @@ impl TcpReceiver {
             quickack_left: opt.quickack_segments,
             ecn_ok: opt.ecn && !opt.handshake,
             ece_pending: false,
+            accecn: (opt.ecn && opt.accecn && !opt.handshake).then(accecn::Counters::default),
+            last_ce: false,
             highest_seen: 0,
             wscale,
             right_edge: 0,
@@ -130,9 +141,13 @@ impl TcpReceiver {
         match p.kind {
             Kind::Syn => {
                 self.ecn_ok = self.opt.ecn && p.ece && p.cwr;
+                let accecn = self.ecn_ok && self.opt.accecn && p.ace == accecn::SYN_REQUEST;
+                self.accecn = accecn.then(accecn::Counters::default);
                 self.ts_recent = p.tsval;
                 let mut a = Packet::new(self.flow, Kind::SynAck, self.opt.header_bytes + 8, now);
-                a.ece = self.ecn_ok;
+                // RFC 9768 §3.1.1: AccECN is accepted in the ACE field, classic ECN by ECE alone.
+                a.ece = self.ecn_ok && !accecn;
+                a.ace = if accecn { accecn::SYN_ACK_ACCEPT } else { a.ece as u8 };
                 a.tsval = self.ticks(now);
                 a.tsecr = self.ts_recent;
                 // SYN windows are never scaled (RFC 7323 §2.2).
@@ -168,15 +183,7 @@ impl TcpReceiver {
         let is_retransmission = end <= self.highest_seen;
         let out_of_order = p.seq > self.rcv_nxt;
 
-        let mut immediate = false;
-        if p.cwr {
-            self.ece_pending = false;
-        }
-        if self.ecn_ok && p.ecn == Ecn::Ce {
-            // Linux enters quick-ACK mode on CE so the echo is not delayed.
-            immediate |= !self.ece_pending;
-            self.ece_pending = true;
-        }
+        let mut immediate = self.note_ecn(p);
 
         if p.seq <= self.rcv_nxt && end > self.rcv_nxt {
             if p.seq <= self.last_ack_sent {
@@ -238,6 +245,28 @@ impl TcpReceiver {
         } else {
             self.ack_policy(immediate, now, out);
         }
+    }
+
+    /// The segment's ECN field, counted as the negotiated feedback needs; whether it calls for
+    /// an ACK at once.
+    fn note_ecn(&mut self, p: &Packet) -> bool {
+        let ce = self.ecn_ok && p.ecn == Ecn::Ce;
+        if let Some(counters) = &mut self.accecn {
+            counters.on_segment(ce, p.len);
+            // RFC 9768 §3.2.2.5.1: a CE mark after an unmarked segment is ACKed at once, so
+            // the sender hears of the change within a segment.
+            let changed = ce && !self.last_ce;
+            self.last_ce = ce;
+            return changed;
+        }
+        if p.cwr {
+            self.ece_pending = false;
+        }
+        // RFC 3168 §6.1.3: ECE on every ACK until CWR; Linux enters quick-ACK mode on CE so the
+        // echo is not delayed.
+        let first = ce && !self.ece_pending;
+        self.ece_pending |= ce;
+        first
     }
 
     /// Linux's ACK decision for one received skb (`__tcp_ack_snd_check`): at once in quick-ACK
@@ -428,6 +457,10 @@ impl TcpReceiver {
         a.tsval = self.ticks(now);
         a.tsecr = self.ts_recent;
         a.ece = self.ece_pending;
+        if let Some(counters) = &self.accecn {
+            (a.ace, a.ceb) = counters.echo();
+            a.wire_bytes += ACCECN_OPTION_BYTES;
+        }
         a.echo_owd = self.last_owd;
         let info = self.info(now);
         if let Some(ctl) = self.window_control.as_mut() {

@@ -1508,3 +1508,98 @@ fn end_to_end_with_losses_sack_and_newreno() {
         }
     }
 }
+
+// ----- AccECN (RFC 9768) ------------------------------------------------------------------------
+
+fn accecn_opts() -> TcpOptions {
+    TcpOptions { ecn: true, accecn: true, ..TcpOptions::default() }
+}
+
+#[test]
+fn accecn_is_negotiated_in_the_handshake_and_falls_back_to_classic() {
+    let opt = accecn_opts();
+    let mut c = Conn::new(opt.clone());
+    let syn = c.start(0);
+    assert_eq!((syn[0].ace, syn[0].ece, syn[0].cwr), (0b111, true, true), "AE, CWR and ECE (§3.1.1)");
+    // Against an AccECN receiver: ACE 0b010 and no ECE on the SYN-ACK (Table 2, Not-ECT SYN).
+    let mut r = TcpReceiver::new(opt.clone(), 0, None);
+    let mut back = Vec::new();
+    r.on_packet(&syn[0], 5 * MS, &mut back);
+    assert_eq!((back[0].ace, back[0].ece), (0b010, false));
+    let data = c.recv(&back[0], 10 * MS);
+    assert!(c.s.ecn_negotiated());
+    assert!(data.iter().all(|p| p.ecn == Ecn::Ect0 && !p.cwr));
+    // Against a classic-ECN receiver: its SYN-ACK has ECE alone; the sender falls back, and
+    // then ECE means what RFC 3168 says.
+    let mut c = Conn::new(opt);
+    c.start(0);
+    c.recv(&synack(10 * MS, true), 10 * MS);
+    assert!(c.s.ecn_negotiated());
+    c.ack_ece(seg(2), 40 * MS);
+    let (sample, _) = c.last_ack_sample();
+    assert_eq!((sample.ece, sample.ce_delta), (true, 0), "classic feedback: no counts");
+}
+
+#[test]
+fn an_l4s_flow_sends_ect1() {
+    let (_, out) = established(TcpOptions { ect1: true, handshake: false, ..accecn_opts() });
+    assert_eq!(out.len(), 10);
+    assert!(out.iter().all(|p| p.ecn == Ecn::Ect1));
+}
+
+/// A CE-marked data segment.
+fn ce_data(seq: u64, now: Nanos) -> Packet {
+    let mut p = data(seq, MSS, now, ticks(now));
+    p.ecn = Ecn::Ce;
+    p
+}
+
+#[test]
+fn the_accecn_receiver_counts_marks_and_acks_a_change_at_once() {
+    let opt = TcpOptions { quickack_segments: 0, handshake: false, ..accecn_opts() };
+    let mut r = TcpReceiver::new(opt, 0, None);
+    let mut out = Vec::new();
+    // Unmarked: delayed as usual.
+    r.on_packet(&data(0, MSS, MS, 1), MS, &mut out);
+    assert!(out.is_empty());
+    // CE after an unmarked segment: ACKed at once (§3.2.2.5.1) with r.cep = 5 + 1 = 6.
+    r.on_packet(&ce_data(M, 2 * MS), 2 * MS, &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!((out[0].ace, out[0].ceb, out[0].ece), (6, MSS, false), "no latched ECE");
+    assert_eq!(out[0].wire_bytes, HDR + 12, "the AccECN option rides on the ACK");
+    // A second CE in a row is not a change: the usual delayed ACK, on the second segment.
+    out.clear();
+    r.on_packet(&ce_data(2 * M, 3 * MS), 3 * MS, &mut out);
+    assert!(out.is_empty());
+    r.on_packet(&ce_data(3 * M, 4 * MS), 4 * MS, &mut out);
+    assert_eq!(out.len(), 1);
+    // 6 + 2 = 8 → ACE 0; 3 × 1448 = 4344 CE bytes.
+    assert_eq!((out[0].ace, out[0].ceb), (0, 3 * MSS));
+}
+
+#[test]
+fn the_accecn_sender_hands_every_mark_to_the_controller_and_opens_one_episode() {
+    let (mut c, _) = established(TcpOptions { handshake: false, ..accecn_opts() });
+    let ack = |n: u64, ace: u8, ceb: u32, now: Nanos| {
+        let mut p = ackp(seg(n), &[], now);
+        (p.ace, p.ceb) = (ace, ceb);
+        p
+    };
+    c.recv(&ack(2, 5, 0, 100 * MS), 100 * MS);
+    let (s, _) = c.last_ack_sample();
+    assert_eq!((s.ce_delta, s.ce_bytes, s.ece), (0, 0, false));
+    assert_eq!(c.n_congestion(), 0);
+    // Two segments acknowledged, both CE: ACE 5 → 7.
+    c.recv(&ack(4, 7, 2 * MSS, 101 * MS), 101 * MS);
+    let (s, _) = c.last_ack_sample();
+    assert_eq!((s.ce_delta, s.ce_bytes, s.ece), (2, 2 * M, true));
+    assert_eq!(c.causes(), vec![Cause::Ecn], "new marks open an ECN episode");
+    // One more mark within the episode: counted, no second reduction.
+    c.recv(&ack(6, 0, 3 * MSS, 102 * MS), 102 * MS);
+    let (s, _) = c.last_ack_sample();
+    assert_eq!((s.ce_delta, s.ce_bytes), (1, M));
+    assert_eq!(c.n_congestion(), 1);
+    // The next segment sent carries no CWR: AccECN has no ECE latch to clear.
+    let out = c.ack(seg(8), &[], 103 * MS);
+    assert!(out.iter().all(|p| !p.cwr));
+}

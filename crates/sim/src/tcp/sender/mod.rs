@@ -32,6 +32,7 @@ pub(crate) use self::timers::Pending;
 use self::timers::Timers;
 use self::tlp::Tlp;
 use self::undo::Undo;
+use super::accecn::{self, NewMarks};
 use super::rtt::{self, RttSamples, WindowedMin};
 use crate::engine::Timer;
 use crate::packet::{Kind, Packet};
@@ -180,6 +181,8 @@ pub struct TcpSender {
     snd_wnd: u64,
     ecn_ok: bool,
     cwr_pending: bool,
+    /// What the receiver's AccECN counters said so far, once AccECN is negotiated.
+    accecn: Option<accecn::Feedback>,
     rate: RateSampler,
     cwnd_limited: bool,
     next_send_time: Nanos,
@@ -235,6 +238,7 @@ impl TcpSender {
             snd_wnd: opt.rcv_buf,
             ecn_ok: false,
             cwr_pending: false,
+            accecn: None,
             rate: RateSampler::default(),
             cwnd_limited: false,
             next_send_time: 0,
@@ -311,6 +315,7 @@ impl TcpSender {
             self.send_syn(now, out);
         } else {
             self.ecn_ok = self.opt.ecn;
+            self.accecn = (self.opt.ecn && self.opt.accecn).then(accecn::Feedback::default);
             self.establish(now, out);
         }
     }
@@ -378,7 +383,11 @@ impl TcpSender {
                     self.timers.on_rtt_sample(r);
                     self.min_rtt.update(now, r);
                 }
-                self.ecn_ok = self.opt.ecn && p.ece;
+                // RFC 9768 §3.1.2: a SYN-ACK that does not accept AccECN falls back to what it
+                // does accept, classic ECN (ECE alone) or none.
+                let accecn = self.opt.ecn && self.opt.accecn && accecn::accepts(p.ace);
+                self.ecn_ok = self.opt.ecn && (p.ece || accecn);
+                self.accecn = accecn.then(accecn::Feedback::default);
                 self.snd_wnd = p.window;
                 self.ts_recent = p.tsval;
                 self.establish(now, out);
@@ -401,8 +410,10 @@ impl TcpSender {
         self.process_probe_ack(p.ack, &a, now);
         let tsecr = (self.opt.timestamps && p.tsecr != 0).then_some(p.tsecr);
         self.try_undo(&a, tsecr, now);
-        self.update_episode(&a, found.lost_retransmission, p.ece, now);
-        let sample = self.ack_sample(p, &a, now);
+        let marks = self.new_marks(p, &a);
+        let ece = marks.map_or(p.ece, |m| m.packets > 0);
+        self.update_episode(&a, found.lost_retransmission, ece, now);
+        let sample = self.ack_sample(p, &a, marks, now);
         let path = self.path(now);
         self.cc.on_ack(&mut self.st, &path, &sample);
         self.moderate_cwnd();
@@ -497,7 +508,16 @@ impl TcpSender {
         self.rec.settle(self.sb.sacked_bytes() > 0);
     }
 
-    fn ack_sample(&mut self, p: &Packet, a: &Acked, now: Nanos) -> AckSample {
+    /// The CE marks an ACK reports, with AccECN; None with classic feedback, whose ECE bit is
+    /// all there is.
+    fn new_marks(&mut self, p: &Packet, a: &Acked) -> Option<NewMarks> {
+        let mss = self.mss();
+        let packets = a.delivered.div_ceil(mss);
+        self.accecn.as_mut().map(|f| f.on_ack(p.ace, p.ceb, packets, mss as u32))
+    }
+
+    fn ack_sample(&mut self, p: &Packet, a: &Acked, marks: Option<NewMarks>, now: Nanos) -> AckSample {
+        let marks_seen = marks.unwrap_or_default();
         let segments_acked = match self.opt.ca_counting {
             CaCounting::Segments => a.delivered.div_ceil(self.mss()) as u32,
             CaCounting::Acks => (a.delivered > 0) as u32,
@@ -511,9 +531,9 @@ impl TcpSender {
             ts_echo: (self.opt.timestamps && p.tsecr != 0).then(|| {
                 ticks(now, self.opt.ts_granularity).wrapping_sub(p.tsecr) as u64 * self.opt.ts_granularity
             }),
-            ece: p.ece,
-            ce_delta: 0,
-            ce_bytes: 0,
+            ece: marks.map_or(p.ece, |m| m.packets > 0),
+            ce_delta: marks_seen.packets,
+            ce_bytes: marks_seen.bytes,
             rate: self.rate.finish_ack(&a.deliveries, now, self.sb.lost_total()),
             newly_lost: a.newly_lost,
             round_start: a.deliveries.round_start,
@@ -552,8 +572,9 @@ impl TcpSender {
         self.rec.enter(cause, prr, prior_cwnd, self.sb.snd_nxt());
         // Linux `tcp_init_cwnd_reduction`: a probe outstanding is covered by this reduction.
         self.tlp.forget();
-        if cause == Cause::Ecn {
-            // RFC 3168 §6.1.2: CWR on the next new segment tells the receiver to stop echoing.
+        if cause == Cause::Ecn && self.accecn.is_none() {
+            // RFC 3168 §6.1.2: CWR on the next new segment tells the receiver to stop echoing
+            // (AccECN's receiver echoes counts, never a latched ECE).
             self.cwr_pending = true;
         }
         reaction

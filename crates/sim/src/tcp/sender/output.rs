@@ -8,6 +8,7 @@ use super::scoreboard::Seg;
 use super::timers::Pending;
 use super::{ticks, Nanos, Phase, TcpSender};
 use crate::packet::{Kind, Packet};
+use crate::tcp::accecn;
 
 /// The segment `transmit` would send next.
 #[derive(Clone, Copy)]
@@ -161,7 +162,8 @@ impl TcpSender {
     }
 
     /// RFC 3168 §6.1.5: retransmissions are never ECT, so a mark always means new data;
-    /// §6.1.2: the first new segment after a reduction carries CWR.
+    /// §6.1.2: the first new segment after a reduction carries CWR. An L4S flow sends ECT(1)
+    /// (RFC 9331 §4.1).
     fn data_packet(&mut self, seq: u64, len: u32, is_retx: bool, now: Nanos) -> Packet {
         let mut p = Packet::new(self.flow, Kind::Data, len + self.opt.header_bytes, now);
         p.seq = seq;
@@ -170,18 +172,22 @@ impl TcpSender {
         p.tsecr = self.ts_recent;
         p.is_retx = is_retx;
         if self.ecn_ok && !is_retx {
-            p.ecn = Ecn::Ect0;
+            p.ecn = if self.opt.ect1 { Ecn::Ect1 } else { Ecn::Ect0 };
             p.cwr = std::mem::take(&mut self.cwr_pending);
         }
         p
     }
 
-    /// RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR (and is itself Not-ECT).
+    /// RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR (and is itself Not-ECT); an
+    /// AccECN SYN sets AE too (RFC 9768 §3.1.1).
     pub(super) fn send_syn(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         let mut p = Packet::new(self.flow, Kind::Syn, self.opt.header_bytes + 8, now);
         p.tsval = ticks(now, self.opt.ts_granularity);
         p.ece = self.opt.ecn;
         p.cwr = self.opt.ecn;
+        if self.opt.ecn && self.opt.accecn {
+            p.ace = accecn::SYN_REQUEST;
+        }
         self.syn_sent_at = now;
         out.push(p);
         self.timers.restart(&mut self.rto_timer, now);
