@@ -16,27 +16,27 @@
 //!
 //! | key | default | source |
 //! |---|---|---|
-//! | `flows` | 1024 | Linux `fq_codel_init` (`q->flows_cnt = 1024`); RFC 8290 §5.2.5; 1 to 65536 as `fq_codel_change` |
-//! | `quantum` | 1514 bytes | Linux `fq_codel_init`: `psched_mtu(dev)` of an Ethernet device (1500 + 14); RFC 8290 §5.2.4; 256 to 1 MiB |
-//! | `target` | `"5ms"` | Linux `codel_params_init` (`MS2TIME(5)`); RFC 8290 §5.2.2 |
-//! | `interval` | `"100ms"` | Linux `codel_params_init` (`MS2TIME(100)`); RFC 8290 §5.2.1 |
-//! | `mtu` | 1514 bytes | Linux `fq_codel_init`: `q->cparams.mtu = psched_mtu(dev)` (not a `tc` option); 0 = the largest packet dequeued so far (Linux 3.x `stats->maxpacket`) |
+//! | `flows` | 1024 | Linux `fq_codel_init` (`q->flows_cnt = 1024`); RFC 8290 §5.2, "Flows"; 1 to 65536 as `fq_codel_change` |
+//! | `quantum` | 1514 bytes | Linux `fq_codel_init`: `psched_mtu(dev)` of an Ethernet device (1500 + 14); RFC 8290 §5.2, "Quantum"; 256 to 1 MiB |
+//! | `target` | `"5ms"` | Linux `codel_params_init` (`MS2TIME(5)`); RFC 8290 §5.2, "Target" |
+//! | `interval` | `"100ms"` | Linux `codel_params_init` (`MS2TIME(100)`); RFC 8290 §5.2, "Interval" |
+//! | `mtu` | 1514 bytes | Linux `fq_codel_init`: `q->cparams.mtu = psched_mtu(dev)` (not a `tc` option); 0 to 1 MiB, 0 = the largest packet dequeued so far (Linux 3.x `stats->maxpacket`) |
 //! | `drop_batch` | 64 packets | Linux `fq_codel_init` (`q->drop_batch_size = 64`) |
 //! | `memory_limit` | 33554432 bytes (32 MiB) | Linux `fq_codel_init` on x86-64 (`32 << 20`; 4 MiB on other architectures); at most 2 GiB as `fq_codel_change` |
-//! | `ce_threshold` | absent (off) | Linux `codel_params_init` (`CODEL_DISABLED_THRESHOLD`); RFC 8290 §5.2.7 |
+//! | `ce_threshold` | absent (off) | Linux `codel_params_init` (`CODEL_DISABLED_THRESHOLD`); RFC 8290 §5.2, "CE Threshold" |
 //!
 //! The packet limit is the link's `limit` (Linux `sch->limit`, default 10240 packets, set by the
 //! scenario, not here); a byte limit is honoured the same way. ECN marking follows the link's
-//! `ecn` (RFC 8290 §5.2.6). Linux's `fq_codel` turns ECN **on** by default (`fq_codel_init`:
-//! `q->cparams.ecn = true`), unlike `codel`, so a scenario reproducing a Linux default
-//! `fq_codel` should set `ecn = true` on the link.
+//! `ecn` (RFC 8290 §5.2, "Explicit Congestion Notification (ECN)"). Linux's `fq_codel` turns ECN
+//! **on** by default (`fq_codel_init`: `q->cparams.ecn = true`), unlike `codel`, so a scenario
+//! reproducing a Linux default `fq_codel` should set `ecn = true` on the link.
 //!
 //! # What exactly is implemented, function by function
 //!
 //! * Classification (Linux `fq_codel_hash`: `reciprocal_scale(skb_get_hash(skb), flows_cnt)`):
 //!   a 32-bit hash of [`QueuedPacket::flow_id`] keyed by a perturbation drawn from the link's
 //!   `seed`, scaled to a bucket by `(hash * flows) >> 32`. Flows that collide share a queue, its
-//!   deficit and its CoDel state, as in Linux (RFC 8290 §5.3).
+//!   deficit and its CoDel state, as in Linux (RFC 8290 §5, "Probability of Hash Collisions").
 //! * Enqueue (Linux `fq_codel_enqueue`; RFC 8290 §4.1): stamp the packet, append it to its
 //!   queue; if the queue is on neither list, add it to the tail of the new list with
 //!   `deficit = quantum`. Then, if the total packets exceed the limit or the memory in use
@@ -52,10 +52,12 @@
 //! * Dequeue (Linux `fq_codel_dequeue`; RFC 8290 §4.2): take the first queue of the new list,
 //!   else of the old list, else return nothing. A queue whose deficit is `<= 0` gets `+quantum`
 //!   and moves to the tail of the old list; look again. Otherwise run CoDel on it. If CoDel
-//!   returns nothing (the queue is, or has been dropped, empty), a queue taken from the new list
-//!   moves to the tail of the old list when that list is not empty (the anti-starvation rule of
-//!   RFC 8290 §4.2), otherwise it leaves the lists; look again. If CoDel returns a packet, the
-//!   queue's deficit loses its size (packets CoDel dropped do not count).
+//!   returns nothing (the queue was empty, or CoDel dropped what was left), a queue taken from
+//!   the new list moves to the tail of the old list (the anti-starvation rule of RFC 8290 §4.2)
+//!   if that list is not empty, otherwise it leaves the lists; look again. (The RFC moves it
+//!   unconditionally; Linux's extra test changes nothing visible: alone on the old list, the
+//!   empty queue would come straight back to the front and be removed.) If CoDel returns a
+//!   packet, the queue's deficit loses its size (packets CoDel dropped do not count).
 //! * CoDel per queue (Linux `codel_dequeue` as called by `fq_codel_dequeue`): exactly the
 //!   `"linux"` profile of [`crate::codel`] (see there, with the control law and re-entry count
 //!   shared from that module), on the queue's own FIFO and state, with one difference that is
@@ -67,8 +69,8 @@
 //!   and `drop_next`.
 //! * `ce_threshold` (Linux `codel_dequeue`, label `end`): a delivered packet whose sojourn is
 //!   strictly above the threshold is CE-marked if it is ECT, whatever the `ecn` setting (the
-//!   DCTCP-style step marking of RFC 8290 §5.2.7). A packet already CE is left alone and not
-//!   reported again.
+//!   DCTCP-style step marking of RFC 8290 §5.2, "CE Threshold"). A packet already CE is left
+//!   alone and not reported again (Linux counts it in `ce_mark` all the same).
 //! * Marks and drops at dequeue go to the [`DequeueSink`] with the packet's sojourn time.
 //!
 //! # Deliberate differences from Linux
@@ -78,8 +80,8 @@
 //!   and fed it to `jhash_3words`. Here the input is the simulator's `flow_id` and the mixer is
 //!   SplitMix64's finaliser keyed by a 32-bit perturbation from the link's `seed`: only the
 //!   uniformity of the 32-bit result matters, then `reciprocal_scale` as Linux.
-//! * Memory in use counts [`QueuedPacket::wire_bytes`]; Linux counts `skb->truesize` (buffer
-//!   and metadata, typically 1.5 to 3 times the packet), so `memory_limit` binds later here.
+//! * Memory in use counts [`QueuedPacket::wire_bytes`]; Linux counts `skb->truesize` (the
+//!   buffer with its overhead, larger than the packet), so `memory_limit` binds later here.
 //! * CoDel details as [`crate::codel`]'s `"linux"` profile: exact `interval / sqrt(count)`
 //!   rather than Linux's Newton-step fixed point, nanoseconds rather than 1024 ns units, and
 //!   "ok to drop" at `now >= first_above_time` (RFC 8289) rather than Linux's strict `after`.
@@ -103,8 +105,9 @@ use crate::{
 #[cfg(test)]
 mod tests;
 
-/// Linux `FQ_CODEL_QUANTUM_MAX` (`1 << 20`) and the smallest quantum `fq_codel_change` keeps.
+/// The smallest quantum Linux `fq_codel_change` keeps (`max(256U, quantum)`).
 const QUANTUM_MIN: u64 = 256;
+/// Linux `FQ_CODEL_QUANTUM_MAX`, the largest quantum (and, in `fq_codel_init`, MTU).
 const QUANTUM_MAX: u64 = 1 << 20;
 /// Linux `fq_codel_change`: `flows_cnt` in 1..=65536.
 const FLOWS_MAX: u64 = 65536;
