@@ -127,6 +127,35 @@ pub use ns2::{
 /// `drop_next` carries the count over.
 pub const LINUX_RECENT_INTERVALS: u64 = 16;
 
+/// `t + interval / sqrt(count)` (RFC 8289 §5 `control_law`; (12.6) of the notes), in `f64`
+/// truncated to whole nanoseconds. Shared with FQ-CoDel's per-flow CoDel.
+pub(crate) fn control_law(t: Nanos, interval: Nanos, count: u64) -> Nanos {
+    t + (interval as f64 / (count as f64).sqrt()) as Nanos
+}
+
+/// `now - drop_next < intervals * interval`, taken signed as Linux's wrapping compare does: a
+/// `drop_next` still ahead is recent.
+pub(crate) fn drop_next_is_recent(now: Nanos, drop_next: Nanos, intervals: u64, interval: Nanos) -> bool {
+    now < drop_next || now - drop_next < intervals * interval
+}
+
+/// `count` on entering the dropping state, Linux `codel_dequeue` / RFC 8289 §5: the signals of
+/// the last spell (`count - lastcount`) if more than one and `recent`, else 1.
+pub(crate) fn linux_reentry_count(count: u64, lastcount: u64, recent: bool) -> u64 {
+    let delta = count.saturating_sub(lastcount);
+    if delta > 1 && recent {
+        delta
+    } else {
+        1
+    }
+}
+
+/// Whether CoDel may CE-mark instead of dropping (Linux `params->ecn && INET_ECN_set_ce(skb)`:
+/// true for ECT(0), ECT(1) and CE alike).
+pub(crate) fn markable(ecn_on: bool, e: Ecn) -> bool {
+    ecn_on && (e.is_ect() || e == Ecn::Ce)
+}
+
 /// Which CoDel. Parameter `profile`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum CoDelProfile {
@@ -261,12 +290,12 @@ impl<P: QueuedPacket> CoDel<P> {
 
     /// `t + interval / sqrt(count)` (RFC 8289 §5 `control_law`; (12.6) of the notes).
     fn control_law(&self, t: Nanos) -> Nanos {
-        t + (self.cfg.interval as f64 / (self.count as f64).sqrt()) as Nanos
+        control_law(t, self.cfg.interval, self.count)
     }
 
     /// `now - drop_next < intervals * interval`, signed: a `drop_next` still ahead is recent.
     fn recent(&self, now: Nanos, intervals: u64) -> bool {
-        now < self.drop_next || now - self.drop_next < intervals * self.cfg.interval
+        drop_next_is_recent(now, self.drop_next, intervals, self.cfg.interval)
     }
 
     /// When a head that has just gone above target will make it ok to drop.
@@ -284,12 +313,7 @@ impl<P: QueuedPacket> CoDel<P> {
     fn reentry_count(&self, now: Nanos) -> u64 {
         match self.profile {
             CoDelProfile::Linux => {
-                let delta = self.count.saturating_sub(self.lastcount);
-                if delta > 1 && self.recent(now, LINUX_RECENT_INTERVALS) {
-                    delta
-                } else {
-                    1
-                }
+                linux_reentry_count(self.count, self.lastcount, self.recent(now, LINUX_RECENT_INTERVALS))
             }
             CoDelProfile::Ns2 => ns2_reentry_count(self.count, self.recent(now, NS2_RECENT_INTERVALS)),
             CoDelProfile::Ns2Patch => {
@@ -331,8 +355,7 @@ impl<P: QueuedPacket> CoDel<P> {
 
     /// CE-mark the head if ECN allows it (Linux `params->ecn && INET_ECN_set_ce(skb)`).
     fn try_mark(&self, head: &mut Head<P>, sink: &mut dyn DequeueSink<P>) -> bool {
-        let e = head.pkt.ecn();
-        if !(self.ecn && (e.is_ect() || e == Ecn::Ce)) {
+        if !markable(self.ecn, head.pkt.ecn()) {
             return false;
         }
         head.pkt.set_ecn(Ecn::Ce);
