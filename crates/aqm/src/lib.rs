@@ -2,7 +2,7 @@
 //!
 //! A queue stores packets of any type implementing [`QueuedPacket`] and decides, on enqueue and on
 //! dequeue, whether each one passes, is CE-marked or is dropped. Marking is a first-class outcome
-//! beside dropping, because the AQMs (RED, CoDel, PIE) signal ECN-capable packets by marking them
+//! beside dropping, because the AQMs (RED, CoDel, PIE, FQ-CoDel, PI2, DualPI2) signal ECN-capable packets by marking them
 //! (RFC 3168 §5). Overflow of the configured limit always drops, ECT or not.
 //!
 //! Time is an integer number of nanoseconds. Randomised AQMs get their RNG state at construction.
@@ -24,6 +24,9 @@ mod testing;
 pub use ccbench_params::{ParamError, ParamSpec, ParamValue, Params};
 pub use codel::{CoDel, CoDelConfig};
 pub use droptail::DropTail;
+pub use dualpi2::{DualPi2, DualPi2Config};
+pub use fq_codel::{FqCoDel, FqCoDelConfig};
+pub use pi2::{Pi2, Pi2Config};
 pub use pie::{Pie, PieConfig};
 pub use red::Red;
 pub use registry::{build_queue, queue_params, queues, QueueConfig};

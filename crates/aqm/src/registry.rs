@@ -7,6 +7,9 @@
 use ccbench_params::{lookup, Entry, ParamError, ParamSpec, Params};
 
 use crate::codel::CoDelProfile;
+use crate::dualpi2::DualPi2;
+use crate::fq_codel::FqCoDel;
+use crate::pi2::Pi2;
 use crate::{CoDel, CoDelConfig, DropTail, Limit, Pie, PieConfig, QueueDisc, QueuedPacket, Red};
 
 /// What every queue gets from its link besides its own parameters.
@@ -24,7 +27,7 @@ pub struct QueueConfig {
 pub type BuildQueue<P> = fn(QueueConfig, &Params) -> Result<Box<dyn QueueDisc<P>>, ParamError>;
 
 /// The queue disciplines, for packets of type `P`.
-pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 4] {
+pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 7] {
     [
         Entry {
             name: "droptail",
@@ -59,6 +62,31 @@ pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 4] {
                       \"ns2\" = the ns-2 pie.cc of its simulations): random early drop/mark steered to a \
                       delay target",
             build: |cfg, p| Ok(Box::new(Pie::from_queue_config(cfg, PieConfig::from_params(p)?))),
+        },
+        Entry {
+            name: "fq_codel",
+            aliases: &["fq-codel"],
+            summary: "FQ-CoDel (RFC 8290, Linux sch_fq_codel): flows hashed into 1024 queues served by \
+                      deficit round robin (new flows first, once), CoDel per queue (head drop, or CE mark \
+                      with ecn; Linux defaults ecn on), overflow drops a batch from the fattest queue",
+            build: |cfg, p| Ok(Box::new(FqCoDel::from_params(cfg, p)?)),
+        },
+        Entry {
+            name: "pi2",
+            aliases: &[],
+            summary: "PI2 (De Schepper et al., CoNEXT 2016; RFC 9332 App. A.1's base AQM): one FIFO, a PI \
+                      controller on the head sojourn every tupdate; at dequeue classic packets are \
+                      dropped/marked with p'^2, ECT(1)/CE marked with min(k*p', 1)",
+            build: |cfg, p| Ok(Box::new(Pi2::from_params(cfg, p)?)),
+        },
+        Entry {
+            name: "dualpi2",
+            aliases: &[],
+            summary: "DualPI2 (RFC 9332, Linux sch_dualpi2 defaults): ECT(1)/CE to a low-latency L queue, \
+                      the rest to C, scheduled with a 10% C weight; coupled PI2 on the larger head sojourn: \
+                      C dropped/marked with p'^2, L marked with max(k*p', step above 1 ms); overload drops \
+                      classic-style",
+            build: |cfg, p| Ok(Box::new(DualPi2::from_params(cfg, p)?)),
         },
     ]
 }
@@ -116,7 +144,7 @@ mod tests {
         let e = build_queue::<Pkt>("blue", CFG, &Params::new()).err().unwrap();
         assert_eq!(
             (e.key.as_str(), e.message.as_str()),
-            ("aqm", "unknown AQM \"blue\" (known: droptail, codel, red, pie)")
+            ("aqm", "unknown AQM \"blue\" (known: droptail, codel, red, pie, fq_codel, pi2, dualpi2)")
         );
         let mut p = Params::new();
         p.insert("target", ccbench_params::ParamValue::Str("5ms".into()));

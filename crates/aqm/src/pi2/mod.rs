@@ -37,9 +37,9 @@
 //! | key | default | source |
 //! |---|---|---|
 //! | `target` | `"15ms"` | RFC 9332 Appendix A.1 `target = 15 ms` (also Linux `dualpi2_reset_default`) |
-//! | `tupdate` | `"15ms"` | RFC 9332 A.1 `Tupdate = min(target, RTT_max/3)` with `RTT_max = 100 ms` |
-//! | `alpha` (1/s) | 0.15 | RFC 9332 A.1 `alpha = 0.1 * Tupdate / RTT_max²` |
-//! | `beta` (1/s) | 3.0 | RFC 9332 A.1 `beta = 0.3 / RTT_max` |
+//! | `tupdate` | `"16ms"` | RFC 9332 A.1 Figure 2 `Tupdate = 16 ms` (also Linux) |
+//! | `alpha` (1/s) | 0.16 | RFC 9332 A.1 Figure 2 line 13, `alpha = 0.1 * Tupdate / RTT_max²` with `RTT_max = 100 ms`, stated as 0.16 |
+//! | `beta` (1/s) | 3.2 | RFC 9332 A.1 Figure 2 line 14, `beta = 0.3 / RTT_max`, stated as 3.2 (Linux 819/256) |
 //! | `coupling` | 2 | RFC 9332 A.1 `k = 2`; PI2 paper §5 |
 //! | `mtu` (bytes) | 1514 | Linux `psched_mtu` of an Ethernet device (1500 + 14), as `codel` |
 //!
@@ -91,9 +91,9 @@ pub struct Pi2Config {
 }
 
 impl Default for Pi2Config {
-    /// RFC 9332 Appendix A.1 with `RTT_max = 100 ms`.
+    /// RFC 9332 Appendix A.1, Figure 2 (the values it states for `RTT_max = 100 ms`).
     fn default() -> Self {
-        Self { target: 15 * MS, tupdate: 15 * MS, alpha: 0.15, beta: 3.0, coupling: 2.0, mtu: 1514 }
+        Self { target: 15 * MS, tupdate: 16 * MS, alpha: 0.16, beta: 3.2, coupling: 2.0, mtu: 1514 }
     }
 }
 

@@ -39,12 +39,12 @@ fn assert_close(a: f64, b: f64) {
 
 #[test]
 fn defaults_are_rfc_9332_appendix_a1() {
-    // Tupdate = min(15 ms, 100 ms / 3) = 15 ms; alpha = 0.1 * 0.015 / 0.1² = 0.15;
-    // beta = 0.3 / 0.1 = 3.
+    // Figure 2: target 15 ms, Tupdate 16 ms, and for RTT_max = 100 ms
+    // alpha = 0.1 * 0.016 / 0.1² = 0.16 and beta stated as 3.2; k = 2.
     let c = Pi2Config::default();
-    assert_eq!((c.target, c.tupdate, c.mtu), (15 * MS, 15 * MS, 1514));
-    assert_close(c.alpha, 0.1 * 0.015 / (0.1 * 0.1));
-    assert_close(c.beta, 0.3 / 0.1);
+    assert_eq!((c.target, c.tupdate, c.mtu), (15 * MS, 16 * MS, 1514));
+    assert_close(c.alpha, 0.1 * 0.016 / (0.1 * 0.1));
+    assert_eq!(c.beta, 3.2);
     assert_eq!(c.coupling, 2.0);
     assert_eq!(Pi2Config::from_params(&Params::new()).unwrap(), c);
 }
@@ -53,32 +53,32 @@ fn defaults_are_rfc_9332_appendix_a1() {
 fn pi_update_arithmetic_with_a_standing_then_vanishing_head() {
     let mut q = pi2(false);
     assert!(matches!(q.enqueue(Pkt(1500, Ecn::NotEct), 0), Enqueued::Queued));
-    assert_eq!(q.next_timer(), 15 * MS);
-    // 15 ms: head sojourn 15 ms = target; dp = 0.15 * 0 + 3 * (0.015 - 0) = 0.045.
-    q.on_timer(15 * MS);
-    assert_close(q.probability(), 0.045);
-    // 30 ms: sojourn 30 ms; dp = 0.15 * 0.015 + 3 * 0.015 = 0.04725 → 0.09225.
-    q.on_timer(30 * MS);
-    assert_close(q.probability(), 0.09225);
-    // 45 ms: sojourn 45 ms; dp = 0.15 * 0.030 + 3 * 0.015 = 0.0495 → 0.14175.
-    q.on_timer(45 * MS);
-    assert_close(q.probability(), 0.14175);
+    assert_eq!(q.next_timer(), 16 * MS);
+    // 16 ms: head sojourn 16 ms; dp = 0.16 * (0.016 - 0.015) + 3.2 * (0.016 - 0) = 0.05136.
+    q.on_timer(16 * MS);
+    assert_close(q.probability(), 0.05136);
+    // 32 ms: sojourn 32 ms; dp = 0.16 * 0.017 + 3.2 * 0.016 = 0.05392 → 0.10528.
+    q.on_timer(32 * MS);
+    assert_close(q.probability(), 0.10528);
+    // 48 ms: sojourn 48 ms; dp = 0.16 * 0.033 + 3.2 * 0.016 = 0.05648 → 0.16176.
+    q.on_timer(48 * MS);
+    assert_close(q.probability(), 0.16176);
     // 50 ms: the packet leaves (nothing behind it: under 2 MTU, no signal).
     assert_eq!(q.dequeue(50 * MS, &mut NoSink).unwrap().sojourn, 50 * MS);
-    // 60 ms: empty, delay 0; dp = 0.15 * -0.015 + 3 * (0 - 0.045) = -0.13725 → 0.0045.
-    q.on_timer(60 * MS);
-    assert_close(q.probability(), 0.0045);
-    // 75 ms and 90 ms: dp = 0.15 * -0.015 = -0.00225 each → 0.00225, then 0.
-    q.on_timer(75 * MS);
-    assert_close(q.probability(), 0.00225);
-    q.on_timer(90 * MS);
-    assert_close(q.probability(), 0.0);
-    q.on_timer(105 * MS); // bounded at 0 exactly
+    // 64 ms: empty, delay 0; dp = 0.16 * -0.015 + 3.2 * (0 - 0.048) = -0.156 → 0.00576.
+    q.on_timer(64 * MS);
+    assert_close(q.probability(), 0.00576);
+    // 80 ms and 96 ms: dp = 0.16 * -0.015 = -0.0024 each → 0.00336, then 0.00096.
+    q.on_timer(80 * MS);
+    assert_close(q.probability(), 0.00336);
+    q.on_timer(96 * MS);
+    assert_close(q.probability(), 0.00096);
+    q.on_timer(112 * MS); // 0.00096 - 0.0024 < 0: bounded at 0 exactly
     assert_eq!(q.probability(), 0.0);
     // At rest with an empty queue: the catch-up skips to the first instant after now
-    // (10 s / 15 ms = 666.7, so 667 * 15 ms).
-    q.on_timer(10 * S);
-    assert_eq!(q.next_timer(), 667 * 15 * MS);
+    // (10.001 s / 16 ms = 625.06, so 626 * 16 ms).
+    q.on_timer(10 * S + MS);
+    assert_eq!(q.next_timer(), 626 * 16 * MS);
 }
 
 #[test]

@@ -178,7 +178,7 @@ to = "c"
             (
                 &["links[0].aqm=blue"],
                 "links[0].aqm",
-                "unknown AQM \"blue\" (known: droptail, codel, red, pie)",
+                "unknown AQM \"blue\" (known: droptail, codel, red, pie, fq_codel, pi2, dualpi2)",
             ),
             (&["links[0].aqm_params={target=\"5ms\"}"], "links[0].aqm_params.target", "unknown parameter"),
             (&["links[0].reverse={aqm_params={x=1}}"], "links[0].reverse.aqm_params.x", "unknown parameter"),
