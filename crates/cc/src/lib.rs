@@ -18,6 +18,7 @@
 pub mod bbr;
 pub mod bbr2;
 pub mod cubic;
+pub mod dctcp;
 pub mod fledbat;
 pub mod highspeed;
 pub mod htcp;
@@ -25,6 +26,7 @@ pub mod illinois;
 pub mod ledbat;
 pub mod ledbatpp;
 pub mod newreno;
+pub mod prague;
 pub mod registry;
 pub mod rledbat;
 pub mod scalable;

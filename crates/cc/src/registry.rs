@@ -8,6 +8,7 @@ use ccbench_params::{lookup, Entry};
 use crate::bbr::{Bbr, BbrConfig};
 use crate::bbr2::{Bbr2, Bbr2Config};
 use crate::cubic::{Cubic, CubicConfig};
+use crate::dctcp::{Dctcp, DctcpConfig};
 use crate::fledbat::{Fledbat, FledbatConfig};
 use crate::highspeed::{HighSpeed, HighSpeedConfig};
 use crate::htcp::{Htcp, HtcpConfig};
@@ -15,6 +16,7 @@ use crate::illinois::{Illinois, IllinoisConfig};
 use crate::ledbat::{Ledbat, LedbatConfig};
 use crate::ledbatpp::{LedbatPlusPlus, LedbatPpConfig};
 use crate::newreno::{NewReno, NewRenoConfig};
+use crate::prague::{Prague, PragueConfig};
 use crate::rledbat::{Rledbat, RledbatConfig};
 use crate::scalable::{Scalable, ScalableConfig};
 use crate::siad::{Siad, SiadConfig};
@@ -98,6 +100,18 @@ pub static CONTROLLERS: &[Entry<BuildController>] = &[
         summary: "TCP Illinois as Linux tcp_illinois.c: loss-triggered, alpha in [0.3, 10] and beta in [1/8, 1/2] from queueing delay",
         build: |p| Ok(Box::new(Illinois::new(IllinoisConfig::from_params(p)?))),
     },
+    Entry {
+        name: "dctcp",
+        aliases: &[],
+        summary: "DCTCP (RFC 8257) as Linux tcp_dctcp.c: Reno growth, cut by alpha/2 per ECN episode, alpha = EWMA of the marked fraction (g = 1/16)",
+        build: |p| Ok(Box::new(Dctcp::new(DctcpConfig::from_params(p)?))),
+    },
+    Entry {
+        name: "prague",
+        aliases: &[],
+        summary: "TCP Prague as L4STeam tcp_prague.c 0.6: scalable L4S response, fractional cwnd, AI skipping CE bytes, paced, RTT-independent after 500 rounds",
+        build: |p| Ok(Box::new(Prague::new(PragueConfig::from_params(p)?))),
+    },
 ];
 
 /// The less-than-best-effort controllers, sender or receiver side: their share of the bytes
@@ -170,7 +184,7 @@ mod tests {
         assert_eq!(
             e.message,
             "unknown algorithm \"vegas\" (known: newreno, cubic, ledbat, fledbat, ledbat++, bbr, bbr2, siad, \
-             highspeed, scalable, htcp, illinois)"
+             highspeed, scalable, htcp, illinois, dctcp, prague)"
         );
         let e = build_receiver_control("rledbatt", &Params::new()).err().unwrap();
         assert_eq!(e.key, "receiver_cca");
