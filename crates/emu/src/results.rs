@@ -12,7 +12,7 @@ use ccbench_aqm::Limit;
 use ccbench_link::LinkCounters;
 use ccbench_scenario::results::{
     self, flow_summary, percentiles, run_summary, FlowSeries, FlowSummary, FlowWindow, LinkSeries,
-    LinkSummary, LinkWindow, LossEvents, OwdSeries, RunTotals, Sharing, SojournSeries,
+    LinkSummary, LinkWindow, LossEvents, OwdSeries, Percentiles, RunTotals, Sharing, SojournSeries,
 };
 use ccbench_scenario::results::{Conservation, SimResult};
 use ccbench_scenario::{FlowKind, LinkSpec, Scenario, Topology};
@@ -37,7 +37,11 @@ pub fn build(sc: &Scenario, topo: &Topology, report: &Report, outputs: &Outputs,
         .flows
         .iter()
         .enumerate()
-        .map(|(i, f)| flow_summary(sc, f, flow_window(sc, i, &outputs[i])))
+        .zip(flow_queue_delays(sc, topo, report))
+        .map(|((i, f), delays)| {
+            let window = FlowWindow { queue_delay_ms: delays, ..flow_window(sc, i, &outputs[i]) };
+            flow_summary(sc, f, window)
+        })
         .collect();
     // Access links (infinitely fast, no queue) are not reported, as in the simulator.
     let queues = |&(i, _): &(usize, &LinkReport)| topo.links[i].rate.is_finite();
@@ -110,6 +114,8 @@ fn flow_window(sc: &Scenario, i: usize, (tx, rx): &(Value, Value)) -> FlowWindow
         loss_reductions: 0,
         ecn_negotiated: tx["ecn_negotiated"] == Value::Bool(true),
         owd_ms: if tcp { None } else { percentiles(&mut owd) },
+        // Filled from the forwarder's sojourn records (`flow_queue_delays`).
+        queue_delay_ms: None,
         packets_lost: (!tcp).then(|| (num(tx, "packets_sent").unwrap_or(0.0) - total).max(0.0) as u64),
         // Not measured on the real stack: the forwarder logs no loss times per flow and
         // the kernel's cwnd is sampled per bin, not per ACK.
@@ -259,6 +265,22 @@ fn flow_of(sport: u16, dport: u16, flows: usize) -> Option<u32> {
         .map(|p| p.wrapping_sub(BASE_PORT) as usize)
         .find(|&i| i < flows)
         .map(|i| i as u32)
+}
+
+/// Per flow, the sojourns of its data packets in the window at the measured links of its path
+/// (the simulator's `FlowSummary::queue_delay_ms`).
+fn flow_queue_delays(sc: &Scenario, topo: &Topology, report: &Report) -> Vec<Option<Percentiles>> {
+    let mut delays = vec![Vec::new(); sc.flows.len()];
+    for (i, l) in report.links.iter().enumerate().filter(|(i, _)| topo.links[*i].measure_sojourn) {
+        let inside = l.sojourn.iter().filter(|s| (sc.warmup..sc.duration).contains(&s.at));
+        for p in inside {
+            let flow = flow_of(p.flow.sport, p.flow.dport, sc.flows.len()).map(|f| f as usize);
+            if let Some(f) = flow.filter(|&f| sc.flows[f].path.contains(&i)) {
+                delays[f].push(p.sojourn as f64 / 1e6);
+            }
+        }
+    }
+    delays.iter_mut().map(|d| percentiles(d)).collect()
 }
 
 fn sojourn_series(sc: &Scenario, topo: &Topology, report: &Report) -> SojournSeries {

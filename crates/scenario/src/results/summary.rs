@@ -85,6 +85,7 @@ pub struct FlowWindow {
     pub loss_reductions: u64,
     pub ecn_negotiated: bool,
     pub owd_ms: Option<Percentiles>,
+    pub queue_delay_ms: Option<Percentiles>,
     pub packets_lost: Option<u64>,
     /// Chunks fully acknowledged and connections opened (chunked flows).
     pub chunks: Option<(u64, u64)>,
@@ -118,6 +119,7 @@ pub fn flow_summary(sc: &Scenario, f: &Flow, w: FlowWindow) -> FlowSummary {
         loss_reductions: w.loss_reductions,
         ecn_negotiated: w.ecn_negotiated,
         owd_ms: w.owd_ms,
+        queue_delay_ms: w.queue_delay_ms,
         packets_lost: w.packets_lost,
         chunks: w.chunks.map(|(c, _)| c),
         connections: w.chunks.map(|(_, n)| n),

@@ -39,6 +39,9 @@ pub struct Recorder {
     pub owd: OwdSeries,
     /// One-way delays (ns) of CBR datagrams inside the measurement window, per flow.
     pub window_owds: Vec<Quantiles>,
+    /// Sojourn times (ns) of each flow's data packets at the measured links of its path, inside
+    /// the measurement window.
+    pub window_flow_sojourns: Vec<Quantiles>,
     /// Per link: the largest base RTT of the TCP flows crossing it (its loss-grouping RTT).
     pub link_rtts: Vec<Nanos>,
     pub link_losses: Vec<LossGrouper>,
@@ -70,6 +73,12 @@ impl LinkObserver for Recorder {
         if now >= self.warmup {
             if let Some(q) = self.window_sojourns.get_mut(link as usize) {
                 q.record(sojourn);
+            }
+            let f = flow as usize;
+            if let (Some(q), Some(w)) = (self.window_flow_sojourns.get_mut(f), self.flow_windows.get(f)) {
+                if w.path.contains(&link) {
+                    q.record(sojourn);
+                }
             }
         }
     }
