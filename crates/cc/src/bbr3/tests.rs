@@ -562,7 +562,8 @@ fn app_limited_startup_without_loss_never_ends() {
 
 #[test]
 fn ecn_ends_startup_after_two_marked_rounds_only_below_the_min_rtt_gate() {
-    for (ecn, rtt, ends) in [(true, 2 * MS, true), (true, 5 * MS, true), (true, 6 * MS, false), (false, 2 * MS, false)]
+    for (ecn, rtt, ends) in
+        [(true, 2 * MS, true), (true, 5 * MS, true), (true, 6 * MS, false), (false, 2 * MS, false)]
     {
         let cfg = Bbr3Config { ecn, ..Bbr3Config::default() };
         let mut c = Conn::with_rtt(cfg, rtt);
@@ -763,7 +764,15 @@ fn probe_rtt_before_the_pipe_is_full_returns_to_startup() {
         now += RTT;
         rate *= 1.3;
         let probing = c.bbr.mode() == Mode::ProbeRtt;
-        c.round(now, Ack { rate, rtt: RTT + (i + 1) * MS, inflight: if probing { 4 * M } else { 300 * M }, ..Ack::default() });
+        c.round(
+            now,
+            Ack {
+                rate,
+                rtt: RTT + (i + 1) * MS,
+                inflight: if probing { 4 * M } else { 300 * M },
+                ..Ack::default()
+            },
+        );
         seen |= c.bbr.mode() == Mode::ProbeRtt;
         if seen && c.bbr.mode() != Mode::ProbeRtt {
             break;
@@ -849,7 +858,8 @@ fn a_sub_packet_bdp_keeps_a_floor_of_packets() {
 fn undo_restores_the_bounds_saved_at_recovery() {
     let mut c = Conn::new(fixed_cfg());
     let mut now = to_cruise(&mut c);
-    let ev = CongestionEvent { cause: Cause::Loss, open_episode: None, flight_size: BDP, in_slow_start: false };
+    let ev =
+        CongestionEvent { cause: Cause::Loss, open_episode: None, flight_size: BDP, in_slow_start: false };
     let cwnd = c.st.cwnd;
     assert_eq!(c.bbr.on_congestion(&mut c.st, &c.path, &ev), Reaction::SelfManaged);
     c.path.state = CaState::Recovery;
@@ -922,10 +932,22 @@ fn bad_params_name_their_key() {
 #[test]
 fn defaults_are_the_v3_code_constants() {
     let d = Bbr3Config::default();
-    assert_eq!((d.startup_pacing_gain, d.startup_cwnd_gain, d.cwnd_gain + d.bw_probe_cwnd_gain), (2.77, 2.0, 2.25));
-    assert_eq!((d.probe_up_gain, d.probe_down_gain, d.beta, d.loss_thresh, d.inflight_headroom), (1.25, 0.91, 0.7, 0.02, 0.15));
-    assert_eq!((d.probe_rtt_window, d.probe_rtt_time, d.probe_rtt_cwnd_gain), (5 * NANOS_PER_SEC, 200 * MS, 0.5));
-    assert_eq!((d.bw_probe_base, d.bw_probe_rand, d.bw_probe_max_rounds), (2 * NANOS_PER_SEC, NANOS_PER_SEC, 63));
+    assert_eq!(
+        (d.startup_pacing_gain, d.startup_cwnd_gain, d.cwnd_gain + d.bw_probe_cwnd_gain),
+        (2.77, 2.0, 2.25)
+    );
+    assert_eq!(
+        (d.probe_up_gain, d.probe_down_gain, d.beta, d.loss_thresh, d.inflight_headroom),
+        (1.25, 0.91, 0.7, 0.02, 0.15)
+    );
+    assert_eq!(
+        (d.probe_rtt_window, d.probe_rtt_time, d.probe_rtt_cwnd_gain),
+        (5 * NANOS_PER_SEC, 200 * MS, 0.5)
+    );
+    assert_eq!(
+        (d.bw_probe_base, d.bw_probe_rand, d.bw_probe_max_rounds),
+        (2 * NANOS_PER_SEC, NANOS_PER_SEC, 63)
+    );
     assert_eq!((d.full_loss_cnt, d.full_ecn_cnt, d.ecn_max_rtt, d.extra_acked_rounds), (6, 2, 5 * MS, 5));
     assert_eq!((d.ecn_alpha_gain, d.ecn_factor, d.ecn_thresh), (1.0 / 16.0, 1.0 / 3.0, 0.5));
     let c = Bbr3::new(d);
