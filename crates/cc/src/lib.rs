@@ -17,6 +17,7 @@
 
 pub mod bbr;
 pub mod bbr2;
+pub mod bbr3;
 pub mod cubic;
 pub mod dctcp;
 pub mod fledbat;

@@ -7,6 +7,7 @@ use ccbench_params::{lookup, Entry};
 
 use crate::bbr::{Bbr, BbrConfig};
 use crate::bbr2::{Bbr2, Bbr2Config};
+use crate::bbr3::{Bbr3, Bbr3Config};
 use crate::cubic::{Cubic, CubicConfig};
 use crate::dctcp::{Dctcp, DctcpConfig};
 use crate::fledbat::{Fledbat, FledbatConfig};
@@ -112,6 +113,12 @@ pub static CONTROLLERS: &[Entry<BuildController>] = &[
         summary: "TCP Prague as L4STeam tcp_prague.c 0.6: scalable L4S response, fractional cwnd, AI skipping CE bytes, paced, RTT-independent after 500 rounds",
         build: |p| Ok(Box::new(Prague::new(PragueConfig::from_params(p)?))),
     },
+    Entry {
+        name: "bbr3",
+        aliases: &[],
+        summary: "BBRv3 as google/bbr v3 tcp_bbr.c: Startup 2.77, DOWN 0.91, probes end on a plateau or 2 % loss, ECN only below 5 ms min RTT",
+        build: |p| Ok(Box::new(Bbr3::new(Bbr3Config::from_params(p)?))),
+    },
 ];
 
 /// The less-than-best-effort controllers, sender or receiver side: their share of the bytes
@@ -184,7 +191,7 @@ mod tests {
         assert_eq!(
             e.message,
             "unknown algorithm \"vegas\" (known: newreno, cubic, ledbat, fledbat, ledbat++, bbr, bbr2, siad, \
-             highspeed, scalable, htcp, illinois, dctcp, prague)"
+             highspeed, scalable, htcp, illinois, dctcp, prague, bbr3)"
         );
         let e = build_receiver_control("rledbatt", &Params::new()).err().unwrap();
         assert_eq!(e.key, "receiver_cca");

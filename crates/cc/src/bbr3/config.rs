@@ -1,0 +1,176 @@
+//! BBRv3's parameters: scenario keys, with the defaults of `google/bbr` v3 `tcp_bbr.c` (the
+//! `static const` block at the top of the file). Keys are bbr2's where they mean the same.
+
+use super::MS;
+use crate::bbr::aggregation::{EXTRA_ACKED_MAX, EXTRA_ACKED_WIN_RTTS, MAX_WIN_RTTS};
+use crate::bbr::mode::PACING_MARGIN;
+use crate::{Nanos, ParamError, Params, NANOS_PER_SEC};
+
+/// BBRv3 parameters; scenario keys are the field names, defaults are the v3 code's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bbr3Config {
+    /// Startup pacing gain (`bbr_startup_pacing_gain` = 4·ln 2 ≈ 2.77; v2: `high_gain` 2.885).
+    pub startup_pacing_gain: f64,
+    /// Startup and Drain cwnd gain (`bbr_startup_cwnd_gain` = 2; v2: 2.885).
+    pub startup_cwnd_gain: f64,
+    /// Drain pacing gain (`bbr_drain_gain` = 1000/2885 ≈ 0.347; the draft says 0.5).
+    pub drain_gain: f64,
+    /// ProbeBW cwnd gain (`bbr_cwnd_gain` = 2).
+    pub cwnd_gain: f64,
+    /// Added to `cwnd_gain` in PROBE_UP (`bbr_bw_probe_cwnd_gain` = 1 quarter, so 2.25 there).
+    pub bw_probe_cwnd_gain: f64,
+    /// PROBE_UP pacing gain (`bbr_pacing_gain[BBR_BW_PROBE_UP]` = 5/4).
+    pub probe_up_gain: f64,
+    /// PROBE_DOWN pacing gain (`bbr_pacing_gain[BBR_BW_PROBE_DOWN]` = 91/100; draft 0.90,
+    /// v2 0.75).
+    pub probe_down_gain: f64,
+    /// What remains of `bw_lo`/`inflight_lo` after a lossy round, and the floor of
+    /// `inflight_hi` as a fraction of the target (`bbr_beta` = 30 % cut, so 0.7).
+    pub beta: f64,
+    /// Loss rate (lost / in flight at send) above which in flight is too high (`bbr_loss_thresh` = 2 %).
+    pub loss_thresh: f64,
+    /// Fraction of `inflight_hi` left unused in CRUISE and ProbeRTT (`bbr_inflight_headroom` = 15 %).
+    pub inflight_headroom: f64,
+    /// Most rounds between bandwidth probes (`bbr_bw_probe_max_rounds` = 63).
+    pub bw_probe_max_rounds: u64,
+    /// Spread of the round count drawn at each probe (`bbr_bw_probe_rand_rounds` = 2).
+    pub bw_probe_rand_rounds: u64,
+    /// Shortest wall-clock wait between probes (`bbr_bw_probe_base_us` = 2 s).
+    pub bw_probe_base: Nanos,
+    /// Spread of the wall-clock wait (`bbr_bw_probe_rand_us` = 1 s).
+    pub bw_probe_rand: Nanos,
+    /// Loss events in a Recovery round that end Startup when loss is too high
+    /// (`bbr_full_loss_cnt` = 6; v2 8); 0 disables.
+    pub full_loss_cnt: u64,
+    /// Consecutive Startup rounds with a CE ratio ≥ `ecn_thresh` that end Startup
+    /// (`bbr_full_ecn_cnt` = 2); 0 disables.
+    pub full_ecn_cnt: u64,
+    /// Min-RTT filter window (`bbr_min_rtt_win_sec` = 10 s).
+    pub min_rtt_window: Nanos,
+    /// ProbeRTT spacing (`bbr_probe_rtt_win_ms` = 5 s).
+    pub probe_rtt_window: Nanos,
+    /// ProbeRTT hold time (`bbr_probe_rtt_mode_ms` = 200 ms); 0 disables ProbeRTT.
+    pub probe_rtt_time: Nanos,
+    /// ProbeRTT cwnd as a fraction of BDP (`bbr_probe_rtt_cwnd_gain` = 0.5); 0 means 4 packets.
+    pub probe_rtt_cwnd_gain: f64,
+    /// Pacing margin below the estimate (`bbr_pacing_margin_percent` = 1 %).
+    pub pacing_margin: f64,
+    /// The path is a shallow-threshold ECN environment (Linux `TCP_ECN_LOW`, a route
+    /// feature): react to CE marks when the flow negotiated ECN. On by default here, as the
+    /// v3 code reacts whenever both flags are set; bbr2's `ecn` is off by default.
+    pub ecn: bool,
+    /// CE fraction that makes a probe too high (`bbr_ecn_thresh` = 50 %).
+    pub ecn_thresh: f64,
+    /// Cut of `inflight_lo` per unit of `ecn_alpha` (`bbr_ecn_factor` = 1/3); 0 disables the
+    /// ECN response.
+    pub ecn_factor: f64,
+    /// EWMA gain of `ecn_alpha` (`bbr_ecn_alpha_gain` = 1/16).
+    pub ecn_alpha_gain: f64,
+    /// ECN is used only when min RTT is at most this (`bbr_ecn_max_rtt_us` = 5 ms); 0 = any RTT.
+    pub ecn_max_rtt: Nanos,
+    /// After a cycle with CE marks and no loss, probe again at once, first raising
+    /// `inflight_hi` by this fraction of itself (`bbr_ecn_reprobe_gain` = 1/2); 0 disables.
+    pub ecn_reprobe_gain: f64,
+    /// Add the ACK-aggregation allowance to the cwnd target (`bbr_update_ack_aggregation`,
+    /// `bbr_ack_aggregation_cwnd`); false: `cwnd_gain · BDP` alone.
+    pub extra_acked: bool,
+    /// Multiple of the measured excess added (`bbr_extra_acked_gain` = 1); 0 also turns the
+    /// allowance off, as in Linux.
+    pub extra_acked_gain: f64,
+    /// Rounds per slot of the excess's windowed maximum once the pipe is full
+    /// (`bbr_extra_acked_win_rtts` = 5; the draft's `ExtraAckedFilterLen` is 10); 1 in Startup.
+    pub extra_acked_rounds: u64,
+    /// The allowance is at most this much data at the estimated rate (`bbr_extra_acked_max_us`
+    /// = 100 ms).
+    pub extra_acked_max: Nanos,
+}
+
+/// `bbr_startup_pacing_gain` (`BBR_UNIT * 277 / 100 + 1` in 1/256 units is 2.7734; the draft's
+/// `4·ln 2` and the notes' value is 2.77, which we take).
+pub const STARTUP_PACING_GAIN: f64 = 2.77;
+
+impl Default for Bbr3Config {
+    fn default() -> Self {
+        Self {
+            startup_pacing_gain: STARTUP_PACING_GAIN,
+            startup_cwnd_gain: 2.0,
+            drain_gain: 1.0 / 2.885,
+            cwnd_gain: 2.0,
+            bw_probe_cwnd_gain: 0.25,
+            probe_up_gain: 1.25,
+            probe_down_gain: 0.91,
+            beta: 0.7,
+            loss_thresh: 0.02,
+            inflight_headroom: 0.15,
+            bw_probe_max_rounds: 63,
+            bw_probe_rand_rounds: 2,
+            bw_probe_base: 2 * NANOS_PER_SEC,
+            bw_probe_rand: NANOS_PER_SEC,
+            full_loss_cnt: 6,
+            full_ecn_cnt: 2,
+            min_rtt_window: 10 * NANOS_PER_SEC,
+            probe_rtt_window: 5 * NANOS_PER_SEC,
+            probe_rtt_time: 200 * MS,
+            probe_rtt_cwnd_gain: 0.5,
+            pacing_margin: PACING_MARGIN,
+            ecn: true,
+            ecn_thresh: 0.5,
+            ecn_factor: 1.0 / 3.0,
+            ecn_alpha_gain: 1.0 / 16.0,
+            ecn_max_rtt: 5 * MS,
+            ecn_reprobe_gain: 0.5,
+            extra_acked: true,
+            extra_acked_gain: 1.0,
+            extra_acked_rounds: EXTRA_ACKED_WIN_RTTS,
+            extra_acked_max: EXTRA_ACKED_MAX,
+        }
+    }
+}
+
+impl Bbr3Config {
+    pub fn from_params(p: &Params) -> Result<Self, ParamError> {
+        let d = Self::default();
+        let s = NANOS_PER_SEC;
+        let cfg = Self {
+            startup_pacing_gain: p.f64_in("startup_pacing_gain", d.startup_pacing_gain, 1.0, 10.0)?,
+            startup_cwnd_gain: p.f64_in("startup_cwnd_gain", d.startup_cwnd_gain, 1.0, 10.0)?,
+            drain_gain: p.f64_in("drain_gain", d.drain_gain, 0.1, 1.0)?,
+            cwnd_gain: p.f64_in("cwnd_gain", d.cwnd_gain, 1.0, 10.0)?,
+            bw_probe_cwnd_gain: p.f64_in("bw_probe_cwnd_gain", d.bw_probe_cwnd_gain, 0.0, 0.75)?,
+            probe_up_gain: p.f64_in("probe_up_gain", d.probe_up_gain, 1.0, 4.0)?,
+            probe_down_gain: p.f64_in("probe_down_gain", d.probe_down_gain, 0.1, 1.0)?,
+            beta: p.f64_in("beta", d.beta, 0.0, 1.0)?,
+            loss_thresh: p.f64_in("loss_thresh", d.loss_thresh, 0.001, 0.5)?,
+            inflight_headroom: p.f64_in("inflight_headroom", d.inflight_headroom, 0.0, 0.9)?,
+            bw_probe_max_rounds: p.u64_in("bw_probe_max_rounds", d.bw_probe_max_rounds, 1, 255)?,
+            bw_probe_rand_rounds: p.u64_in("bw_probe_rand_rounds", d.bw_probe_rand_rounds, 0, 15)?,
+            bw_probe_base: p.duration("bw_probe_base", d.bw_probe_base, 0, 60 * s)?,
+            bw_probe_rand: p.duration("bw_probe_rand", d.bw_probe_rand, 0, 60 * s)?,
+            full_loss_cnt: p.u64_in("full_loss_cnt", d.full_loss_cnt, 0, 15)?,
+            full_ecn_cnt: p.u64_in("full_ecn_cnt", d.full_ecn_cnt, 0, 3)?,
+            min_rtt_window: p.duration("min_rtt_window", d.min_rtt_window, 10 * MS, 600 * s)?,
+            probe_rtt_window: p.duration("probe_rtt_window", d.probe_rtt_window, 10 * MS, 600 * s)?,
+            probe_rtt_time: p.duration("probe_rtt_time", d.probe_rtt_time, 0, 10 * s)?,
+            probe_rtt_cwnd_gain: p.f64_in("probe_rtt_cwnd_gain", d.probe_rtt_cwnd_gain, 0.0, 1.0)?,
+            pacing_margin: p.f64_in("pacing_margin", d.pacing_margin, 0.0, 0.5)?,
+            ecn: p.bool("ecn", d.ecn)?,
+            ecn_thresh: p.f64_in("ecn_thresh", d.ecn_thresh, 0.0, 1.0)?,
+            ecn_factor: p.f64_in("ecn_factor", d.ecn_factor, 0.0, 1.0)?,
+            ecn_alpha_gain: p.f64_in("ecn_alpha_gain", d.ecn_alpha_gain, 0.0, 1.0)?,
+            ecn_max_rtt: p.duration("ecn_max_rtt", d.ecn_max_rtt, 0, 10 * s)?,
+            ecn_reprobe_gain: p.f64_in("ecn_reprobe_gain", d.ecn_reprobe_gain, 0.0, 1.0)?,
+            extra_acked: p.bool("extra_acked", d.extra_acked)?,
+            extra_acked_gain: p.f64_in("extra_acked_gain", d.extra_acked_gain, 0.0, 8.0)?,
+            extra_acked_rounds: p.u64_in("extra_acked_rounds", d.extra_acked_rounds, 1, MAX_WIN_RTTS)?,
+            extra_acked_max: p.duration("extra_acked_max", d.extra_acked_max, 0, 10 * s)?,
+        };
+        if cfg.probe_rtt_window > cfg.min_rtt_window {
+            // Linux requires bbr_probe_rtt_win_ms <= the min-RTT window; we say so.
+            return Err(ParamError {
+                key: "probe_rtt_window".into(),
+                message: "must not exceed min_rtt_window".into(),
+            });
+        }
+        Ok(cfg)
+    }
+}
