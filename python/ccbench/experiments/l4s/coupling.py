@@ -1,0 +1,155 @@
+"""L4S: the coupling's aim, Scalable and Classic flows at about equal rates over DualPI2.
+
+One Scalable flow (TCP Prague, or DCTCP with ECT(1)) and one CUBIC flow with classic ECN share a
+DualPI2 bottleneck, across link rates and base RTTs. RFC 9332's Abstract claims "roughly
+equivalent throughput per flow" for any mix; its draft -07 says "a flow runs at about the same
+rate whether it uses DCTCP or TCP Reno/Cubic". Held to a factor of two either way (the rate
+ratio in [0.5, 2]): "roughly" given a number, which the papers do not.
+
+The contrast arm puts the same Prague and CUBIC flows in one PIE queue that marks both with one
+probability (``aqm = "pie"``, ECN on): without the coupling's square law the Scalable flow's
+answer to each mark is so much smaller that the Classic flow gets a small share (the DualPI2
+paper's Abstract: Scalable flows are "very aggressive"). The papers give no number for it, so
+these rows are reported beside the coupled queue's ratio at the same point.
+
+Settings: RFC 9332 App. A.1's DualPI2 (Linux ``sch_dualpi2`` defaults), a 250 ms buffer, 60 s
+runs with the first 20 s excluded, 3 seeds; Prague as the L4STeam ``tcp_prague.c`` 0.6 (its
+RTT independence on, 25 ms target), CUBIC as Linux.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict
+
+from ccbench.experiments.base import Experiment, mean_spread
+from ccbench.experiments.checks import Check, Claim
+from ccbench.experiments.l4s import common
+from ccbench.experiments.l4s.common import classic_flow, dumbbell, flows_named, scalable_flow, total_goodput
+
+#: Arm → (queue, Scalable controller).
+ARMS: Dict[str, tuple] = {
+    "dualpi2-prague": ("dualpi2", "prague"),
+    "dualpi2-dctcp": ("dualpi2", "dctcp"),
+    "pie-prague": ("pie", "prague"),
+}
+RATES_MBPS = [4, 12, 40, 120]
+RTTS_MS = [5, 10, 20, 50]
+#: "Roughly equivalent": a factor of two either way (ours; the papers give no number).
+BALANCE = (0.5, 2.0)
+#: DualPI2's L-queue step threshold (Linux `sch_dualpi2` default) and the packet it is met in.
+STEP_S = 1e-3
+MTU_BYTES = 1514
+
+
+def _apply(point: Dict[str, Any]) -> Dict[str, Any]:
+    aqm, cca = ARMS[point["arm"]]
+    return {
+        "bottleneck.rate": f"{point['rate_mbps']}Mbps",
+        "bottleneck.rtt": f"{point['rtt_ms']}ms",
+        "bottleneck.aqm": aqm,
+        "flows[0]": scalable_flow(cca),
+    }
+
+
+def _metric(result, point) -> dict:
+    scalable = total_goodput(flows_named(result, "l4s"))
+    classic = total_goodput(flows_named(result, "classic"))
+    return {
+        "scalable_mbps": scalable,
+        "classic_mbps": classic,
+        "ratio": scalable / classic if classic > 0 else float("inf"),
+        "scalable_delay_mean_ms": common.delay(flows_named(result, "l4s"), "mean"),
+        "scalable_delay_p99_ms": common.delay(flows_named(result, "l4s"), "p99"),
+        "classic_delay_mean_ms": common.delay(flows_named(result, "classic"), "mean"),
+        **common.bottleneck_numbers(result),
+    }
+
+
+def _shown(row) -> str:
+    return (f"{mean_spread(row, 'ratio', '.2f')} ({row['scalable_mbps']:.1f} / {row['classic_mbps']:.1f} Mbps)")
+
+
+def _imbalance(row) -> str:
+    """Why a DualPI2 point is out of balance, in this run's numbers."""
+    rtt = row["rtt_ms"]
+    classic_rtt = rtt + row["classic_delay_mean_ms"]
+    scalable_rtt = rtt + row["scalable_delay_mean_ms"]
+    if row["ratio"] > 1:
+        return (f"the Classic flow's RTT is {classic_rtt:.1f} ms (its queue's {row['classic_delay_mean_ms']:.1f} ms "
+                f"on top of {rtt:g}) against the Scalable flow's {scalable_rtt:.1f} ms: at equal windows that alone "
+                f"is a factor {classic_rtt / scalable_rtt:.2f} in rate")
+    step = row["rate_mbps"] * 1e6 * STEP_S / 8 / MTU_BYTES
+    return (f"at {row['rate_mbps']:g} Mbps the L queue's 1 ms step is {step:.1f} packet(s) of {MTU_BYTES} B, so "
+            f"the Scalable flow is marked whenever two of its packets queue; its window stays small "
+            f"(L queue p99 {row['scalable_delay_p99_ms']:.2f} ms)")
+
+
+def _checks(summary) -> list:
+    checks = []
+    for _, row in summary.sort_values(["arm", "rate_mbps", "rtt_ms"]).iterrows():
+        where = f"{row['rate_mbps']:g} Mbps, {row['rtt_ms']:g} ms"
+        arm = row["arm"]
+        if arm == "pie-prague":
+            coupled = summary[(summary["arm"] == "dualpi2-prague") & (summary["rate_mbps"] == row["rate_mbps"])
+                              & (summary["rtt_ms"] == row["rtt_ms"])]
+            beside = f"; DualPI2 at this point: {coupled['ratio'].iloc[0]:.2f}" if len(coupled) else ""
+            check = Check(f"one PIE queue, Prague / CUBIC rate, {where}", "Scalable flows \"very aggressive\" "
+                          "against Classic ones in one queue (no number)", common.DUALQ_PAPER, float(row["ratio"]),
+                          None, shown=_shown(row),
+                          reason=f"the contrast arm: one marking probability for both{beside}")
+        else:
+            cca = ARMS[arm][1]
+            paper = ("\"roughly equivalent throughput per flow\"" if cca == "prague"
+                     else "\"about the same rate whether it uses DCTCP or TCP Reno/Cubic\"")
+            source = common.RFC9332_ABSTRACT if cca == "prague" else common.RFC9332_DCTCP
+            check = Check(f"DualPI2, {'Prague' if cca == 'prague' else 'DCTCP'} / CUBIC rate, {where}", paper, source,
+                          float(row["ratio"]), Claim("in", BALANCE), shown=_shown(row), needs=("seeds", "duration"))
+            if check.verdict != "agrees":
+                check.reason = _imbalance(row)
+        checks.append(check)
+    return checks
+
+
+def _comparison(summary) -> list:
+    return [c.row() for c in _checks(summary)]
+
+
+def _figure(summary, out_dir: Path) -> Path:
+    from ccbench.plot import pyplot, save
+
+    plt = pyplot()
+    arms = list(ARMS)
+    fig, axes = plt.subplots(1, len(arms), figsize=(5 * len(arms), 4), sharey=True, squeeze=False)
+    for ax, arm in zip(axes[0], arms):
+        for i, (rate, df) in enumerate(summary[summary["arm"] == arm].groupby("rate_mbps", sort=True)):
+            df = df.sort_values("rtt_ms")
+            ax.errorbar(df["rtt_ms"], df["ratio"], yerr=df.get("ratio_std"), fmt="o-", color=f"C{i}",
+                        capsize=2, label=f"{rate:g} Mbps")
+        ax.axhspan(*BALANCE, color="0.9", label="factor of two")
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set_yscale("log")
+        ax.set_xscale("log")
+        ax.set_title(arm)
+        ax.set_xlabel("base RTT (ms)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
+    axes[0][0].set_ylabel("Scalable / Classic goodput")
+    return save(fig, out_dir / "l4s-coupling.png")
+
+
+EXPERIMENT = Experiment(
+    name="l4s-coupling",
+    description="L4S: one Scalable (Prague or DCTCP) and one CUBIC flow over DualPI2, and over one PIE "
+                "queue, across 4-120 Mbps and 5-50 ms: the rate ratio the coupling aims at 1",
+    base=dumbbell([scalable_flow("prague"), classic_flow("cubic")]),
+    grid={"arm": list(ARMS), "rate_mbps": RATES_MBPS, "rtt_ms": RTTS_MS},
+    quick_grid={"arm": list(ARMS), "rate_mbps": [12, 40], "rtt_ms": [10, 20]},
+    seeds=(1, 2, 3),
+    quick_seeds=(1,),
+    quick_overrides=common.QUICK_OVERRIDES,
+    apply=_apply,
+    metric=_metric,
+    figure=_figure,
+    comparison=_comparison,
+)
