@@ -24,7 +24,9 @@ ECT(0) (its C queue). Runs last 60 s, the first 20 s excluded.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from ccbench.experiments.checks import Check, Claim
 
 #: RFC 9332 Appendix A.1, Figure 2: the Classic queue's delay target.
 CLASSIC_TARGET_MS = 15.0
@@ -103,3 +105,16 @@ def row_label(row: Mapping[str, Any], keys: List[str], units: Optional[Mapping[s
     units = units or {}
     return ", ".join(f"{row[k]:g} {units.get(k, '')}".strip() if isinstance(row[k], (int, float)) else str(row[k])
                      for k in keys)
+
+
+def bound_check(what: str, paper: str, source: str, ours: float, relation: str, bound: float, shown: str,
+                needs: Tuple[str, ...] = ()) -> Check:
+    """A paper's bound on one number of ours (``≤`` or ``≥``), judged where ours lies within a
+    factor two of it. Far inside, the bound cannot tell our model from one twice as bad or twice
+    as good, so the row is reported with its margin (a check that cannot fail is no check)."""
+    far = ours * 2 <= bound if relation == "≤" else ours / 2 >= bound
+    if far:
+        margin = bound / ours if relation == "≤" else ours / bound
+        return Check(what, paper, source, ours, None, shown=shown, needs=needs,
+                     reason=f"{margin:.1f} times inside the bound of {bound:g}: reported, a bound that far cannot fail")
+    return Check(what, paper, source, ours, Claim(relation, bound), shown=shown, needs=needs)
