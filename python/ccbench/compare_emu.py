@@ -14,8 +14,13 @@ from typing import Dict, List, Optional
 BASE = {"warmup": "5s", "seed": 1, "output": {"sojourn_samples": True}}
 
 
-def _case(rate: str, rtt: str, buffer: str, *flows: dict) -> dict:
-    return {**BASE, "bottleneck": {"rate": rate, "rtt": rtt, "buffer": buffer}, "flows": list(flows)}
+def _case(rate: str, rtt: str, buffer: str, *flows: dict, **bottleneck) -> dict:
+    return {**BASE, "bottleneck": {"rate": rate, "rtt": rtt, "buffer": buffer, **bottleneck},
+            "flows": list(flows)}
+
+
+#: A kernel CUBIC flow with classic ECN (RFC 3168: ECT(0), so DualPI2's classic queue).
+_ECN_CUBIC = {"cca": "cubic", "ecn": True}
 
 
 #: The issue's shared scenarios: 10–50 Mbps, 20–200 ms, 0.5–2 BDP drop-tail.
@@ -27,6 +32,11 @@ CASES: Dict[str, dict] = {
     "two-cubic": _case("50Mbps", "20ms", "2bdp", {"cca": "cubic", "count": 2}),
     "rtt-100-vs-200": _case("20Mbps", "100ms", "0.5bdp", {"cca": "cubic", "rtt": "100ms"},
                             {"cca": "cubic", "rtt": "200ms"}),
+    # The RFC 8290 / RFC 9332 queues, marking ECN-capable CUBIC (this kernel has no L4S sender).
+    "cubic-dualpi2": _case("20Mbps", "40ms", "2bdp", {**_ECN_CUBIC, "count": 2}, aqm="dualpi2", ecn=True),
+    "cubic-pi2": _case("20Mbps", "40ms", "2bdp", {**_ECN_CUBIC, "count": 2}, aqm="pi2", ecn=True),
+    "cubic-fq-codel": _case("20Mbps", "40ms", "2bdp", {**_ECN_CUBIC, "rtt": "20ms"},
+                            {**_ECN_CUBIC, "rtt": "80ms"}, aqm="fq_codel", ecn=True),
 }
 
 

@@ -15,7 +15,7 @@ use ccbench_scenario::{
 };
 use serde_json::Value;
 
-use crate::apps::sockopt::{kernel_cca, KERNEL_CCAS};
+use crate::apps::sockopt::{available, kernel_cca, KERNEL_CCAS};
 use crate::apps::{AppError, Outputs, BASE_PORT};
 use crate::forwarder::{Forwarder, ForwarderConfig, Report};
 use crate::netns::{self, Testbed};
@@ -64,8 +64,16 @@ pub fn main(args: &[String]) -> Result<(), AppError> {
         .map_err(|e| AppError::usage(format!("{source}: cannot read file: {e}")))?;
     let names: Vec<&str> = KERNEL_CCAS.iter().map(|(name, _)| *name).collect();
     let kernel = Controllers::Kernel(&names);
-    let sc =
-        parse_str_for(&text, &source, &a.sets, a.seed, kernel).map_err(|e| AppError::usage(e.to_string()))?;
+    let sc = parse_str_for(&text, &source, &a.sets, a.seed, kernel).map_err(|e| {
+        // The parser knows the names the real stack maps (`KERNEL_CCAS`); say what this kernel
+        // runs too, as `kernel_cca` does for a mapped name the kernel lacks.
+        let offers = if e.field.ends_with(".cca") {
+            format!("; this kernel offers: {}", available())
+        } else {
+            String::new()
+        };
+        AppError::usage(format!("{e}{offers}"))
+    })?;
     // Before anything is built: every flow's controller must exist in this kernel.
     for (i, f) in sc.flows.iter().enumerate().filter(|(_, f)| f.kind == FlowKind::Tcp) {
         kernel_cca(&f.cca).map_err(|e| AppError::usage(format!("{source}: flows[{i}].cca: {e}")))?;

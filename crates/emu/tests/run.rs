@@ -136,7 +136,7 @@ fn bad_scenarios_are_one_line_errors() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("flows[0].cca"), "{err}");
+    assert!(err.contains("flows[0].cca") && err.contains("this kernel offers: "), "{err}");
     let out = Command::new(EXE).args(["run", "--out"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
