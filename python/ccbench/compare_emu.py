@@ -2,7 +2,8 @@
 
 Each case runs once in each (the emulator in real time), and ``comparison.md`` / ``agreement.csv``
 put goodput per flow, bottleneck utilization, queueing delay and retransmissions side by side
-with the difference. Cases the simulator cannot run yet (BBR) show the emulator alone.
+with the difference. A case whose controller the simulator lacked would show the emulator alone;
+every case here runs in both.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def _markdown(rows: List[dict], duration: str) -> str:
             f"| {r['case']} | {r['flow']} ({r['cca']}) | {sim_note} / {r['goodput_emu']:.2f} | {diff} | "
             f"{retx} / {r['retx_emu']} | {r['util_sim']:.3f} / {r['util_emu']:.3f} | "
             f"{r['qdelay_sim_ms']:.1f} / {r['qdelay_emu_ms']:.1f} |")
-    lines += ["", "— : the simulator has no such controller yet (BBR arrives with the rLEDBAT issue).",
+    lines += ["", "— : the simulator has no such controller.",
               "Retransmissions count the measurement window in both (the emulator from TCP_INFO)."]
     return "\n".join(lines) + "\n"
 
