@@ -43,6 +43,7 @@ RFC9332_DCTCP = "draft-ietf-tsvwg-aqm-dualq-coupled-07, Abstract"
 RFC9332_TARGET = "RFC 9332 App. A.1, Fig. 2"
 DUALQ_PAPER = "De Schepper et al. 2022, arXiv 2209.01078, Abstract"
 DCTCP_PAPER = "Alizadeh et al., SIGCOMM 2010, §3.3"
+PI2_MAN = "tc-dualpi2(8), DESCRIPTION (iproute2); De Schepper et al., CoNEXT 2016"
 
 #: Scalable controllers and the flow keys that put them in DualPI2's L queue.
 SCALABLE = {"prague": {}, "dctcp": {"ect1": True}}

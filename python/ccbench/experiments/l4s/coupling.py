@@ -12,6 +12,11 @@ answer to each mark is so much smaller that the Classic flow gets a small share 
 paper's Abstract: Scalable flows are "very aggressive"). The papers give no number for it, so
 these rows are reported beside the coupled queue's ratio at the same point.
 
+The PI2 arm puts both flows in one PI2 queue (De Schepper et al., "PI2: A Linearized AQM for both
+Classic and Scalable TCP", CoNEXT 2016): the same square law, one queue, so one delay for both;
+tc-dualpi2(8) says of it "both Reno/Cubic can be used in parallel with Prague, maintaining window
+fairness", and with one RTT equal windows are equal rates.
+
 A second contrast arm keeps DualPI2 but sets Linux's ``min_qlen_step = 1``: no step mark for a
 packet that found the L queue empty. At 4 and 12 Mbps one full-size packet takes 3.0 and 1.0 ms to
 send, so with the default (0) an L packet that only waits for the packet in transmission —
@@ -40,6 +45,8 @@ ARMS: Dict[str, tuple] = {
     "dualpi2-dctcp": ("dualpi2", "dctcp", {}),
     # Contrast: no step mark for a packet that found the L queue empty (Linux's `min_qlen_step`).
     "dualpi2-prague-minq1": ("dualpi2", "prague", {"min_qlen_step": 1}),
+    # One PI2 queue with the square law: both flows see one delay, so window fairness is rate fairness.
+    "pi2-prague": ("pi2", "prague", {}),
     "pie-prague": ("pie", "prague", {}),
 }
 RATES_MBPS = [4, 12, 40, 120]
@@ -81,8 +88,11 @@ def _shown(row) -> str:
 
 
 def _imbalance(row) -> str:
-    """Why a DualPI2 point is out of balance, in this run's numbers."""
+    """Why a point is out of balance, in this run's numbers."""
     rtt = row["rtt_ms"]
+    if ARMS[row["arm"]][0] == "pi2":
+        return (f"one queue: both flows meet about {row['classic_delay_mean_ms']:.1f} ms of it, so the rate ratio is "
+                "their windows' ratio: the square law leaves them that far apart here")
     classic_rtt = rtt + row["classic_delay_mean_ms"]
     scalable_rtt = rtt + row["scalable_delay_mean_ms"]
     if row["ratio"] > 1:
@@ -110,12 +120,16 @@ def _checks(summary) -> list:
                           None, shown=_shown(row),
                           reason=f"the contrast arm: one marking probability for both{beside}")
         else:
-            cca = ARMS[arm][1]
-            contrast = " (contrast: min_qlen_step = 1)" if ARMS[arm][2] else ""
-            paper = ("\"roughly equivalent throughput per flow\"" if cca == "prague"
-                     else "\"about the same rate whether it uses DCTCP or TCP Reno/Cubic\"")
-            source = common.RFC9332_ABSTRACT if cca == "prague" else common.RFC9332_DCTCP
-            check = Check(f"DualPI2{contrast}, {'Prague' if cca == 'prague' else 'DCTCP'} / CUBIC rate, {where}", paper, source,
+            queue, cca, params = ARMS[arm]
+            contrast = " (contrast: min_qlen_step = 1)" if params else ""
+            if queue == "pi2":
+                paper, source = "\"both Reno/Cubic can be used in parallel with Prague, maintaining window fairness\"", common.PI2_MAN
+            elif cca == "prague":
+                paper, source = "\"roughly equivalent throughput per flow\"", common.RFC9332_ABSTRACT
+            else:
+                paper, source = "\"about the same rate whether it uses DCTCP or TCP Reno/Cubic\"", common.RFC9332_DCTCP
+            label = "one PI2 queue" if queue == "pi2" else f"DualPI2{contrast}"
+            check = Check(f"{label}, {'Prague' if cca == 'prague' else 'DCTCP'} / CUBIC rate, {where}", paper, source,
                           float(row["ratio"]), Claim("in", BALANCE), shown=_shown(row), needs=("seeds", "duration"))
             if check.verdict != "agrees":
                 check.reason = _imbalance(row)
