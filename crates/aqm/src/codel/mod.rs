@@ -231,10 +231,25 @@ impl CoDelConfig {
 }
 
 /// The popped head with its sojourn time and the verdict of `dodequeue`.
-struct Head<P> {
-    pkt: P,
-    sojourn: Nanos,
-    ok_to_drop: bool,
+/// The packet just taken from the head, how long it waited, and whether CoDel may signal on it
+/// (RFC 8289 §5 `dodequeue`'s result); FQ-CoDel's per-flow CoDel returns the same.
+pub(crate) struct Head<P> {
+    pub(crate) pkt: P,
+    pub(crate) sojourn: Nanos,
+    pub(crate) ok_to_drop: bool,
+}
+
+impl<P: QueuedPacket> Head<P> {
+    /// CE-mark the head instead of dropping it, if ECN allows it (Linux `params->ecn &&
+    /// INET_ECN_set_ce(skb)`), telling `sink`.
+    pub(crate) fn try_mark(&mut self, ecn: bool, sink: &mut dyn DequeueSink<P>) -> bool {
+        if !markable(ecn, self.pkt.ecn()) {
+            return false;
+        }
+        self.pkt.set_ecn(Ecn::Ce);
+        sink.marked(&self.pkt, self.sojourn);
+        true
+    }
 }
 
 pub struct CoDel<P> {
@@ -352,16 +367,6 @@ impl<P: QueuedPacket> CoDel<P> {
         }
         Some(Head { pkt, sojourn, ok_to_drop })
     }
-
-    /// CE-mark the head if ECN allows it (Linux `params->ecn && INET_ECN_set_ce(skb)`).
-    fn try_mark(&self, head: &mut Head<P>, sink: &mut dyn DequeueSink<P>) -> bool {
-        if !markable(self.ecn, head.pkt.ecn()) {
-            return false;
-        }
-        head.pkt.set_ecn(Ecn::Ce);
-        sink.marked(&head.pkt, head.sojourn);
-        true
-    }
 }
 
 impl<P: QueuedPacket + Send> QueueDisc<P> for CoDel<P> {
@@ -393,7 +398,7 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for CoDel<P> {
                 if every {
                     self.count += 1;
                 }
-                if self.try_mark(&mut h, sink) {
+                if h.try_mark(self.ecn, sink) {
                     if !every {
                         self.count += 1;
                     }
@@ -415,7 +420,7 @@ impl<P: QueuedPacket + Send> QueueDisc<P> for CoDel<P> {
             }
         } else if h.ok_to_drop {
             if let Some(mut h) = head.take() {
-                if self.try_mark(&mut h, sink) {
+                if h.try_mark(self.ecn, sink) {
                     head = Some(h);
                 } else {
                     sink.dropped(h.pkt, DropReason::Aqm, h.sojourn);

@@ -96,7 +96,7 @@ use ccbench_params::{ParamError, Params};
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::codel::{control_law, drop_next_is_recent, linux_reentry_count, markable, LINUX_RECENT_INTERVALS};
+use crate::codel::{control_law, drop_next_is_recent, linux_reentry_count, Head, LINUX_RECENT_INTERVALS};
 use crate::{
     DequeueSink, Dequeued, DropReason, Ecn, Enqueued, Limit, Nanos, QueueConfig, QueueDisc, QueuedPacket, S,
     US,
@@ -221,13 +221,6 @@ impl<P> Flow<P> {
     }
 }
 
-/// A popped head with its sojourn time and `codel_should_drop`'s verdict.
-struct Head<P> {
-    pkt: P,
-    sojourn: Nanos,
-    ok_to_drop: bool,
-}
-
 pub struct FqCoDel<P> {
     cfg: FqCoDelConfig,
     ecn: bool,
@@ -330,17 +323,6 @@ impl<P: QueuedPacket> FqCoDel<P> {
         Some(Head { pkt, sojourn, ok_to_drop })
     }
 
-    /// CE-mark the head instead of dropping it, if ECN allows (Linux `params->ecn &&
-    /// INET_ECN_set_ce(skb)`).
-    fn try_mark(&self, head: &mut Head<P>, sink: &mut dyn DequeueSink<P>) -> bool {
-        if !markable(self.ecn, head.pkt.ecn()) {
-            return false;
-        }
-        head.pkt.set_ecn(Ecn::Ce);
-        sink.marked(&head.pkt, head.sojourn);
-        true
-    }
-
     /// CoDel on queue `idx` (Linux `codel_dequeue`): the packet to send, if any is left.
     fn codel_dequeue(&mut self, idx: usize, now: Nanos, sink: &mut dyn DequeueSink<P>) -> Option<Head<P>> {
         let head = self.judge(idx, now);
@@ -376,7 +358,7 @@ impl<P: QueuedPacket> FqCoDel<P> {
             let mut h = head.take()?;
             let vars = &mut self.flows[idx].codel;
             vars.count += 1;
-            if self.try_mark(&mut h, sink) {
+            if h.try_mark(self.ecn, sink) {
                 let vars = &mut self.flows[idx].codel;
                 vars.drop_next = control_law(vars.drop_next, interval, vars.count);
                 return Some(h);
@@ -401,7 +383,7 @@ impl<P: QueuedPacket> FqCoDel<P> {
         sink: &mut dyn DequeueSink<P>,
     ) -> Option<Head<P>> {
         let mut h = head?;
-        let head = if self.try_mark(&mut h, sink) {
+        let head = if h.try_mark(self.ecn, sink) {
             Some(h)
         } else {
             sink.dropped(h.pkt, DropReason::Aqm, h.sojourn);

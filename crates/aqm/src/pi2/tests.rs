@@ -2,28 +2,8 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::*;
-use crate::testing::{NoSink, Pkt};
+use crate::testing::{Count, NoSink, Pkt};
 use crate::ParamValue;
-
-/// Counts what the queue reports while dequeuing.
-#[derive(Default)]
-struct Count {
-    drops: u64,
-    marks: u64,
-    dropped_bytes: u64,
-}
-
-impl DequeueSink<Pkt> for Count {
-    fn dropped(&mut self, pkt: Pkt, reason: DropReason, _: Nanos) {
-        assert_eq!(reason, DropReason::Aqm);
-        self.drops += 1;
-        self.dropped_bytes += pkt.0 as u64;
-    }
-    fn marked(&mut self, pkt: &Pkt, _: Nanos) {
-        assert_eq!(pkt.1, Ecn::Ce);
-        self.marks += 1;
-    }
-}
 
 fn qcfg(ecn: bool) -> QueueConfig {
     QueueConfig { limit: Limit::Packets(1000), ecn, seed: 7 }
