@@ -53,6 +53,32 @@
 //!   target defaults to 10 ms; the code (`prague_rtt_target = 25 * USEC_PER_MSEC`) and the draft
 //!   say 25 ms, which is what is used. The `scalable` and `additive` heuristics are provided as in
 //!   the code (`prague_scalable_ai_ack_increase`, `prague_dynamic_rtt_target`).
+//! * Classic-ECN bottleneck detection and fallback (`ecn_fallback`, the module's
+//!   `prague_ecn_fallback`: 0 = none, the default; 1 = detection and fallback; 2 = detection
+//!   only), in `classic_ecn.rs`. A classic (RFC 3168) AQM marks only once its queue is deep and
+//!   varies, an L4S one at a shallow, steady queue; the detector scores which it is behind.
+//!   - `prague_rtt_estimator` (`prague_pkts_acked`, every ACK with an RTT sample,
+//!     [`AckSample::rtt`] in whole µs, before the ACK's window update): a low-gain srtt and mean
+//!     deviation (`srtt_pace_us`, `mdev_pace_us`), upscaled by their gain shifts
+//!     `g_srtt_shift`, `g_mdev_shift = g_srtt_shift + 1`. At init they start at the largest
+//!     shifts (18, 19), from the stack's srtt, with a 1 µs deviation.
+//!   - `prague_update_rtt_scaling` (`prague_ssthresh`, which Linux calls as it enters CWR or
+//!     Recovery and on an RTO that cuts, i.e. here on every [`CongestionControl::on_congestion`]
+//!     but a repeated RTO, before the reaction): `g_srtt_shift = min(lg ss + ⌊lg ss/2⌋ + 1, 18)`
+//!     with `lg ss = ilog2(ssthresh)` in segments (the ssthresh in force, which the per-ACK step
+//!     down keeps at cwnd), and everything upscaled is shifted by the change. The gain is about
+//!     `1/(2·ssthresh^1.5)`: with a sample per segment, an average over ≈ 2·√ssthresh rounds.
+//!   - `prague_classic_ecn_detection` (every α update, i.e. once per round after the first CE,
+//!     when `ecn_fallback` is 1 or 2): `classic_ecn += ½·lg(mdev/V0) + ½·max(lg(depth/D0), 0)`
+//!     in 2²⁰ units, with `depth = srtt − min_rtt` ([`PathInfo::min_rtt`], Linux `tcp_min_rtt`),
+//!     V0 ≈ 750 µs (`V0_LG`), D0 ≈ 2 ms (`D0_LG`), clamped to `[0, C_STICKY = 17·2²⁰]`. The
+//!     logarithms are integer ones of the value times the mantissa carried from the last round
+//!     (`rest_mdev_us`, `rest_depth_us`), so fractions accumulate. A deviation above V0 or a
+//!     queue above D0 raises it each round; a deviation below V0 lowers it.
+//!   - `prague_classic_ecn_fallback` (in `prague_enter_cwr`, only when `ecn_fallback = 1` and
+//!     `classic_ecn > L_STICKY = 8·2²⁰`): the reduction uses `max(α, c/2 + c/8)` with
+//!     `c = min(classic_ecn, CLASSIC_ECN = 9·2²⁰) − L_STICKY`, so at most α = 0.625 (a cut of
+//!     31.25 %); the stored α is untouched.
 //!
 //! | key | default | source |
 //! |---|---|---|
@@ -60,6 +86,7 @@
 //! | `rtt_target` | 25 ms | `prague_rtt_target = 25 * USEC_PER_MSEC`; draft §2.4.4 |
 //! | `rtt_transition` | 500 rounds | `prague_rtt_transition = DEFAULT_RTT_TRANSITION` |
 //! | `header_bytes` | 52 | `tcp_mss_to_mtu` (IPv4 20 + TCP 20 + timestamps 12, the scenario default) |
+//! | `ecn_fallback` | 0 (0 none, 1 detection and fallback, 2 detection only) | `prague_ecn_fallback = 0` |
 //!
 //! Deliberate differences and omissions:
 //! * Slow start's growth is credited to `frac_cwnd` as well. The 0.6 code grows only `snd_cwnd`
@@ -74,14 +101,21 @@
 //!   L4S ECN ([`EcnUse::L4s`]), and if an ECE ACK arrives without counters before any counter
 //!   moved it counts the ACK's bytes as marked (as Linux's `tcp_count_delivered` for an RFC 3168
 //!   ECE). Without any ECN it behaves Reno-like: additive increase and halving on loss.
-//! * The classic-ECN-AQM detection (`prague_classic_ecn_detection`, `prague_ecn_fallback`, off
-//!   by default in the module) is absent: it rests on the module's own low-gain RTT estimator
-//!   (`srtt_pace_us`, `mdev_pace_us`, rescaled with ssthresh) and on stack fields we do not
-//!   model. The GSO burst sizing (`max_tso_burst`) is absent too: the simulator sends segments.
+//! * Classic-ECN detection: the fields the L4STeam kernel adds to `tcp_sock` (`srtt_pace_us`,
+//!   `mdev_pace_us`, `g_srtt_shift`, `g_mdev_shift`, `classic_ecn`) are kept in the controller;
+//!   `mrtt_pace_us`, which only records the last sample, is not kept. RTT samples and the min
+//!   RTT are whole µs of the stack's nanoseconds. An infinite ssthresh reads as Linux's
+//!   `TCP_INFINITE_SSTHRESH` and one below a segment as 1 (the kernel's `ilog2(0)` is
+//!   undefined). The module's self-limited term (`− S·s`) is commented out there and absent
+//!   here.
+//! * The GSO burst sizing (`max_tso_burst`) is absent: the simulator sends segments.
 //! * `sk_max_pacing_rate` and `snd_cwnd_clamp` are not modelled.
 
+mod classic_ecn;
 #[cfg(test)]
 mod tests;
+
+pub use classic_ecn::{ClassicEcnDetector, EcnFallback, CLASSIC_ECN, C_STICKY, L_STICKY};
 
 use crate::dctcp::marked_bytes;
 use crate::{
@@ -134,6 +168,8 @@ pub struct PragueConfig {
     pub rtt_transition: u64,
     /// Header bytes per segment for the pacing rate, default 52. Key `header_bytes`.
     pub header_bytes: u64,
+    /// Classic-ECN detection and fallback, default off. Key `ecn_fallback` (0, 1, 2).
+    pub ecn_fallback: EcnFallback,
 }
 
 impl Default for PragueConfig {
@@ -143,6 +179,7 @@ impl Default for PragueConfig {
             rtt_target: DEFAULT_RTT_TARGET,
             rtt_transition: DEFAULT_RTT_TRANSITION,
             header_bytes: 52,
+            ecn_fallback: EcnFallback::Off,
         }
     }
 }
@@ -164,6 +201,8 @@ impl PragueConfig {
             rtt_target: p.duration("rtt_target", d.rtt_target, 128_000, 10_000_000_000)?,
             rtt_transition: p.u64_in("rtt_transition", d.rtt_transition, 0, u32::MAX as u64)?,
             header_bytes: p.u64_in("header_bytes", d.header_bytes, 0, 65_535)?,
+            ecn_fallback: EcnFallback::from_value(p.u64_in("ecn_fallback", d.ecn_fallback.value(), 0, 2)?)
+                .unwrap_or_default(),
         })
     }
 
@@ -230,6 +269,8 @@ pub struct Prague {
     window_ce: u64,
     last_delivered: u64,
     accurate_seen: bool,
+    /// The paced-RTT estimator and classic-ECN detector (fed whatever `ecn_fallback` says).
+    classic: ClassicEcnDetector,
 }
 
 impl Prague {
@@ -253,6 +294,7 @@ impl Prague {
             window_ce: 0,
             last_delivered: 0,
             accurate_seen: false,
+            classic: ClassicEcnDetector::new(0),
         }
     }
 
@@ -291,6 +333,17 @@ impl Prague {
 
     pub fn saw_ce(&self) -> bool {
         self.saw_ce
+    }
+
+    /// The classic-ECN estimate (`tp->classic_ecn`) in 2⁻²⁰ units: at most [`L_STICKY`] is L4S,
+    /// [`CLASSIC_ECN`] and above is classic, [`C_STICKY`] the ceiling.
+    pub fn classic_ecn(&self) -> u64 {
+        self.classic.classic_ecn()
+    }
+
+    /// The paced-RTT estimator and detector state.
+    pub fn classic_ecn_detector(&self) -> &ClassicEcnDetector {
+        &self.classic
     }
 
     /// RTT independence is in force (`prague_is_rtt_indep`).
@@ -347,6 +400,8 @@ impl Prague {
         self.in_loss = false;
         self.accurate_seen = false;
         self.last_delivered = path.delivered;
+        // `tp->srtt_us >> 3`: whole µs of the stack's srtt, 0 without a sample.
+        self.classic = ClassicEcnDetector::new(path.srtt.map_or(0, |s| s / 1000));
         self.new_round(st, path);
     }
 
@@ -372,6 +427,9 @@ impl Prague {
     /// `prague_update_alpha`: fold the window's marked fraction into α, then a new round.
     fn update_alpha(&mut self, st: &CcState, path: &PathInfo) {
         if self.saw_ce {
+            if self.cfg.ecn_fallback != EcnFallback::Off {
+                self.classic.detect(path.min_rtt.map(|m| m / 1000));
+            }
             let f = if self.window_ce > 0 {
                 (self.window_ce << ALPHA_BITS) / self.window_delivered.max(1)
             } else {
@@ -436,7 +494,11 @@ impl Prague {
             return;
         }
         self.cwr_stamp = Some(path.now);
-        let alpha = (self.upscaled_alpha >> SHIFT_G) as u128;
+        let mut alpha = self.upscaled_alpha >> SHIFT_G;
+        if self.cfg.ecn_fallback == EcnFallback::Fallback && self.classic.classic_ecn() > L_STICKY {
+            alpha = self.classic.fallback_alpha(alpha);
+        }
+        let alpha = alpha as u128;
         let reduction = (alpha * self.frac_cwnd as u128 + MAX_ALPHA as u128) >> (ALPHA_BITS + 1);
         self.frac_cwnd -= reduction as u64;
     }
@@ -484,6 +546,10 @@ impl CongestionControl for Prague {
         if !self.initialised {
             self.init_state(st, path);
         }
+        // `prague_pkts_acked` runs before `cong_control` on the same ACK.
+        if let Some(rtt) = ack.rtt {
+            self.classic.rtt_sample(rtt / 1000);
+        }
         let newly = path.delivered.saturating_sub(self.last_delivered);
         self.last_delivered = self.last_delivered.max(path.delivered);
         let ce = marked_bytes(ack, newly, path.mss, self.accurate_seen);
@@ -511,6 +577,11 @@ impl CongestionControl for Prague {
     fn on_congestion(&mut self, st: &mut CcState, path: &PathInfo, ev: &CongestionEvent) -> Reaction {
         if !self.initialised {
             self.init_state(st, path);
+        }
+        // `prague_ssthresh`, which the stack calls before the state change (CWR, Recovery) or
+        // the loss event, with the ssthresh in force: the estimator's gains follow it.
+        if !matches!(ev.cause, Cause::Rto { backoffs: 1.. }) {
+            self.classic.update_rtt_scaling(st.ssthresh / self.mss);
         }
         match ev.cause {
             Cause::Ecn => {

@@ -396,9 +396,338 @@ fn params_name_the_key_and_defaults_hold() {
             rtt_scaling: RttScaling::Scalable,
             rtt_target: 10_000_000,
             rtt_transition: 8,
-            header_bytes: 40
+            header_bytes: 40,
+            ecn_fallback: EcnFallback::Off,
         }
     );
     assert_eq!(PragueConfig::from_params(&Params::new()).unwrap(), PragueConfig::default());
     assert_eq!(PragueConfig::default().target_units(), 195);
+}
+
+// Classic-ECN detection and fallback (`prague_rtt_estimator`, `prague_update_rtt_scaling`,
+// `prague_classic_ecn_detection`, `prague_classic_ecn_fallback`). `L = 2²⁰` below is one unit of
+// `classic_ecn` (α's scale): L_STICKY = 8·L, CLASSIC_ECN = 9·L, C_STICKY = 17·L.
+
+const L: u64 = 1 << 20;
+
+#[test]
+fn detector_constants_are_the_modules() {
+    assert_eq!((L_STICKY, CLASSIC_ECN, C_STICKY), (8 * L, 9 * L, 17 * L));
+    // V0_LG = 10 014 683 >> 1, D0_LG = 11 498 458 >> 1.
+    assert_eq!((classic_ecn::V0_LG, classic_ecn::D0_LG), (5_007_341, 5_749_229));
+    let d = ClassicEcnDetector::new(100_000);
+    // 100 000 µs << 18; 1 µs << 19; carries 741 455 and 370 727.
+    assert_eq!((d.srtt_pace_us(), d.mdev_pace_us()), (26_214_400_000, 524_288));
+    assert_eq!(
+        (d.g_srtt_shift(), d.g_mdev_shift(), d.rest_mdev_us(), d.rest_depth_us()),
+        (18, 19, 741_455, 370_727)
+    );
+    assert_eq!(d.classic_ecn(), 0);
+}
+
+#[test]
+fn estimator_and_gain_shifts_follow_the_integer_arithmetic() {
+    // No srtt at init: srtt_pace = 0. ssthresh 20: ilog2 = 4, g_srtt = 4 + 2 + 1 = 7, g_mdev = 8;
+    // the change of −11 shifts everything right: mdev 2¹⁹ >> 11 = 256, carries
+    // ⌊741 455/2048⌋ = 362 and ⌊370 727/2048⌋ = 181.
+    let mut d = ClassicEcnDetector::new(0);
+    d.update_rtt_scaling(20);
+    assert_eq!((d.g_srtt_shift(), d.g_mdev_shift()), (7, 8));
+    assert_eq!((d.srtt_pace_us(), d.mdev_pace_us(), d.rest_mdev_us(), d.rest_depth_us()), (0, 256, 362, 181));
+    // First sample, no previous measure: srtt_pace = 20 000 << 7, mdev_pace = 1 << 8.
+    d.rtt_sample(20_000);
+    assert_eq!((d.srtt_pace_us(), d.mdev_pace_us()), (2_560_000, 256));
+    // 30 ms: m = 30 000 − 20 000 = 10 000, srtt_pace 2 570 000; |m| − (256 >> 8) = 9 999,
+    // mdev_pace 10 255.
+    d.rtt_sample(30_000);
+    assert_eq!((d.srtt_pace_us(), d.mdev_pace_us()), (2_570_000, 10_255));
+    // 10 ms: m = 10 000 − ⌊2 570 000/128⌋ = 10 000 − 20 078 = −10 078, srtt_pace 2 559 922;
+    // 10 078 − ⌊10 255/256⌋ = 10 078 − 40 = 10 038, mdev_pace 20 293.
+    d.rtt_sample(10_000);
+    assert_eq!((d.srtt_pace_us(), d.mdev_pace_us()), (2_559_922, 20_293));
+    // Unscaled: srtt ⌊2 559 922/128⌋ = 19 999 µs, mdev ⌊20 293/256⌋ = 79 µs.
+    assert_eq!((d.srtt_pace_us() >> 7, d.mdev_pace_us() >> 8), (19_999, 79));
+
+    // ssthresh 1000: ilog2 = 9, 9 + 4 + 1 = 14; +7 shifts everything left by 7 (×128): the
+    // unscaled values stay.
+    let mut up = d.clone();
+    up.update_rtt_scaling(1000);
+    assert_eq!((up.g_srtt_shift(), up.g_mdev_shift()), (14, 15));
+    assert_eq!((up.srtt_pace_us(), up.mdev_pace_us()), (327_670_016, 2_597_504));
+    assert_eq!((up.rest_mdev_us(), up.rest_depth_us()), (46_336, 23_168));
+    assert_eq!((up.srtt_pace_us() >> 14, up.mdev_pace_us() >> 15), (19_999, 79));
+    // The shift tops out at 18 (infinite ssthresh, or ilog2 ≥ 12), and is 2 for ssthresh 2 or 3.
+    up.update_rtt_scaling(u64::MAX / 1000);
+    assert_eq!((up.g_srtt_shift(), up.g_mdev_shift()), (18, 19));
+    up.update_rtt_scaling(4096);
+    assert_eq!(up.g_srtt_shift(), 18, "12 + 6 + 1 = 19, capped");
+    up.update_rtt_scaling(3);
+    assert_eq!((up.g_srtt_shift(), up.g_mdev_shift()), (2, 3));
+
+    // The first detection from here, min RTT 10 ms: adj = 2¹⁸ >> (19 − 8) = 128.
+    // mdev: 79·362 + 128 = 28 726, ilog2 14, lg = 14 − 8 = 6, carry ⌊28 726/64⌋ = 448;
+    // 6·2¹⁹ − V0_LG = 3 145 728 − 5 007 341 = −1 861 613.
+    // depth: (19 999 − 10 000)·181 + 64 = 1 809 883, ilog2 20, lg = 20 − 7 = 13, carry
+    // ⌊1 809 883/8192⌋ = 220; 13·2¹⁹ − D0_LG = 6 815 744 − 5 749 229 = 1 066 515.
+    // Sum −795 098: clamped to 0.
+    d.detect(Some(10_000));
+    assert_eq!((d.rest_mdev_us(), d.rest_depth_us(), d.classic_ecn()), (448, 220, 0));
+    // Without a min RTT (the stack's ~0U) nothing moves.
+    let before = d.clone();
+    d.detect(None);
+    assert_eq!(d, before);
+}
+
+#[test]
+fn detector_scores_variance_and_depth_and_carries_the_log_fraction() {
+    // ssthresh 4: ilog2 2, g_srtt = 2 + 1 + 1 = 4, g_mdev = 5 (−14: mdev 32, carries 45 and 22).
+    let mut d = ClassicEcnDetector::new(0);
+    d.update_rtt_scaling(4);
+    assert_eq!((d.mdev_pace_us(), d.rest_mdev_us(), d.rest_depth_us()), (32, 45, 22));
+    // 40 ms: srtt_pace 640 000, mdev_pace 32. 80 ms: m = 40 000, srtt_pace 680 000;
+    // 40 000 − 1 = 39 999, mdev_pace 40 031. 40 ms: m = 40 000 − 42 500 = −2 500,
+    // srtt_pace 677 500; 2 500 − ⌊40 031/32⌋ = 1 250, mdev_pace 41 281.
+    for rtt in [40_000, 80_000, 40_000] {
+        d.rtt_sample(rtt);
+    }
+    assert_eq!((d.srtt_pace_us(), d.mdev_pace_us()), (677_500, 41_281));
+    // srtt ⌊677 500/16⌋ = 42 343 µs, mdev ⌊41 281/32⌋ = 1 290 µs; adj = 2¹⁸ >> 14 = 16.
+    // mdev: 1 290·45 + 16 = 58 066, ilog2 15, lg 10, carry ⌊58 066/1024⌋ = 56;
+    //   10·2¹⁹ − 5 007 341 = 235 539.
+    // depth: (42 343 − 10 000)·22 + 8 = 711 554, ilog2 19, lg 15, carry ⌊711 554/2¹⁵⌋ = 21;
+    //   15·2¹⁹ − 5 749 229 = 2 115 091.
+    d.detect(Some(10_000));
+    assert_eq!((d.rest_mdev_us(), d.rest_depth_us()), (56, 21));
+    assert_eq!(d.classic_ecn(), 2_350_630);
+    // Same srtt and mdev again: the carried mantissas (56/32 = 1.75, 21/16) move the logs.
+    // mdev: 1 290·56 + 16 = 72 256, ilog2 16, lg 11 (one more), carry ⌊72 256/2048⌋ = 35;
+    //   11·2¹⁹ − 5 007 341 = 759 827.
+    // depth: 32 343·21 + 8 = 679 211, ilog2 19, lg 15, carry 20; + 2 115 091.
+    d.detect(Some(10_000));
+    assert_eq!((d.rest_mdev_us(), d.rest_depth_us()), (35, 20));
+    assert_eq!(d.classic_ecn(), 2_350_630 + 759_827 + 2_115_091);
+    // srtt at or below the min RTT: only the variance term (1 290·35 + 16 = 45 166, ilog2 15,
+    // lg 10: +235 539); the depth carry is left alone.
+    let mut e = d.clone();
+    e.detect(Some(42_343));
+    assert_eq!((e.rest_depth_us(), e.classic_ecn()), (20, 5_225_548 + 235_539));
+    // The ceiling: C_STICKY.
+    for _ in 0..10 {
+        d.detect(Some(10_000));
+    }
+    assert_eq!(d.classic_ecn(), C_STICKY);
+}
+
+#[test]
+fn fallback_floors_alpha_at_most_at_0_625() {
+    let mut d = ClassicEcnDetector::new(0);
+    // c = min(classic_ecn, 9·L) − 8·L, then ⌊c/2⌋ + ⌊c/8⌋.
+    d.classic_ecn = 8 * L + L / 2;
+    // c = 524 288: 262 144 + 65 536 = 327 680 (0.3125).
+    assert_eq!(d.fallback_alpha(100_000), 327_680);
+    assert_eq!(d.fallback_alpha(400_000), 400_000, "a larger α stays");
+    d.classic_ecn = C_STICKY;
+    // c = L: 524 288 + 131 072 = 655 360 (0.625).
+    assert_eq!(d.fallback_alpha(0), 655_360);
+    assert_eq!(d.fallback_alpha(L), L);
+}
+
+/// Rounds of 20 one-segment ACKs whose RTT samples cycle through `rtts` (ms), the sixth ACK
+/// CE-marked; each round opens with a round-start ACK (the α update, and the detector).
+fn rounds(r: &mut Run, n: usize, rtts: &[u64]) -> Vec<u64> {
+    let mut seen = Vec::new();
+    for _ in 0..n {
+        for j in 0..20 {
+            r.p.delivered += M;
+            let mut a = ack(1);
+            a.rtt = Some(rtts[j % rtts.len()] * 1_000_000);
+            a.round_start = j == 0;
+            if j == 5 {
+                a.ce_delta = 1;
+                a.ce_bytes = M;
+            }
+            r.cc.on_ack(&mut r.st, &r.p, &a);
+        }
+        seen.push(r.cc.classic_ecn());
+    }
+    seen
+}
+
+/// A flow at cwnd 20 over a path of min RTT 20 ms whose srtt is `srtt_ms` at init, with
+/// `ecn_fallback = mode`, after its first CE (CWR: the gains follow ssthresh 20, shifts 7/8).
+fn fallback_run(mode: i64, srtt_ms: u64) -> Run {
+    let c = cfg(&[("rtt_scaling", ParamValue::Str("none".into())), ("ecn_fallback", ParamValue::Int(mode))]);
+    let mut r = Run {
+        cc: Prague::new(c),
+        st: CcState { cwnd: 20 * M, ssthresh: 20 * M, pacing_rate: None },
+        p: path(0),
+    };
+    r.p.srtt = Some(srtt_ms * 1_000_000);
+    r.p.min_rtt = Some(20_000_000);
+    r.cc.init(&mut r.st, &r.p);
+    r.congestion(Cause::Ecn);
+    assert_eq!(r.cc.classic_ecn_detector().g_srtt_shift(), 7);
+    r
+}
+
+/// α = 0.25 and 100 segments, then a CE episode: the resulting `frac_cwnd`.
+fn cut_at_quarter_alpha(r: &mut Run) -> u64 {
+    r.cc.upscaled_alpha = 4 * O;
+    r.cc.frac_cwnd = 100 * O;
+    r.congestion(Cause::Ecn);
+    assert_eq!(r.cc.alpha_fixed(), O / 4, "the stored α is not touched");
+    r.cc.frac_cwnd()
+}
+
+// α = 0.25 on 100 segments: (2¹⁸·100·O + O) >> 21 = ⌊26 214 401/2⌋ = 13 107 200 off, leaving
+// 91 750 400 (87.5 segments). At the fallback floor 0.625: ⌊65 536 001/2⌋ = 32 768 000 off,
+// leaving 72 089 600 (68.75 segments).
+const CUT_L4S: u64 = 91_750_400;
+const CUT_CLASSIC: u64 = 72_089_600;
+
+#[test]
+fn deep_variable_queue_drives_classic_ecn_to_c_sticky_and_mode_1_cuts_deeper() {
+    // Samples alternate 60 and 100 ms over a 20 ms min RTT: srtt ≈ 80 ms (60 ms of queue, D0 is
+    // 2 ms), mdev ≈ 20 ms (V0 is 0.75 ms). Round 0 holds the first CE, so detection starts at
+    // round 1's first ACK. Each round adds ≈ ½·lg(20/0.75) + ½·lg(60/2) ≈ 2.4 + 2.5 units.
+    let deep = [60, 100];
+    let mut runs: Vec<Run> = (0..3).map(|m| fallback_run(m, 80)).collect();
+    let seen: Vec<Vec<u64>> = runs.iter_mut().map(|r| rounds(r, 7, &deep)).collect();
+    assert_eq!(seen[0], vec![0; 7], "mode 0: no detection");
+    assert_eq!(seen[1], seen[2], "modes 1 and 2 detect alike");
+    // From an independent transcription of the C arithmetic (not by hand).
+    assert_eq!(seen[1], vec![0, 3_399_206, 6_798_412, 10_721_906, 14_645_400, C_STICKY, C_STICKY]);
+    assert!(seen[1][3] > CLASSIC_ECN, "classic after three detections");
+    // Nothing else differs between the modes while no CE episode opens: the estimator runs in
+    // all three, and window, α and pacing are the same.
+    for r in &runs[1..] {
+        assert_eq!(
+            r.cc.classic_ecn_detector().srtt_pace_us(),
+            runs[0].cc.classic_ecn_detector().srtt_pace_us()
+        );
+        assert_eq!(
+            (r.cc.frac_cwnd(), r.cc.upscaled_alpha, r.st, r.cc.round()),
+            (runs[0].cc.frac_cwnd(), runs[0].cc.upscaled_alpha, runs[0].st, runs[0].cc.round())
+        );
+    }
+    // The reduction: mode 1 takes α up to 0.625; modes 0 and 2 keep α.
+    let cuts: Vec<u64> = runs.iter_mut().map(cut_at_quarter_alpha).collect();
+    assert_eq!(cuts, vec![CUT_L4S, CUT_CLASSIC, CUT_L4S]);
+    // An α above the floor is used as it is, fallback or not: α = 1 halves.
+    let mut r = fallback_run(1, 80);
+    rounds(&mut r, 7, &deep);
+    r.cc.upscaled_alpha = 16 * O;
+    r.cc.frac_cwnd = 100 * O;
+    r.congestion(Cause::Ecn);
+    assert_eq!(r.cc.frac_cwnd(), 50 * O);
+}
+
+#[test]
+fn shallow_steady_queue_stays_l4s() {
+    // 21 ms samples over a 20 ms min RTT, srtt 21 ms from the start. After the rescale
+    // srtt_pace = 21 000·128 exactly, so every error is 0; mdev_pace goes 256 → 255 and stays
+    // (255 >> 8 = 0). First detection: mdev 0·362 + 128 = 128, ilog2 7 < 8, lg 0, carry 128:
+    // −V0_LG; depth 1 000·181 + 64 = 181 064, ilog2 17, lg 10, carry ⌊181 064/1024⌋ = 176,
+    // 10·2¹⁹ = 5 242 880 ≤ D0_LG: nothing. −5 007 341 clamps to 0.
+    let mut r = fallback_run(1, 21);
+    assert_eq!(rounds(&mut r, 2, &[21]), vec![0; 2]);
+    let d = r.cc.classic_ecn_detector();
+    assert_eq!(
+        (d.srtt_pace_us(), d.mdev_pace_us(), d.rest_mdev_us(), d.rest_depth_us()),
+        (2_688_000, 255, 128, 176)
+    );
+    // Next: 1 000·176 + 64 = 176 064, lg 10 again, carry 171 (lg 1000 = 9.97 < 10, so the
+    // mantissa drifts down); the score stays 0 round after round.
+    assert_eq!(rounds(&mut r, 1, &[21]), vec![0]);
+    assert_eq!(r.cc.classic_ecn_detector().rest_depth_us(), 171);
+    assert_eq!(rounds(&mut r, 20, &[21]), vec![0; 20]);
+    assert_eq!(cut_at_quarter_alpha(&mut r), CUT_L4S);
+    // A queue of 2 ms (22 ms samples): 2 000·181 + 64 = 362 064, ilog2 18, lg 11, and
+    // 11·2¹⁹ − D0_LG = 17 939 (½·(11 − lg 2000)·L), less than the −V0_LG of a zero deviation:
+    // still 0.
+    let mut r = fallback_run(1, 22);
+    assert_eq!(rounds(&mut r, 8, &[22]), vec![0; 8]);
+}
+
+#[test]
+fn classic_ecn_decays_once_the_queue_turns_shallow_and_the_fallback_stops() {
+    let mut r = fallback_run(1, 80);
+    rounds(&mut r, 7, &[60, 100]);
+    assert_eq!(r.cc.classic_ecn(), C_STICKY);
+    // 21 ms from now on. The deviation decays with gain 1/256 per sample; while it stays above
+    // V0 the score holds at the ceiling, then each round takes up to V0_LG (4.78 L) off. (Not
+    // monotonically: when the carried mantissa wraps, a round's integer log is one higher.)
+    let seen = rounds(&mut r, 120, &[21]);
+    assert!(seen[..40].iter().all(|&c| c > CLASSIC_ECN), "held while mdev ≫ V0: {seen:?}");
+    let first_below = seen.iter().position(|&c| c <= L_STICKY).expect("falls back to L4S");
+    assert!(seen[first_below..].iter().all(|&c| c <= L_STICKY), "{seen:?}");
+    assert_eq!(seen[90..], [0; 30]);
+    assert_eq!(cut_at_quarter_alpha(&mut r), CUT_L4S);
+    // Mid-way, a score between L_STICKY and CLASSIC_ECN gives a partial floor: 8.5 L → 0.3125.
+    let mut r = fallback_run(1, 80);
+    r.cc.classic.classic_ecn = 8 * L + L / 2;
+    r.cc.upscaled_alpha = 4 * O;
+    r.cc.frac_cwnd = 100 * O;
+    r.congestion(Cause::Ecn);
+    // (327 680·100·O + O) >> 21 = ⌊32 768 001/2⌋ = 16 384 000 off.
+    assert_eq!(r.cc.frac_cwnd(), 100 * O - 16_384_000);
+    // Exactly L_STICKY is still L4S (`classic_ecn > L_STICKY`).
+    let mut r = fallback_run(1, 80);
+    r.cc.classic.classic_ecn = L_STICKY;
+    assert_eq!(cut_at_quarter_alpha(&mut r), CUT_L4S);
+}
+
+#[test]
+fn detection_waits_for_the_first_ce_and_init_resets_it() {
+    // Without a CE, α is never updated, and neither is the detector (`prague_update_alpha`).
+    let c = cfg(&[("rtt_scaling", ParamValue::Str("none".into())), ("ecn_fallback", ParamValue::Int(1))]);
+    let mut r = Run::with(c, 20, 20 * M);
+    r.p.min_rtt = Some(20_000_000);
+    r.congestion(Cause::Loss);
+    for round in 0..10 {
+        for j in 0..20 {
+            r.p.delivered += M;
+            let mut a = ack(1);
+            a.rtt = Some(if j % 2 == 0 { 60_000_000 } else { 100_000_000 });
+            a.round_start = j == 0 && round > 0;
+            r.cc.on_ack(&mut r.st, &r.p, &a);
+        }
+    }
+    assert!(!r.cc.saw_ce());
+    assert_eq!(r.cc.classic_ecn(), 0);
+    assert!(r.cc.classic_ecn_detector().mdev_pace_us() > 256, "but the estimator runs");
+    // A loss (Recovery) rescales as a CE episode does: ssthresh 20 → shifts 7/8.
+    assert_eq!(r.cc.classic_ecn_detector().g_srtt_shift(), 7);
+    // A repeated RTO does not call `prague_ssthresh`; a fresh one does (with ssthresh 4, as
+    // set here: shifts 4/5).
+    r.st.ssthresh = 4 * M;
+    r.congestion(Cause::Rto { backoffs: 2 });
+    assert_eq!(r.cc.classic_ecn_detector().g_srtt_shift(), 7);
+    r.congestion(Cause::Rto { backoffs: 0 });
+    assert_eq!(r.cc.classic_ecn_detector().g_srtt_shift(), 4);
+    // init starts the detector afresh from the stack's srtt (100 ms).
+    r.cc.init(&mut r.st, &r.p);
+    assert_eq!(*r.cc.classic_ecn_detector(), ClassicEcnDetector::new(100_000));
+}
+
+#[test]
+fn ecn_fallback_param_takes_0_1_2_and_names_the_key() {
+    for (v, want) in [(0, EcnFallback::Off), (1, EcnFallback::Fallback), (2, EcnFallback::DetectOnly)] {
+        assert_eq!(cfg(&[("ecn_fallback", ParamValue::Int(v))]).ecn_fallback, want);
+    }
+    assert_eq!(PragueConfig::default().ecn_fallback, EcnFallback::Off);
+    for bad in [ParamValue::Int(3), ParamValue::Int(-1), ParamValue::Str("1".into())] {
+        let mut p = Params::new();
+        p.insert("ecn_fallback", bad.clone());
+        let e = PragueConfig::from_params(&p).unwrap_err();
+        assert_eq!(e.key, "ecn_fallback", "{bad:?}");
+    }
+    let mut p = Params::new();
+    p.insert("ecn_fallback", ParamValue::Int(3));
+    let msg = PragueConfig::from_params(&p).unwrap_err().to_string();
+    assert!(msg.contains("ecn_fallback") && msg.contains('3'), "{msg}");
+    let mut p = Params::new();
+    p.insert("ecn_fallback", ParamValue::Int(2));
+    PragueConfig::from_params(&p).unwrap();
+    p.reject_unknown("prague").unwrap();
 }
