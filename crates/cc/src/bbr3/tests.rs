@@ -3,7 +3,11 @@
 //! appendix "BBR Example Test Cases") where our trait can drive them.
 
 use super::*;
-use crate::bbr_engine::testkit::{to_cruise, to_cruise_with, to_probe_up, Ack, BDP, BW, M, RTT};
+use crate::bbr_engine::testkit::{
+    lost_packets_while_probing_set_inflight_hi_at_the_crossing,
+    rto_sets_cwnd_to_inflight_plus_one_and_restores_it, to_cruise, to_cruise_with, to_probe_up, Ack, BDP, BW,
+    M, RTT,
+};
 use crate::bbr_engine::MS;
 use crate::{
     build_controller, AckSample, CaState, Cause, CongestionControl, CongestionEvent, EcnUse, Nanos,
@@ -172,24 +176,7 @@ fn loss_above_two_percent_while_probing_sets_inflight_hi_and_ends_up() {
 
 #[test]
 fn a_lost_packet_while_probing_sets_inflight_hi_where_the_loss_rate_crossed() {
-    let mut c = Conn::new(fixed_cfg());
-    let now = to_cruise(&mut c);
-    to_probe_up(&mut c, now);
-    // Five packets sent in UP with 200..204 packets in flight, all lost. After the fourth,
-    // 4 of 203 are lost (1.97 %); the fifth makes 5 of 204 (2.45 %). Before it: 203 packets
-    // in flight, 4 lost; the budget ceil(0.02 · 293 944) = 5 879 B is reached after
-    // (5 879 − 5 792) / 0.98 = 88 B of it: inflight_hi = 293 944 + 88 B, and UP ends.
-    let base = 1_000_000;
-    for k in 0..5 {
-        c.send(base + k * M, (200 + k) * M);
-    }
-    for k in 0..4 {
-        c.lose(base + k * M, M as u32);
-    }
-    assert_eq!((c.bbr.phase(), c.bbr.inflight_bounds().1), (Phase::Up, None));
-    c.lose(base + 4 * M, M as u32);
-    assert_eq!(c.bbr.inflight_bounds().1, Some(203 * M + 88));
-    assert_eq!(c.bbr.phase(), Phase::Down);
+    lost_packets_while_probing_set_inflight_hi_at_the_crossing(fixed_cfg());
 }
 
 #[test]
@@ -684,25 +671,7 @@ fn undo_restores_the_bounds_saved_at_recovery() {
 
 #[test]
 fn rto_sets_cwnd_to_inflight_plus_one_and_restores_it_after_the_loss_state() {
-    let mut c = Conn::new(fixed_cfg());
-    let now = to_cruise(&mut c);
-    let before = c.st.cwnd;
-    c.path.inflight = 50 * M;
-    let ev = CongestionEvent {
-        cause: Cause::Rto { backoffs: 0 },
-        open_episode: None,
-        flight_size: 50 * M,
-        in_slow_start: false,
-    };
-    c.path.state = CaState::Loss;
-    assert_eq!(c.bbr.on_congestion(&mut c.st, &c.path, &ev), Reaction::SelfManaged);
-    assert_eq!(c.st.cwnd, 51 * M);
-    c.path.state = CaState::Open;
-    c.ack(now + MS, Ack { inflight: 10 * M, ..Ack::default() });
-    // Leaving Loss restores the pre-RTO window, which outside probing also became
-    // inflight_lo (max(cwnd, prior_cwnd) before the RTO).
-    assert_eq!(c.st.cwnd, before);
-    assert_eq!(c.bbr.inflight_bounds().0, Some(before));
+    rto_sets_cwnd_to_inflight_plus_one_and_restores_it(fixed_cfg());
 }
 
 // ----- parameters -----

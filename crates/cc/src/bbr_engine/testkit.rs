@@ -1,9 +1,11 @@
 //! A BBR connection driven by hand, for the tests of `bbr2` and `bbr3`: ACKs with rate
-//! samples, rounds, losses with their send stamps, and the walk from Startup to CRUISE and UP.
+//! samples, rounds, losses with their send stamps, and the walk from Startup to CRUISE and UP;
+//! and the cases whose numbers are the same in both.
 
 use super::{Engine, Generation, Mode, Phase, MS};
 use crate::{
-    AckSample, CaState, CcState, CongestionControl, LossInfo, Nanos, PathInfo, RateSample, NANOS_PER_SEC,
+    AckSample, CaState, Cause, CcState, CongestionControl, CongestionEvent, LossInfo, Nanos, PathInfo,
+    RateSample, Reaction, NANOS_PER_SEC,
 };
 
 pub(crate) const M: u64 = 1448;
@@ -204,4 +206,52 @@ pub(crate) fn to_probe_up<C: Generation>(c: &mut Conn<C>, start: Nanos) -> Nanos
     c.round(now, Ack::default());
     assert_eq!(c.bbr.phase(), Phase::Up);
     now
+}
+
+/// A probe's lost packets, marked one by one with their send stamps, set `inflight_hi` where
+/// the loss rate crossed `loss_thresh` and end UP (bbr2 and bbr3 alike).
+pub(crate) fn lost_packets_while_probing_set_inflight_hi_at_the_crossing<C: Generation>(cfg: C) {
+    let mut c = Conn::new(cfg);
+    let now = to_cruise(&mut c);
+    to_probe_up(&mut c, now);
+    // Five packets sent in UP with 200..204 packets in flight, all lost. After the fourth,
+    // 4 of 203 are lost (1.97 %); the fifth makes 5 of 204 (2.45 %). Before it: 203 packets
+    // in flight, 4 lost; the budget ceil(0.02 · 293 944) = 5 879 B is reached after
+    // (5 879 − 5 792) / 0.98 = 88 B of it: inflight_hi = 293 944 + 88 B, and UP ends.
+    let base = 1_000_000;
+    for k in 0..5 {
+        c.send(base + k * M, (200 + k) * M);
+    }
+    for k in 0..4 {
+        c.lose(base + k * M, M as u32);
+    }
+    assert_eq!((c.bbr.phase(), c.bbr.inflight_bounds().1), (Phase::Up, None));
+    c.lose(base + 4 * M, M as u32);
+    assert_eq!(c.bbr.inflight_bounds().1, Some(203 * M + 88));
+    assert_eq!(c.bbr.phase(), Phase::Down);
+}
+
+/// An RTO in CRUISE sets cwnd to in flight plus one segment; leaving the Loss state restores
+/// the pre-RTO window (bbr2 and bbr3 alike).
+pub(crate) fn rto_sets_cwnd_to_inflight_plus_one_and_restores_it<C: Generation>(cfg: C) {
+    let mut c = Conn::new(cfg);
+    let now = to_cruise(&mut c);
+    let before = c.st.cwnd;
+    c.path.inflight = 50 * M;
+    let ev = CongestionEvent {
+        cause: Cause::Rto { backoffs: 0 },
+        open_episode: None,
+        flight_size: 50 * M,
+        in_slow_start: false,
+    };
+    c.path.state = CaState::Loss;
+    assert_eq!(c.bbr.on_congestion(&mut c.st, &c.path, &ev), Reaction::SelfManaged);
+    assert_eq!(c.st.cwnd, 51 * M);
+    c.path.state = CaState::Open;
+    c.ack(now + MS, Ack { inflight: 10 * M, ..Ack::default() });
+    // bbr_set_state: leaving Loss restores the pre-RTO window, which outside probing also
+    // became inflight_lo, for the loss round to cut from (v3: max(cwnd, prior_cwnd) before
+    // the RTO).
+    assert_eq!(c.st.cwnd, before);
+    assert_eq!(c.bbr.inflight_bounds().0, Some(before));
 }
