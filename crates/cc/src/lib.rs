@@ -18,6 +18,7 @@
 pub mod bbr;
 pub mod bbr2;
 pub mod bbr3;
+pub mod bbr_engine;
 pub mod cubic;
 pub mod dctcp;
 pub mod fledbat;

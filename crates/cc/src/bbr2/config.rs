@@ -1,8 +1,8 @@
 //! BBRv2's parameters: scenario keys, with v2alpha's defaults (`tcp_bbr2.c` module params).
 
-use super::MS;
 use crate::bbr::aggregation::{EXTRA_ACKED_MAX, EXTRA_ACKED_WIN_RTTS, MAX_WIN_RTTS};
 use crate::bbr::mode::{HIGH_GAIN, PACING_MARGIN};
+use crate::bbr_engine::{check_probe_rtt_window, Generation, Tuning, Version, MS};
 use crate::{Nanos, ParamError, Params, NANOS_PER_SEC};
 
 /// BBRv2 parameters; scenario keys are the field names, defaults are v2alpha's.
@@ -140,13 +140,54 @@ impl Bbr2Config {
             extra_acked_max: p.duration("extra_acked_max", d.extra_acked_max, 0, 10 * s)?,
             extra_acked_in_startup: p.bool("extra_acked_in_startup", d.extra_acked_in_startup)?,
         };
-        if cfg.probe_rtt_window > cfg.min_rtt_window {
-            // Linux clamps bbr_probe_rtt_win_ms to the min-RTT window; we say so instead.
-            return Err(ParamError {
-                key: "probe_rtt_window".into(),
-                message: "must not exceed min_rtt_window".into(),
-            });
-        }
+        check_probe_rtt_window(cfg.probe_rtt_window, cfg.min_rtt_window)?;
         Ok(cfg)
+    }
+}
+
+/// v2alpha's constants for the engine: Startup's one `high_gain` for pacing and cwnd, the
+/// fixed UP/DOWN gains 1.25/0.75, no extra cwnd gain in UP, `bbr_full_ecn_cnt` = 2 and no
+/// ECN re-probe (`bbr_ecn_reprobe_gain` = 0).
+impl Generation for Bbr2Config {
+    const NAME: &'static str = "bbr2";
+    const VERSION: Version = Version::V2;
+
+    fn tuning(&self) -> Tuning {
+        Tuning {
+            startup_pacing_gain: self.high_gain,
+            startup_cwnd_gain: self.high_gain,
+            drain_gain: self.drain_gain,
+            cwnd_gain: self.cwnd_gain,
+            bw_probe_cwnd_gain: 0.0,
+            probe_up_gain: 1.25,
+            probe_down_gain: 0.75,
+            beta: self.beta,
+            loss_thresh: self.loss_thresh,
+            inflight_headroom: self.inflight_headroom,
+            bw_probe_pif_gain: self.bw_probe_pif_gain,
+            bw_probe_reno_gain: self.bw_probe_reno_gain,
+            bw_probe_max_rounds: self.bw_probe_max_rounds,
+            bw_probe_rand_rounds: self.bw_probe_rand_rounds,
+            bw_probe_base: self.bw_probe_base,
+            bw_probe_rand: self.bw_probe_rand,
+            full_loss_cnt: self.full_loss_cnt,
+            full_ecn_cnt: 2,
+            min_rtt_window: self.min_rtt_window,
+            probe_rtt_window: self.probe_rtt_window,
+            probe_rtt_time: self.probe_rtt_time,
+            probe_rtt_cwnd_gain: self.probe_rtt_cwnd_gain,
+            pacing_margin: self.pacing_margin,
+            ecn: self.ecn,
+            ecn_thresh: self.ecn_thresh,
+            ecn_factor: self.ecn_factor,
+            ecn_alpha_gain: self.ecn_alpha_gain,
+            ecn_max_rtt: self.ecn_max_rtt,
+            ecn_reprobe_gain: 0.0,
+            extra_acked: self.extra_acked,
+            extra_acked_gain: self.extra_acked_gain,
+            extra_acked_rounds: self.extra_acked_rounds,
+            extra_acked_max: self.extra_acked_max,
+            extra_acked_in_startup: self.extra_acked_in_startup,
+        }
     }
 }

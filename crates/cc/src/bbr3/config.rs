@@ -1,9 +1,9 @@
 //! BBRv3's parameters: scenario keys, with the defaults of `google/bbr` v3 `tcp_bbr.c` (the
 //! `static const` block at the top of the file). Keys are bbr2's where they mean the same.
 
-use super::MS;
 use crate::bbr::aggregation::{EXTRA_ACKED_MAX, EXTRA_ACKED_WIN_RTTS, MAX_WIN_RTTS};
 use crate::bbr::mode::PACING_MARGIN;
+use crate::bbr_engine::{check_probe_rtt_window, Generation, Tuning, Version, MS};
 use crate::{Nanos, ParamError, Params, NANOS_PER_SEC};
 
 /// BBRv3 parameters; scenario keys are the field names, defaults are the v3 code's.
@@ -164,13 +164,54 @@ impl Bbr3Config {
             extra_acked_rounds: p.u64_in("extra_acked_rounds", d.extra_acked_rounds, 1, MAX_WIN_RTTS)?,
             extra_acked_max: p.duration("extra_acked_max", d.extra_acked_max, 0, 10 * s)?,
         };
-        if cfg.probe_rtt_window > cfg.min_rtt_window {
-            // Linux requires bbr_probe_rtt_win_ms <= the min-RTT window; we say so.
-            return Err(ParamError {
-                key: "probe_rtt_window".into(),
-                message: "must not exceed min_rtt_window".into(),
-            });
-        }
+        check_probe_rtt_window(cfg.probe_rtt_window, cfg.min_rtt_window)?;
         Ok(cfg)
+    }
+}
+
+/// v3's constants for the engine: `min(63, target in packets)` rounds between probes is a
+/// reno gain of 1; the allowance applies in Startup too; v2alpha's `bw_probe_pif_gain` is
+/// not read (UP ends on a plateau).
+impl Generation for Bbr3Config {
+    const NAME: &'static str = "bbr3";
+    const VERSION: Version = Version::V3;
+
+    fn tuning(&self) -> Tuning {
+        Tuning {
+            startup_pacing_gain: self.startup_pacing_gain,
+            startup_cwnd_gain: self.startup_cwnd_gain,
+            drain_gain: self.drain_gain,
+            cwnd_gain: self.cwnd_gain,
+            bw_probe_cwnd_gain: self.bw_probe_cwnd_gain,
+            probe_up_gain: self.probe_up_gain,
+            probe_down_gain: self.probe_down_gain,
+            beta: self.beta,
+            loss_thresh: self.loss_thresh,
+            inflight_headroom: self.inflight_headroom,
+            bw_probe_pif_gain: 0.0,
+            bw_probe_reno_gain: 1.0,
+            bw_probe_max_rounds: self.bw_probe_max_rounds,
+            bw_probe_rand_rounds: self.bw_probe_rand_rounds,
+            bw_probe_base: self.bw_probe_base,
+            bw_probe_rand: self.bw_probe_rand,
+            full_loss_cnt: self.full_loss_cnt,
+            full_ecn_cnt: self.full_ecn_cnt,
+            min_rtt_window: self.min_rtt_window,
+            probe_rtt_window: self.probe_rtt_window,
+            probe_rtt_time: self.probe_rtt_time,
+            probe_rtt_cwnd_gain: self.probe_rtt_cwnd_gain,
+            pacing_margin: self.pacing_margin,
+            ecn: self.ecn,
+            ecn_thresh: self.ecn_thresh,
+            ecn_factor: self.ecn_factor,
+            ecn_alpha_gain: self.ecn_alpha_gain,
+            ecn_max_rtt: self.ecn_max_rtt,
+            ecn_reprobe_gain: self.ecn_reprobe_gain,
+            extra_acked: self.extra_acked,
+            extra_acked_gain: self.extra_acked_gain,
+            extra_acked_rounds: self.extra_acked_rounds,
+            extra_acked_max: self.extra_acked_max,
+            extra_acked_in_startup: true,
+        }
     }
 }

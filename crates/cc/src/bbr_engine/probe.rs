@@ -1,32 +1,21 @@
-//! BBRv2's ProbeBW cycle (v2alpha `tcp_bbr2.c`): DOWN → CRUISE → REFILL → UP → DOWN, the
-//! randomised wall-clock probe wait, the Reno-coexistence round bound, and the upper bounds
-//! that probing adapts.
+//! The ProbeBW cycle: DOWN → CRUISE → REFILL → UP → DOWN, the randomised wall-clock probe
+//! wait, the Reno-coexistence round bound, v3's ECN re-probe, and the upper bounds that
+//! probing adapts.
 
-use super::{Bbr2, Mode, Sample, UNSET};
-use crate::{CcState, Nanos, PathInfo};
+use super::{Engine, Generation, Mode, Sample, UNSET};
+use crate::{CaState, CcState, Nanos, PathInfo};
 
 /// ProbeBW phases (Linux `enum bbr_pacing_gain_phase`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
-    /// Push in flight up (pacing gain 1.25) to probe for bandwidth.
+    /// Push in flight up (pacing gain 1.25; v3's cwnd gain 2.25) to probe for bandwidth.
     Up,
-    /// Drain what the probe queued (0.75) until in flight leaves headroom and fits the BDP.
+    /// Drain what the probe queued (v2alpha 0.75, v3 0.91) until in flight leaves headroom and fits the BDP.
     Down,
     /// Pace at the estimate, in flight below `inflight_hi` less headroom.
     Cruise,
     /// One round at the estimate with the lower bounds lifted, to fill the pipe before UP.
     Refill,
-}
-
-impl Phase {
-    /// `bbr_pacing_gain[]` for the phases v2 uses.
-    pub fn pacing_gain(self) -> f64 {
-        match self {
-            Phase::Up => 1.25,
-            Phase::Down => 0.75,
-            Phase::Cruise | Phase::Refill => 1.0,
-        }
-    }
 }
 
 /// What the arriving ACKs say about probing (Linux `enum bbr_ack_phase`).
@@ -39,12 +28,17 @@ pub enum AckPhase {
     ProbeStopping,
 }
 
-impl Bbr2 {
+impl<C: Generation> Engine<C> {
     fn has_elapsed_in_phase(&self, now: Nanos, interval: Nanos) -> bool {
         now > self.cycle_stamp.saturating_add(interval)
     }
 
-    /// Linux `bbr2_advance_max_bw_filter`: keep the max of the last one or two cycles.
+    /// Linux `bbr_take_max_bw_sample`.
+    pub(super) fn take_max_bw_sample(&mut self, bw: f64) {
+        self.max_bw[1] = self.max_bw[1].max(bw);
+    }
+
+    /// Linux `bbr_advance_max_bw_filter`: keep the max of the last one or two cycles.
     fn advance_max_bw_filter(&mut self) {
         if self.max_bw[1] == 0.0 {
             return;
@@ -52,42 +46,45 @@ impl Bbr2 {
         self.max_bw = [self.max_bw[1], 0.0];
     }
 
-    /// Linux `bbr2_pick_probe_wait` with the connection clock as the random source: a round
+    /// Linux `bbr_pick_probe_wait` with the connection clock as the random source: a round
     /// offset of `now_ms mod bw_probe_rand_rounds` and a wall-clock wait of
     /// `bw_probe_base + now_µs mod bw_probe_rand`.
     fn pick_probe_wait(&mut self, now: Nanos) {
-        let rand_rounds = self.cfg.bw_probe_rand_rounds;
+        let rand_rounds = self.t.bw_probe_rand_rounds;
         self.rounds_since_probe = if rand_rounds > 0 { (now / 1_000_000) % rand_rounds } else { 0 };
-        let rand_us = self.cfg.bw_probe_rand / 1_000;
+        let rand_us = self.t.bw_probe_rand / 1_000;
         let jitter_us = if rand_us > 0 { (now / 1_000) % rand_us } else { 0 };
-        self.probe_wait = self.cfg.bw_probe_base + jitter_us * 1_000;
+        self.probe_wait = self.t.bw_probe_base + jitter_us * 1_000;
     }
 
-    /// Linux `bbr2_is_reno_coexistence_probe_time`: probe at least every
+    /// Linux `bbr_is_reno_coexistence_probe_time`: probe at least every
     /// `min(bw_probe_max_rounds, reno_gain · target in packets)` rounds, as often as a Reno
-    /// flow with our BDP would see its loss epochs.
+    /// flow with our BDP would see its loss epochs (v3: reno gain 1).
     fn is_reno_coexistence_probe_time(&self, st: &CcState, mss: u64) -> bool {
-        let mut rounds = self.cfg.bw_probe_max_rounds;
-        if self.cfg.bw_probe_reno_gain > 0.0 {
+        let mut rounds = self.t.bw_probe_max_rounds;
+        if self.t.bw_probe_reno_gain > 0.0 {
             let target_pkts = self.target_inflight(st, mss) / mss;
-            rounds = rounds.min((target_pkts as f64 * self.cfg.bw_probe_reno_gain) as u64);
+            rounds = rounds.min((target_pkts as f64 * self.t.bw_probe_reno_gain) as u64);
         }
         self.rounds_since_probe >= rounds
     }
 
-    /// Linux `bbr2_raise_inflight_hi_slope`: each UP round doubles the growth of `inflight_hi`.
+    /// Linux `bbr_raise_inflight_hi_slope`: each UP round doubles the growth of `inflight_hi`.
     fn raise_inflight_hi_slope(&mut self, st: &CcState, mss: u64) {
         let growth_this_round = 1u64 << self.bw_probe_up_rounds;
         self.bw_probe_up_rounds = (self.bw_probe_up_rounds + 1).min(30);
         self.bw_probe_up_cnt = (st.cwnd / mss / growth_this_round).max(1);
     }
 
-    /// Linux `bbr2_probe_inflight_hi_upward`: while UP is cwnd-limited at `inflight_hi`,
+    /// Linux `bbr_probe_inflight_hi_upward`: while UP is cwnd-limited at `inflight_hi`,
     /// raise it by one packet per `bw_probe_up_cnt` packets delivered.
     fn probe_inflight_hi_upward(&mut self, st: &CcState, path: &PathInfo, s: &Sample) {
         let mss = path.mss as u64;
         if !path.is_cwnd_limited || st.cwnd < self.inflight_hi {
-            self.bw_probe_up_acks = 0;
+            if !self.v3() {
+                // v2alpha starts the count again; v3 keeps it.
+                self.bw_probe_up_acks = 0;
+            }
             return;
         }
         self.bw_probe_up_acks += s.acked_sacked;
@@ -102,7 +99,8 @@ impl Bbr2 {
         }
     }
 
-    /// Linux `bbr2_adapt_upper_bounds`. Returns whether it already changed phase.
+    /// Linux `bbr_adapt_upper_bounds` (`bw_hi` moves in v2alpha only: in v3 it stays
+    /// infinite). Returns whether it already changed phase.
     fn adapt_upper_bounds(&mut self, st: &CcState, path: &PathInfo, s: &Sample) -> bool {
         if self.ack_phase == AckPhase::ProbeStarting && self.round_start {
             self.ack_phase = AckPhase::ProbeFeedback;
@@ -142,9 +140,25 @@ impl Bbr2 {
         false
     }
 
-    /// Linux `bbr2_check_time_to_probe_bw` (without `ecn_reprobe_gain`, 0 upstream).
+    /// Linux `bbr_check_time_to_probe_bw`: with v3's ECN re-probe (`ecn_reprobe_gain` > 0;
+    /// 0 in v2alpha), after a cycle with CE marks but no loss (ECN in use, CA state Open)
+    /// probe again at once, starting UP's growth at
+    /// `2^floor(log2(ecn_reprobe_gain · inflight_hi in packets))`; otherwise once the
+    /// wall-clock wait or the Reno-coexistence round count has passed.
     fn check_time_to_probe_bw(&mut self, st: &CcState, path: &PathInfo) -> bool {
         let mss = path.mss as u64;
+        if self.t.ecn_reprobe_gain > 0.0
+            && self.ecn.eligible
+            && self.ecn_in_cycle
+            && !self.loss_in_cycle
+            && path.state == CaState::Open
+        {
+            let hi_pkts = if self.inflight_hi == UNSET { u32::MAX as u64 } else { self.inflight_hi / mss };
+            let target = (hi_pkts as f64 * self.t.ecn_reprobe_gain) as u64;
+            let n = target.checked_ilog2().unwrap_or(0).min(30);
+            self.start_bw_probe_refill(path, n);
+            return true;
+        }
         if self.has_elapsed_in_phase(path.now, self.probe_wait)
             || self.is_reno_coexistence_probe_time(st, mss)
         {
@@ -154,13 +168,13 @@ impl Bbr2 {
         false
     }
 
-    /// Linux `bbr2_check_time_to_cruise` with `bbr_drain_to_target`: in flight must leave the
+    /// Linux `bbr_check_time_to_cruise` with `bbr_drain_to_target`: in flight must leave the
     /// headroom and fit the BDP.
     fn check_time_to_cruise(&self, inflight: u64, bw: f64, st: &CcState, mss: u64) -> bool {
         inflight <= self.inflight_with_headroom(mss) && inflight <= self.inflight(bw, 1.0, st, mss)
     }
 
-    /// Linux `bbr2_update_cycle_phase`: the ProbeBW state machine, run once the pipe was full.
+    /// Linux `bbr_update_cycle_phase`: the ProbeBW state machine, run once the pipe was full.
     pub(super) fn update_cycle_phase(&mut self, st: &CcState, path: &PathInfo, s: &Sample) {
         if !self.full_bw_reached || self.adapt_upper_bounds(st, path, s) || self.mode != Mode::ProbeBw {
             return;
@@ -176,16 +190,29 @@ impl Bbr2 {
                 // A round of REFILL: its samples now reflect the refilled pipe.
                 if self.round_start {
                     self.bw_probe_samples = true;
-                    self.start_bw_probe_up(st, path);
+                    self.start_bw_probe_up(st, path, s);
                 }
             }
             Phase::Up => {
+                // UP ends when a probe that went too high last time reaches inflight_hi again,
+                // or (v2alpha) after a min RTT at `bw_probe_pif_gain` · BDP, or (v3) when the
+                // delivery rate plateaus (full_bw_now) while inflight_hi does not limit it.
                 let risky = self.prev_probe_too_high && inflight >= self.inflight_hi;
-                let queuing = !risky
-                    && self.has_elapsed_in_phase(path.now, self.min_rtt.unwrap_or(Nanos::MAX))
-                    && inflight >= self.inflight(bw, self.cfg.bw_probe_pif_gain, st, mss);
+                let done = if risky {
+                    true
+                } else if !self.v3() {
+                    self.has_elapsed_in_phase(path.now, self.min_rtt.unwrap_or(Nanos::MAX))
+                        && inflight >= self.inflight(bw, self.t.bw_probe_pif_gain, st, mss)
+                } else if path.is_cwnd_limited && st.cwnd >= self.inflight_hi {
+                    // inflight_hi limits bw growth: restart the plateau detector.
+                    self.reset_full_bw();
+                    self.full_bw = s.bw;
+                    false
+                } else {
+                    self.full_bw_now
+                };
                 self.stopped_risky_probe |= risky;
-                if risky || queuing {
+                if done {
                     self.prev_probe_too_high = false;
                     self.start_bw_probe_down(path);
                 }
@@ -199,7 +226,7 @@ impl Bbr2 {
         }
     }
 
-    /// Linux `bbr2_start_bw_probe_refill`: lift the lower bounds and fill the pipe for a round.
+    /// Linux `bbr_start_bw_probe_refill`: lift the lower bounds and fill the pipe for a round.
     pub(super) fn start_bw_probe_refill(&mut self, path: &PathInfo, bw_probe_up_rounds: u32) {
         self.reset_lower_bounds();
         self.bw_probe_up_rounds = bw_probe_up_rounds;
@@ -211,16 +238,21 @@ impl Bbr2 {
         self.phase = Phase::Refill;
     }
 
-    /// Linux `bbr2_start_bw_probe_up`.
-    fn start_bw_probe_up(&mut self, st: &CcState, path: &PathInfo) {
+    /// Linux `bbr_start_bw_probe_up`; v3 also restarts the plateau detector from this
+    /// sample's rate.
+    fn start_bw_probe_up(&mut self, st: &CcState, path: &PathInfo, s: &Sample) {
         self.ack_phase = AckPhase::ProbeStarting;
         self.rounds.restart(path.delivered);
         self.cycle_stamp = path.now;
+        if self.v3() {
+            self.reset_full_bw();
+            self.full_bw = s.bw;
+        }
         self.phase = Phase::Up;
         self.raise_inflight_hi_slope(st, path.mss as u64);
     }
 
-    /// Linux `bbr2_start_bw_probe_down`: a new cycle; draw when the next probe may start.
+    /// Linux `bbr_start_bw_probe_down`: a new cycle; draw when the next probe may start.
     pub(super) fn start_bw_probe_down(&mut self, path: &PathInfo) {
         self.reset_congestion_signals();
         self.bw_probe_up_cnt = UNSET;
@@ -231,7 +263,7 @@ impl Bbr2 {
         self.phase = Phase::Down;
     }
 
-    /// Linux `bbr2_start_bw_probe_cruise`.
+    /// Linux `bbr_start_bw_probe_cruise`.
     pub(super) fn start_bw_probe_cruise(&mut self) {
         if self.inflight_lo != UNSET {
             self.inflight_lo = self.inflight_lo.min(self.inflight_hi);

@@ -1,11 +1,11 @@
-//! BBRv3's bounds on the model (v3 `tcp_bbr.c`): the long-term `inflight_hi` learnt from loss
-//! or ECN while probing, the short-term `inflight_lo` / `bw_lo` cut in rounds with loss or
-//! ECN outside probing, the headroom kept under `inflight_hi`, and the congestion signals
+//! The bounds on the model: the long-term `inflight_hi` (and v2alpha's `bw_hi`) learnt from
+//! loss or ECN while probing, the short-term `inflight_lo` / `bw_lo` cut in rounds with loss
+//! or ECN outside probing, the headroom kept under `inflight_hi`, and the congestion signals
 //! (per-round loss and delivery, ECN `alpha`) behind them.
 
 use std::collections::VecDeque;
 
-use super::{Bbr3, Sample, UNSET};
+use super::{Engine, Generation, Sample, UNSET};
 use crate::{AckSample, CcState, LossInfo, PathInfo};
 
 /// DCTCP-style ECN state (`ecn_alpha` and the CE byte count behind `rs->delivered_ce`).
@@ -47,20 +47,32 @@ impl EcnState {
         }
     }
 
-    /// Counts this ACK's CE bytes: with accurate ECN (AccECN), the CE byte counter
+    /// Counts this ACK's CE bytes (v3): with accurate ECN (AccECN), the CE byte counter
     /// (`ce_bytes`), else the CE packet count (`ce_delta` segments); with classic feedback
     /// every byte an ECE-carrying ACK delivers (what Linux's `delivered_ce` counts with a
     /// DCTCP-style receiver).
-    pub(super) fn on_ack(&mut self, delivered: u64, acked: u64, ack: &AckSample, mss: u64) {
-        let ce = if ack.ce_bytes > 0 {
-            ack.ce_bytes.min(acked)
-        } else if ack.ce_delta > 0 {
+    pub(crate) fn on_ack(&mut self, delivered: u64, acked: u64, ack: &AckSample, mss: u64) {
+        if ack.ce_bytes > 0 {
+            self.count(delivered, acked, ack.ce_bytes.min(acked));
+        } else {
+            self.on_ack_packets(delivered, acked, ack, mss);
+        }
+    }
+
+    /// Counts this ACK's CE bytes as v2alpha: `ce_delta` segments when the stack has
+    /// accurate ECN, otherwise every byte an ECE-carrying ACK delivers.
+    pub(super) fn on_ack_packets(&mut self, delivered: u64, acked: u64, ack: &AckSample, mss: u64) {
+        let ce = if ack.ce_delta > 0 {
             (ack.ce_delta as u64 * mss).min(acked)
         } else if ack.ece {
             acked
         } else {
             0
         };
+        self.count(delivered, acked, ce);
+    }
+
+    fn count(&mut self, delivered: u64, acked: u64, ce: u64) {
         self.delivered_ce += ce;
         if acked > 0 {
             self.history.push_back((delivered, self.delivered_ce));
@@ -68,7 +80,7 @@ impl EcnState {
     }
 
     /// CE bytes delivered since `delivered` was `prior_delivered`.
-    pub(super) fn ce_since(&mut self, prior_delivered: u64) -> u64 {
+    pub(crate) fn ce_since(&mut self, prior_delivered: u64) -> u64 {
         while self.history.len() > 1 && self.history[1].0 <= prior_delivered {
             self.history.pop_front();
         }
@@ -77,26 +89,31 @@ impl EcnState {
     }
 }
 
-impl Bbr3 {
-    /// Linux `bbr_update_ecn_alpha`, once per round: become ECN-eligible on a short path,
-    /// then `alpha += gain · (ce_ratio − alpha)` over what was delivered since the last
-    /// update. Not eligible: nothing moves (PLB, the other user of alpha, is omitted).
+impl<C: Generation> Engine<C> {
+    /// Linux `bbr_update_ecn_alpha`, once per round: become ECN-eligible on a short path and
+    /// `alpha += gain · (ce_ratio − alpha)` over what was delivered since the last update. v3
+    /// moves alpha only once eligible (PLB, the other user of alpha, is omitted); v2alpha
+    /// moves it with `ecn` on and becomes eligible in a round that delivered something.
     pub(super) fn update_ecn_alpha(&mut self, path: &PathInfo, st: &CcState) {
-        let cfg = &self.cfg;
-        let rtt_ok = cfg.ecn_max_rtt == 0 || self.min_rtt.is_some_and(|r| r <= cfg.ecn_max_rtt);
-        if cfg.ecn && cfg.ecn_factor > 0.0 && rtt_ok {
-            self.ecn.eligible = true;
-        }
-        if !self.ecn.eligible {
+        let cfg = &self.t;
+        if !cfg.ecn || cfg.ecn_factor == 0.0 {
             return;
+        }
+        let rtt_ok = cfg.ecn_max_rtt == 0 || self.min_rtt.is_some_and(|r| r <= cfg.ecn_max_rtt);
+        if self.v3() {
+            self.ecn.eligible |= rtt_ok;
+            if !self.ecn.eligible {
+                return;
+            }
         }
         let e = &mut self.ecn;
         let delivered = path.delivered.saturating_sub(e.last_delivered);
         if delivered == 0 {
             return;
         }
+        e.eligible |= rtt_ok;
         let ce_ratio = (e.delivered_ce - e.last_delivered_ce) as f64 / delivered as f64;
-        let g = self.cfg.ecn_alpha_gain;
+        let g = self.t.ecn_alpha_gain;
         e.alpha = ((1.0 - g) * e.alpha + g * ce_ratio).min(1.0);
         e.last_delivered = path.delivered;
         e.last_delivered_ce = e.delivered_ce;
@@ -106,7 +123,7 @@ impl Bbr3 {
     /// Linux `bbr_check_ecn_too_high_in_startup`: `full_ecn_cnt` consecutive rounds with
     /// a CE ratio of at least `ecn_thresh` end Startup.
     fn check_ecn_too_high_in_startup(&mut self, ce_ratio: f64, st: &CcState, mss: u64) {
-        let cfg = &self.cfg;
+        let cfg = &self.t;
         if self.full_bw_reached || !self.ecn.eligible || cfg.full_ecn_cnt == 0 || cfg.ecn_thresh == 0.0 {
             return;
         }
@@ -122,7 +139,7 @@ impl Bbr3 {
 
     /// Linux `bbr_ecn_cut`: what remains after an ECN cut, `1 − alpha · ecn_factor`.
     pub fn ecn_cut(&self) -> f64 {
-        1.0 - self.ecn.alpha * self.cfg.ecn_factor
+        1.0 - self.ecn.alpha * self.t.ecn_factor
     }
 
     /// The ECN state (eligibility, alpha, CE count).
@@ -131,26 +148,27 @@ impl Bbr3 {
     }
 
     /// Linux `bbr_is_inflight_too_high`: more than `loss_thresh` of what was in flight at the
-    /// sample's send was lost, or (ECN-eligible) more than `ecn_thresh` of what it delivered
-    /// was CE.
+    /// sample's send was lost, or (ECN-eligible) at least (v3: more than) `ecn_thresh` of what
+    /// it delivered was CE.
     pub(super) fn is_inflight_too_high(&self, s: &Sample) -> bool {
-        if s.lost > 0 && s.tx_in_flight > 0 && s.lost as f64 > s.tx_in_flight as f64 * self.cfg.loss_thresh {
+        if s.lost > 0 && s.tx_in_flight > 0 && s.lost as f64 > s.tx_in_flight as f64 * self.t.loss_thresh {
             return true;
         }
-        s.delivered_ce > 0
+        let (ce, limit) = (s.delivered_ce as f64, s.delivered as f64 * self.t.ecn_thresh);
+        self.ecn.eligible
+            && self.t.ecn_thresh > 0.0
+            && s.delivered_ce > 0
             && s.delivered > 0
-            && self.ecn.eligible
-            && self.cfg.ecn_thresh > 0.0
-            && s.delivered_ce as f64 > s.delivered as f64 * self.cfg.ecn_thresh
+            && if self.v3() { ce > limit } else { ce >= limit }
     }
 
     /// Linux `bbr_inflight_hi_from_lost_skb`: the in-flight level at which the loss rate
     /// crossed `loss_thresh` inside the lost packet of `bytes`, solving
     /// `(lost_prev + x) / (inflight_prev + x) = thresh` for the prefix `x`.
-    pub(super) fn inflight_hi_from_lost_skb(&self, s: &Sample, bytes: u64) -> u64 {
+    pub(crate) fn inflight_hi_from_lost_skb(&self, s: &Sample, bytes: u64) -> u64 {
         let inflight_prev = s.tx_in_flight.saturating_sub(bytes);
         let lost_prev = s.lost.saturating_sub(bytes);
-        let thresh = self.cfg.loss_thresh;
+        let thresh = self.t.loss_thresh;
         let budget = (inflight_prev as f64 * thresh).ceil() as u64;
         let prefix =
             if lost_prev >= budget { 0 } else { ((budget - lost_prev) as f64 / (1.0 - thresh)) as u64 };
@@ -163,31 +181,39 @@ impl Bbr3 {
         if self.inflight_hi == UNSET {
             return UNSET;
         }
-        let headroom = ((self.inflight_hi as f64 * self.cfg.inflight_headroom) as u64).max(mss);
+        let headroom = ((self.inflight_hi as f64 * self.t.inflight_headroom) as u64).max(mss);
         self.inflight_hi.saturating_sub(headroom).max(crate::bbr::mode::CWND_MIN_TARGET * mss)
     }
 
-    /// Linux `bbr_adapt_lower_bounds` (v3), once per loss round outside probing: ECN cuts
-    /// `inflight_lo` alone to `1 − alpha/3` (v2 cut `bw_lo` too), loss cuts both `bw_lo` and
-    /// `inflight_lo` to `beta`, never below what the last round delivered; the lower of the
-    /// two levels wins.
+    /// Linux `bbr_adapt_lower_bounds`, once per loss round outside probing: ECN cuts
+    /// `inflight_lo` (v2alpha: and `bw_lo`) to `1 − alpha/3`, loss cuts both to `beta`, never
+    /// below what the last round delivered; the lower of the two levels wins. v3 floors
+    /// `bw_lo` at 1 B/s (`max(1U, bw_lo)`).
     fn adapt_lower_bounds(&mut self, st: &CcState) {
         if self.is_probing_bandwidth() {
             return;
         }
-        let mut ecn_inflight_lo = UNSET;
-        if self.ecn_in_round && self.cfg.ecn_factor > 0.0 {
-            self.init_lower_bounds(st, false);
-            ecn_inflight_lo = (self.inflight_lo as f64 * self.ecn_cut()) as u64;
+        let cut_bw = !self.v3();
+        let (mut ecn_inflight_lo, mut ecn_bw_lo) = (UNSET, f64::INFINITY);
+        if self.ecn_in_round && self.ecn.eligible && self.t.ecn_factor > 0.0 {
+            let cut = self.ecn_cut();
+            self.init_lower_bounds(st, cut_bw);
+            ecn_inflight_lo = (self.inflight_lo as f64 * cut) as u64;
+            if cut_bw {
+                ecn_bw_lo = self.bw_lo * cut;
+            }
         }
         if self.loss_in_round {
             self.init_lower_bounds(st, true);
-            let beta = self.cfg.beta;
+            let beta = self.t.beta;
             self.bw_lo = self.bw_latest.max(self.bw_lo * beta);
             self.inflight_lo = self.inflight_latest.max((self.inflight_lo as f64 * beta) as u64);
         }
         self.inflight_lo = self.inflight_lo.min(ecn_inflight_lo);
-        self.bw_lo = self.bw_lo.max(1.0);
+        self.bw_lo = self.bw_lo.min(ecn_bw_lo);
+        if self.v3() {
+            self.bw_lo = self.bw_lo.max(1.0);
+        }
     }
 
     /// Linux `bbr_init_lower_bounds`.
@@ -206,7 +232,7 @@ impl Bbr3 {
         self.inflight_lo = UNSET;
     }
 
-    /// Linux `bbr_reset_congestion_signals` (v3 also clears the per-cycle flags).
+    /// Linux `bbr_reset_congestion_signals` (with v3's per-cycle flags).
     pub(super) fn reset_congestion_signals(&mut self) {
         self.loss_in_round = false;
         self.ecn_in_round = false;
@@ -232,7 +258,9 @@ impl Bbr3 {
     }
 
     /// Linux `bbr_advance_latest_delivery_signals`: a new loss round starts from this
-    /// sample (the TLP exception is omitted: the stack reports no TLP).
+    /// sample (the TLP exception is omitted: the stack reports no TLP). v2alpha does this
+    /// right after the lower bounds adapt (`bbr2_update_congestion_signals`), v3 at the end
+    /// of `bbr_main`.
     pub(super) fn advance_latest_delivery_signals(&mut self, s: &Sample) {
         if self.loss_round_start {
             self.bw_latest = s.bw;
@@ -265,16 +293,27 @@ impl Bbr3 {
         self.prev_probe_too_high = true;
         self.bw_probe_samples = false;
         if !s.is_app_limited {
-            let floor = (self.target_inflight(st, mss) as f64 * self.cfg.beta) as u64;
+            let floor = (self.target_inflight(st, mss) as f64 * self.t.beta) as u64;
             self.inflight_hi = s.tx_in_flight.max(floor);
+            if !self.v3() {
+                self.handle_inflight_too_high_via_ecn();
+            }
         }
         if self.mode == super::Mode::ProbeBw && self.phase == super::Phase::Up {
             self.start_bw_probe_down(path);
         }
     }
 
-    /// Linux `bbr_skb_marked_lost` (with `bbr_note_loss`): start a loss round, note loss in
-    /// the cycle; while probing, see whether the loss rate up to this packet crossed
+    /// Linux `bbr2_handle_inflight_too_high_via_ecn` (`bbr_ecn_bw_hi` on; v2alpha only).
+    fn handle_inflight_too_high_via_ecn(&mut self) {
+        if self.ecn.eligible && !self.got_ok_bw_probe_sample {
+            let bw_hi = if self.bw_hi.is_infinite() { self.max_bw() } else { self.bw_hi };
+            self.bw_hi = bw_hi * self.ecn_cut();
+        }
+    }
+
+    /// Linux `bbr_skb_marked_lost` (with v3's `bbr_note_loss`): start a loss round, note loss
+    /// in the cycle; while probing, see whether the loss rate up to this packet crossed
     /// `loss_thresh` and if so set `inflight_hi` at the crossing point.
     pub(super) fn skb_marked_lost(&mut self, st: &CcState, path: &PathInfo, lost: &LossInfo) {
         if !self.loss_in_round {

@@ -1,19 +1,21 @@
-//! BBRv2's outputs (v2alpha `tcp_bbr2.c`): BDP and in-flight targets with the quantization
-//! budget, the pacing rate, and cwnd with the bounds of the model applied.
+//! The outputs: BDP and in-flight targets with the quantization budget, the pacing rate, and
+//! cwnd with the bounds of the model applied (v2alpha and v3 alike but for the TSO floor).
 
-use super::{Bbr2, Mode, Phase, MS, UNSET};
+use super::{Engine, Generation, Mode, Phase, MS, UNSET};
 use crate::bbr::mode::{CWND_MIN_TARGET, MIN_TSO_RATE};
 use crate::{CcState, PathInfo, NANOS_PER_SEC};
 
-impl Bbr2 {
-    /// Linux `bbr_tso_segs_goal` in bytes (v2alpha): about 1 ms at the pacing rate plus a
-    /// min-RTT allowance of `64 KB >> (min_rtt / 512 µs)`, at least 1 or 2 segments.
+impl<C: Generation> Engine<C> {
+    /// Linux `bbr_tso_segs_goal` (v2alpha) / `bbr_tso_segs_generic` (v3) in bytes: about 1 ms
+    /// at the pacing rate (`sk_pacing_shift` 10) plus a min-RTT allowance of
+    /// `64 KB >> (min_rtt / 512 µs)`, at least 2 segments (v3's `tcp_min_tso_segs`; v2alpha
+    /// took 1 below 1.2 Mb/s).
     pub(super) fn send_quantum(&self, st: &CcState, mss: u64) -> u64 {
         let rate = st.pacing_rate.unwrap_or(0.0);
         let rtt_shift = self.min_rtt.map_or(u32::MAX, |r| ((r / 1_000) >> 9).min(64) as u32);
         let rtt_allowance = 65_536u64.checked_shr(rtt_shift).unwrap_or(0);
         let bytes = ((rate / 1024.0) as u64 + rtt_allowance).min(65_536 - 1 - 320);
-        let min_segs = if rate < MIN_TSO_RATE { 1 } else { 2 };
+        let min_segs = if !self.v3() && rate < MIN_TSO_RATE { 1 } else { 2 };
         (bytes / mss).max(min_segs) * mss
     }
 
@@ -28,7 +30,7 @@ impl Bbr2 {
     }
 
     /// Linux `bbr_quantization_budget` with v2alpha's `bbr_cwnd_tso_budget = 1` (floor, not
-    /// pad): at least three send quanta and 4 packets, plus 2 packets while probing up.
+    /// pad; v3's): at least three send quanta and 4 packets, plus 2 packets while probing up.
     pub(super) fn quantization_budget(&self, cwnd: u64, st: &CcState, mss: u64) -> u64 {
         let floor = (3 * self.send_quantum(st, mss)).max(CWND_MIN_TARGET * mss);
         let up = self.mode == Mode::ProbeBw && self.phase == Phase::Up;
@@ -40,7 +42,7 @@ impl Bbr2 {
         self.quantization_budget(self.bdp(bw, gain, mss), st, mss)
     }
 
-    /// Linux `bbr2_target_inflight`: the BDP, unless congestion already cut cwnd lower.
+    /// Linux `bbr_target_inflight`: the BDP, unless congestion already cut cwnd lower.
     pub(super) fn target_inflight(&self, st: &CcState, mss: u64) -> u64 {
         self.inflight(self.bw(), 1.0, st, mss).min(st.cwnd)
     }
@@ -61,12 +63,12 @@ impl Bbr2 {
             None => MS,
         };
         let bw = st.cwnd as f64 * NANOS_PER_SEC as f64 / rtt as f64;
-        st.pacing_rate = Some(self.cfg.high_gain * bw * (1.0 - self.cfg.pacing_margin));
+        st.pacing_rate = Some(self.t.startup_pacing_gain * bw * (1.0 - self.t.pacing_margin));
     }
 
     /// Linux `bbr_set_pacing_rate`: only rises until the pipe is full.
     pub(super) fn set_pacing_rate(&mut self, st: &mut CcState, path: &PathInfo, bw: f64, gain: f64) {
-        let rate = gain * bw * (1.0 - self.cfg.pacing_margin);
+        let rate = gain * bw * (1.0 - self.t.pacing_margin);
         if !self.has_init_pacing && path.srtt.is_some() {
             self.init_pacing_rate(st, path);
         }
@@ -78,15 +80,15 @@ impl Bbr2 {
     /// Linux `bbr_probe_rtt_cwnd`.
     pub(super) fn probe_rtt_cwnd(&self, mss: u64) -> u64 {
         let floor = CWND_MIN_TARGET * mss;
-        if self.cfg.probe_rtt_cwnd_gain == 0.0 {
+        if self.t.probe_rtt_cwnd_gain == 0.0 {
             return floor;
         }
-        floor.max(self.bdp(self.bw(), self.cfg.probe_rtt_cwnd_gain, mss))
+        floor.max(self.bdp(self.bw(), self.t.probe_rtt_cwnd_gain, mss))
     }
 
-    /// Linux `bbr_set_cwnd` (v2alpha has no packet conservation): grow by what was delivered
-    /// towards `cwnd_gain · BDP` plus the ACK-aggregation allowance (then the quantization
-    /// budget), snap down to it once the pipe was full.
+    /// Linux `bbr_set_cwnd` (no packet conservation in v2alpha or v3): grow by what was
+    /// delivered towards `cwnd_gain · BDP` plus the ACK-aggregation allowance (then the
+    /// quantization budget), snap down to it once the pipe was full.
     pub(super) fn set_cwnd(&mut self, st: &mut CcState, path: &PathInfo, acked: u64) {
         let mss = path.mss as u64;
         if acked > 0 {
@@ -105,7 +107,7 @@ impl Bbr2 {
         }
     }
 
-    /// Linux `bbr2_bound_cwnd_for_inflight_model`: `inflight_hi` while probing, its headroom
+    /// Linux `bbr_bound_cwnd_for_inflight_model`: `inflight_hi` while probing, its headroom
     /// level while cruising or in ProbeRTT, and always `inflight_lo`.
     pub(super) fn bound_cwnd_for_inflight_model(&self, st: &mut CcState, mss: u64) {
         let cruising = self.mode == Mode::ProbeBw && self.phase == Phase::Cruise;
