@@ -12,6 +12,10 @@ answer to each mark is so much smaller that the Classic flow gets a small share 
 paper's Abstract: Scalable flows are "very aggressive"). The papers give no number for it, so
 these rows are reported beside the coupled queue's ratio at the same point.
 
+A last arm turns on Prague's own defence in the same PIE queue, the L4STeam code's classic-ECN
+bottleneck detection and fallback (``ecn_fallback = 1``; off by default there): when the RTT's
+variance and depth say the marks come from a classic AQM, it cuts by at least α = 0.625.
+
 The PI2 arm puts both flows in one PI2 queue (De Schepper et al., "PI2: A Linearized AQM for both
 Classic and Scalable TCP", CoNEXT 2016): the same square law, one queue, so one delay for both;
 tc-dualpi2(8) says of it "both Reno/Cubic can be used in parallel with Prague, maintaining window
@@ -48,7 +52,11 @@ ARMS: Dict[str, tuple] = {
     # One PI2 queue with the square law: both flows see one delay, so window fairness is rate fairness.
     "pi2-prague": ("pi2", "prague", {}),
     "pie-prague": ("pie", "prague", {}),
+    # Prague's own answer to a classic-ECN queue (tcp_prague.c's `prague_ecn_fallback = 1`).
+    "pie-prague-fallback": ("pie", "prague", {}),
 }
+#: Controller parameters of an arm's Scalable flow.
+SCALABLE_CC: Dict[str, Dict[str, Any]] = {"pie-prague-fallback": {"ecn_fallback": 1}}
 RATES_MBPS = [4, 12, 40, 120]
 RTTS_MS = [5, 10, 20, 50]
 #: "Roughly equivalent": a factor of two either way (ours; the papers give no number).
@@ -65,7 +73,7 @@ def _apply(point: Dict[str, Any]) -> Dict[str, Any]:
         "bottleneck.rtt": f"{point['rtt_ms']}ms",
         "bottleneck.aqm": aqm,
         "bottleneck.aqm_params": params,
-        "flows[0]": scalable_flow(cca),
+        "flows[0]": scalable_flow(cca, cc=SCALABLE_CC.get(point["arm"], {})),
     }
 
 
@@ -111,11 +119,13 @@ def _checks(summary) -> list:
     for _, row in summary.sort_values(["arm", "rate_mbps", "rtt_ms"]).iterrows():
         where = f"{row['rate_mbps']:g} Mbps, {row['rtt_ms']:g} ms"
         arm = row["arm"]
-        if arm == "pie-prague":
+        if arm.startswith("pie-"):
             coupled = summary[(summary["arm"] == "dualpi2-prague") & (summary["rate_mbps"] == row["rate_mbps"])
                               & (summary["rtt_ms"] == row["rtt_ms"])]
             beside = f"; DualPI2 at this point: {coupled['ratio'].iloc[0]:.2f}" if len(coupled) else ""
-            check = Check(f"one PIE queue, Prague / CUBIC rate, {where}", "Scalable flows \"very aggressive\" "
+            fallback = arm == "pie-prague-fallback"
+            label = "one PIE queue, Prague with its classic-ECN fallback" if fallback else "one PIE queue, Prague"
+            check = Check(f"{label} / CUBIC rate, {where}", "Scalable flows \"very aggressive\" "
                           "against Classic ones in one queue (no number)", common.DUALQ_PAPER, float(row["ratio"]),
                           None, shown=_shown(row),
                           reason=f"the contrast arm: one marking probability for both{beside}")
@@ -166,8 +176,9 @@ def _figure(summary, out_dir: Path) -> Path:
 
 EXPERIMENT = Experiment(
     name="l4s-coupling",
-    description="L4S: one Scalable (Prague or DCTCP) and one CUBIC flow over DualPI2, and over one PIE "
-                "queue, across 4-120 Mbps and 5-50 ms: the rate ratio the coupling aims at 1",
+    description="L4S: one Scalable (Prague or DCTCP) and one CUBIC flow over DualPI2 across 4-120 Mbps and "
+                "5-50 ms, the rate ratio the coupling aims at 1; contrasts: one PI2 queue, one PIE queue (with and "
+                "without Prague's classic-ECN fallback), DualPI2 with min_qlen_step = 1",
     base=dumbbell([scalable_flow("prague"), classic_flow("cubic")]),
     grid={"arm": list(ARMS), "rate_mbps": RATES_MBPS, "rtt_ms": RTTS_MS},
     quick_grid={"arm": list(ARMS), "rate_mbps": [4, 40], "rtt_ms": [20]},
