@@ -270,6 +270,9 @@ fn flow_of(sport: u16, dport: u16, flows: usize) -> Option<u32> {
 /// Per flow, the sojourns of its data packets in the window at the measured links of its path
 /// (the simulator's `FlowSummary::queue_delay_ms`).
 fn flow_queue_delays(sc: &Scenario, topo: &Topology, report: &Report) -> Vec<Option<Percentiles>> {
+    if !sc.output.flow_delays {
+        return vec![None; sc.flows.len()];
+    }
     let mut delays = vec![Vec::new(); sc.flows.len()];
     for (i, l) in report.links.iter().enumerate().filter(|(i, _)| topo.links[*i].measure_sojourn) {
         let inside = l.sojourn.iter().filter(|s| (sc.warmup..sc.duration).contains(&s.at));

@@ -47,6 +47,9 @@ pub struct Output {
     pub sojourn_samples: bool,
     /// Keep every CBR datagram's one-way delay as a series (default false, as above).
     pub owd_samples: bool,
+    /// Each flow's queueing-delay percentiles in the summary (default false: a histogram per flow
+    /// costs memory in proportion to the flows, 1.4 GB at 10,000).
+    pub flow_delays: bool,
     /// Links (topology indices) whose ingress is written as a pcap trace (`crate::trace`).
     pub pcap: Vec<usize>,
 }

@@ -28,6 +28,7 @@ fn output(sc: &Scenario) -> Value {
         "bin_ns": sc.output.bin,
         "sojourn_samples": sc.output.sojourn_samples,
         "owd_samples": sc.output.owd_samples,
+        "flow_delays": sc.output.flow_delays,
     });
     if !sc.output.pcap.is_empty() {
         let names: Vec<&str> = sc.output.pcap.iter().map(|&l| sc.topology.links[l].name.as_str()).collect();

@@ -149,7 +149,7 @@ fn one_line(s: &str) -> String {
 const MAX_BINS: u64 = 1_000_000;
 
 const TOP_KEYS: &[&str] = &["name", "duration", "warmup", "seed", "host_noise", "flows", "output", "nodes"];
-const OUTPUT_KEYS: &[&str] = &["bin", "sojourn_samples", "owd_samples", "pcap"];
+const OUTPUT_KEYS: &[&str] = &["bin", "sojourn_samples", "owd_samples", "flow_delays", "pcap"];
 const DEFAULT_BIN: Nanos = 100_000_000;
 
 /// `seed` (the CLI's `--seed`) replaces the file's before anything is drawn from it.
@@ -236,7 +236,13 @@ fn table_header(key: &str, array: bool) -> String {
 
 fn build_output(t: Option<&Table>) -> R<Output> {
     let Some(t) = t else {
-        return Ok(Output { bin: DEFAULT_BIN, sojourn_samples: false, owd_samples: false, pcap: Vec::new() });
+        return Ok(Output {
+            bin: DEFAULT_BIN,
+            sojourn_samples: false,
+            owd_samples: false,
+            flow_delays: false,
+            pcap: Vec::new(),
+        });
     };
     let p = "output";
     check_keys(t, p, OUTPUT_KEYS)?;
@@ -244,6 +250,7 @@ fn build_output(t: Option<&Table>) -> R<Output> {
         bin: get_positive_duration(t, p, "bin")?.unwrap_or(DEFAULT_BIN),
         sojourn_samples: get_bool(t, p, "sojourn_samples")?.unwrap_or(false),
         owd_samples: get_bool(t, p, "owd_samples")?.unwrap_or(false),
+        flow_delays: get_bool(t, p, "flow_delays")?.unwrap_or(false),
         pcap: Vec::new(), // resolved once the topology's links are known
     })
 }

@@ -222,7 +222,8 @@ pub struct FlowSummary {
     pub owd_ms: Option<Percentiles>,
     /// Queueing delay of this flow's data packets in the window: each packet's sojourn in each
     /// measured queue of its path (the bottleneck's, on a dumbbell). Per flow, so classes a
-    /// queue keeps apart show apart (DualPI2's L and C queues, FQ-CoDel's flows).
+    /// queue keeps apart show apart (DualPI2's L and C queues, FQ-CoDel's flows). Only with
+    /// `output.flow_delays`.
     pub queue_delay_ms: Option<Percentiles>,
     /// CBR datagrams dropped or lost on the way, whole run (datagrams still travelling are not lost).
     pub packets_lost: Option<u64>,

@@ -40,7 +40,7 @@ pub struct Recorder {
     /// One-way delays (ns) of CBR datagrams inside the measurement window, per flow.
     pub window_owds: Vec<Quantiles>,
     /// Sojourn times (ns) of each flow's data packets at the measured links of its path, inside
-    /// the measurement window.
+    /// the measurement window; empty unless `output.flow_delays` asks for them.
     pub window_flow_sojourns: Vec<Quantiles>,
     /// Per link: the largest base RTT of the TCP flows crossing it (its loss-grouping RTT).
     pub link_rtts: Vec<Nanos>,

@@ -41,7 +41,11 @@ pub fn recorder(sc: &Scenario, links: usize) -> Recorder {
         window_sojourns: vec![Quantiles::default(); links],
         keep_owd_series: sc.output.owd_samples,
         window_owds: vec![Quantiles::default(); sc.flows.len()],
-        window_flow_sojourns: vec![Quantiles::default(); sc.flows.len()],
+        window_flow_sojourns: if sc.output.flow_delays {
+            vec![Quantiles::default(); sc.flows.len()]
+        } else {
+            Vec::new()
+        },
         link_rtts,
         link_losses: vec![LossGrouper::default(); links],
         flow_windows,

@@ -208,7 +208,7 @@ impl Simulation<'_> {
             loss_reductions: 0,
             ecn_negotiated: false,
             owd_ms: None,
-            queue_delay_ms: self.rec.window_flow_sojourns[i].percentiles(1e-6),
+            queue_delay_ms: self.rec.window_flow_sojourns.get(i).and_then(|q| q.percentiles(1e-6)),
             packets_lost: None,
             chunks,
             notes: Vec::new(),

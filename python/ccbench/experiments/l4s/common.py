@@ -66,7 +66,7 @@ def dumbbell(flows: List[Dict[str, Any]], rate: str = "40Mbps", rtt: str = "20ms
         "duration": DURATION,
         "warmup": WARMUP,
         "seed": 1,
-        "output": {"sojourn_samples": sojourn_samples},
+        "output": {"sojourn_samples": sojourn_samples, "flow_delays": True},
         "bottleneck": {"rate": rate, "rtt": rtt, "buffer": BUFFER, "aqm": aqm, "ecn": True},
         "flows": flows,
     }
