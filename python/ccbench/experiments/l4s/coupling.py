@@ -21,12 +21,12 @@ Classic and Scalable TCP", CoNEXT 2016): the same square law, one queue, so one 
 tc-dualpi2(8) says of it "both Reno/Cubic can be used in parallel with Prague, maintaining window
 fairness", and with one RTT equal windows are equal rates.
 
-A second contrast arm keeps DualPI2 but sets Linux's ``min_qlen_step = 1``: no step mark for a
+Two contrast arms keep DualPI2 but set Linux's ``min_qlen_step = 1``: no step mark for a
 packet that found the L queue empty. At 4 and 12 Mbps one full-size packet takes 3.0 and 1.0 ms to
 send, so with the default (0) an L packet that only waits for the packet in transmission —
 CUBIC's, mostly — already exceeds the 1 ms step and is marked; Prague's window then shrinks
-round after round (every byte marked, no additive increase) and starves. The arm shows that the
-step, not the coupling, starves it there.
+round after round (every byte marked, no additive increase) and starves; DCTCP loses the same
+way at 12 Mbps. The arms show that the step, not the coupling, starves them there.
 
 Settings: RFC 9332 App. A.1's DualPI2 (Linux ``sch_dualpi2`` defaults), a 250 ms buffer, 60 s
 runs with the first 20 s excluded, 3 seeds; Prague as the L4STeam ``tcp_prague.c`` 0.6 (its
@@ -49,6 +49,7 @@ ARMS: Dict[str, tuple] = {
     "dualpi2-dctcp": ("dualpi2", "dctcp", {}),
     # Contrast: no step mark for a packet that found the L queue empty (Linux's `min_qlen_step`).
     "dualpi2-prague-minq1": ("dualpi2", "prague", {"min_qlen_step": 1}),
+    "dualpi2-dctcp-minq1": ("dualpi2", "dctcp", {"min_qlen_step": 1}),
     # One PI2 queue with the square law: both flows see one delay, so window fairness is rate fairness.
     "pi2-prague": ("pi2", "prague", {}),
     "pie-prague": ("pie", "prague", {}),
