@@ -157,8 +157,12 @@ def _figure(summary, out_dir: Path) -> Path:
 
     plt = pyplot()
     arms = list(ARMS)
-    fig, axes = plt.subplots(1, len(arms), figsize=(5 * len(arms), 4), sharey=True, squeeze=False)
-    for ax, arm in zip(axes[0], arms):
+    columns = 4
+    rows = -(-len(arms) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(4.5 * columns, 3.6 * rows), sharey=True, squeeze=False)
+    for ax in axes.flat[len(arms):]:
+        ax.set_visible(False)
+    for ax, arm in zip(axes.flat, arms):
         for i, (rate, df) in enumerate(summary[summary["arm"] == arm].groupby("rate_mbps", sort=True)):
             df = df.sort_values("rtt_ms")
             ax.errorbar(df["rtt_ms"], df["ratio"], yerr=df.get("ratio_std"), fmt="o-", color=f"C{i}",
@@ -167,11 +171,14 @@ def _figure(summary, out_dir: Path) -> Path:
         ax.axhline(1.0, color="k", lw=0.8)
         ax.set_yscale("log")
         ax.set_xscale("log")
+        ax.set_xticks(RTTS_MS, [str(r) for r in RTTS_MS])
+        ax.minorticks_off()
         ax.set_title(arm)
         ax.set_xlabel("base RTT (ms)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small")
-    axes[0][0].set_ylabel("Scalable / Classic goodput")
+    for row in axes:
+        row[0].set_ylabel("Scalable / Classic goodput")
     return save(fig, out_dir / "l4s-coupling.png")
 
 
