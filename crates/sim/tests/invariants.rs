@@ -532,3 +532,43 @@ type = "cbr"
         (0..l.t_s.len()).filter(|&i| l.link[i] == 0 && l.t_s[i] > 5.0 + 1e-9).map(|i| l.drops[i]).sum();
     assert_eq!(drops, s.drops);
 }
+
+/// The L4S queues under every new controller at once, with a short buffer and random loss so
+/// that overflow, marks, AccECN's counters and every recovery path meet: conservation and the
+/// scoreboard invariants after every event.
+#[test]
+fn stress_l4s_queues_with_accecn_controllers() {
+    const L4S: &str = r#"
+duration = "8s"
+[bottleneck]
+rate = "10Mbps"
+rtt = "30ms"
+buffer = "20p"
+ecn = true
+loss = 0.005
+[[flows]]
+cca = "prague"
+count = 2
+[[flows]]
+cca = "dctcp"
+ect1 = true
+[[flows]]
+cca = "bbr3"
+ecn = true
+[[flows]]
+cca = "cubic"
+count = 2
+ecn = true
+"#;
+    for aqm in ["fq_codel", "pi2", "dualpi2"] {
+        let r = stress(L4S, &[&format!("bottleneck.aqm={aqm}")]);
+        let link = r.summary.links.iter().find(|l| l.name == "bottleneck").unwrap();
+        assert!(
+            link.ecn_marks > 0 && link.random_losses > 0,
+            "{aqm}: {} marks, {} losses",
+            link.ecn_marks,
+            link.random_losses
+        );
+        assert!(r.summary.flows.iter().all(|f| f.ecn_negotiated), "{aqm}");
+    }
+}
