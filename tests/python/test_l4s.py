@@ -95,3 +95,31 @@ def test_bbrv3_has_lower_queues_than_cubic_in_a_deep_buffer(quick):
     rows = json.loads((quick["l4s-bbr3"][0] / "comparison.json").read_text())
     deep = next(r for r in rows if r["what"].startswith("one flow, 8 BDP"))
     assert deep["value"] < 0.5, deep
+
+
+ISSUE_FORM = """
+duration = "30s"
+warmup = "10s"
+[bottleneck]
+rate = "40Mbps"
+rtt = "20ms"
+buffer = "1000p"
+aqm = "dualpi2"
+[[flows]]
+name = "l4s"
+cca = "prague"
+[[flows]]
+name = "classic"
+cca = "cubic"
+ecn = true
+"""
+
+
+def test_the_issues_scenario_form_marks_without_saying_ecn():
+    """DualPI2 marks by default, as Linux's does (it has no switch): Prague gets marks, not
+    drops, with no `ecn = true` on the link."""
+    result = ccbench.run(ISSUE_FORM)
+    link = result.link("bottleneck")
+    assert link["ecn_marks"] > 0 and link["drops"] == 0, link
+    prague = result.flow("l4s")
+    assert prague["retransmits"] == 0 and prague["goodput_mbps"] > 10, prague

@@ -29,7 +29,7 @@ pub use fq_codel::{FqCoDel, FqCoDelConfig};
 pub use pi2::{Pi2, Pi2Config};
 pub use pie::{Pie, PieConfig};
 pub use red::Red;
-pub use registry::{build_queue, queue_params, queues, QueueConfig};
+pub use registry::{build_queue, marks_by_default, queue_params, queues, QueueConfig, QueueKind};
 
 pub type Nanos = u64;
 

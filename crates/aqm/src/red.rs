@@ -761,7 +761,7 @@ mod tests {
     fn registry_row_lists_its_parameters_and_rejects_unknown_ones() {
         let table = crate::queues::<Pkt>();
         let row = table.iter().find(|e| e.name == "red").unwrap();
-        let specs = crate::queue_params(row.build);
+        let specs = crate::queue_params(row.build.build);
         let keys: Vec<_> = specs.iter().map(|s| (s.key.as_str(), s.default.as_str())).collect();
         assert_eq!(
             keys,

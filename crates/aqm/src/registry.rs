@@ -26,14 +26,29 @@ pub struct QueueConfig {
 
 pub type BuildQueue<P> = fn(QueueConfig, &Params) -> Result<Box<dyn QueueDisc<P>>, ParamError>;
 
+/// A queue discipline's row: how to build it, and whether a link marks by default with it (the
+/// link's `ecn` when the scenario does not say): as Linux ships each one — `fq_codel` marks
+/// (`q->cparams.ecn = true` in `fq_codel_init`), `dualpi2` has no switch and always marks
+/// ECN-capable packets, PI2 is DualPI2's base AQM; `codel`, `red` and `pie` do not
+/// (their `ecn` flag is off unless set).
+#[derive(Clone, Copy)]
+pub struct QueueKind<P> {
+    pub build: BuildQueue<P>,
+    pub marks_by_default: bool,
+}
+
+const fn kind<P>(build: BuildQueue<P>, marks_by_default: bool) -> QueueKind<P> {
+    QueueKind { build, marks_by_default }
+}
+
 /// The queue disciplines, for packets of type `P`.
-pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 7] {
+pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<QueueKind<P>>; 7] {
     [
         Entry {
             name: "droptail",
             aliases: &[],
             summary: "drop-tail FIFO: drops arrivals beyond the buffer, never marks",
-            build: |cfg, _| Ok(Box::new(DropTail::new(cfg.limit))),
+            build: kind(|cfg, _| Ok(Box::new(DropTail::new(cfg.limit))), false),
         },
         Entry {
             name: "codel",
@@ -42,18 +57,21 @@ pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 7] {
                       the ABE paper's simulations, \"ns2-patch\" = its first release; the ns-2 profiles \
                       default mtu to 0, the largest packet seen): head drop, or CE mark with ecn, once \
                       the sojourn time has stayed above target for an interval; then at interval/sqrt(count)",
-            build: |cfg, p| {
-                let profile = CoDelProfile::from_params(p)?;
-                let codel = CoDelConfig::from_params_for(p, profile)?;
-                Ok(Box::new(CoDel::with_profile(cfg, codel, profile)))
-            },
+            build: kind(
+                |cfg, p| {
+                    let profile = CoDelProfile::from_params(p)?;
+                    let codel = CoDelConfig::from_params_for(p, profile)?;
+                    Ok(Box::new(CoDel::with_profile(cfg, codel, profile)))
+                },
+                false,
+            ),
         },
         Entry {
             name: "red",
             aliases: &[],
             summary: "RED (Floyd & Jacobson 1993, gentle RED, Linux ECN/harddrop); presets red1, red4, \
                       nred1, nred4 (SIAD thesis Table 4.8)",
-            build: |cfg, p| Ok(Box::new(Red::from_params(cfg, p)?)),
+            build: kind(|cfg, p| Ok(Box::new(Red::from_params(cfg, p)?)), false),
         },
         Entry {
             name: "pie",
@@ -61,7 +79,10 @@ pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 7] {
             summary: "PIE (RFC 8033; profiles \"linux-3.17\" = the sch_pie of the ABE paper's testbed, \
                       \"ns2\" = the ns-2 pie.cc of its simulations): random early drop/mark steered to a \
                       delay target",
-            build: |cfg, p| Ok(Box::new(Pie::from_queue_config(cfg, PieConfig::from_params(p)?))),
+            build: kind(
+                |cfg, p| Ok(Box::new(Pie::from_queue_config(cfg, PieConfig::from_params(p)?))),
+                false,
+            ),
         },
         Entry {
             name: "fq_codel",
@@ -69,7 +90,7 @@ pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 7] {
             summary: "FQ-CoDel (RFC 8290, Linux sch_fq_codel): flows hashed into 1024 queues served by \
                       deficit round robin (new flows first, once), CoDel per queue (head drop, or CE mark \
                       with ecn; Linux defaults ecn on), overflow drops a batch from the fattest queue",
-            build: |cfg, p| Ok(Box::new(FqCoDel::from_params(cfg, p)?)),
+            build: kind(|cfg, p| Ok(Box::new(FqCoDel::from_params(cfg, p)?)), true),
         },
         Entry {
             name: "pi2",
@@ -77,7 +98,7 @@ pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 7] {
             summary: "PI2 (De Schepper et al., CoNEXT 2016; RFC 9332 App. A.1's base AQM): one FIFO, a PI \
                       controller on the head sojourn every tupdate; at dequeue classic packets are \
                       dropped/marked with p'^2, ECT(1)/CE marked with min(k*p', 1)",
-            build: |cfg, p| Ok(Box::new(Pi2::from_params(cfg, p)?)),
+            build: kind(|cfg, p| Ok(Box::new(Pi2::from_params(cfg, p)?)), true),
         },
         Entry {
             name: "dualpi2",
@@ -86,7 +107,7 @@ pub fn queues<P: QueuedPacket + Send + 'static>() -> [Entry<BuildQueue<P>>; 7] {
                       the rest to C, scheduled with a 10% C weight; coupled PI2 on the larger head sojourn: \
                       C dropped/marked with p'^2, L marked with max(k*p', step above 1 ms); overload drops \
                       classic-style",
-            build: |cfg, p| Ok(Box::new(DualPi2::from_params(cfg, p)?)),
+            build: kind(|cfg, p| Ok(Box::new(DualPi2::from_params(cfg, p)?)), true),
         },
     ]
 }
@@ -98,9 +119,32 @@ pub fn build_queue<P: QueuedPacket + Send + 'static>(
     params: &Params,
 ) -> Result<Box<dyn QueueDisc<P>>, ParamError> {
     let table = queues::<P>();
-    let q = (lookup(&table, &name.to_ascii_lowercase(), "aqm", "AQM")?.build)(cfg, params)?;
+    let q = (lookup(&table, &name.to_ascii_lowercase(), "aqm", "AQM")?.build.build)(cfg, params)?;
     params.reject_unknown(name)?;
     Ok(q)
+}
+
+/// Whether a link with queue `name` marks unless told otherwise (see [`QueueKind`]); false for
+/// a name the table lacks (the parser reports that one).
+pub fn marks_by_default(name: &str) -> bool {
+    let table = queues::<Probe>();
+    lookup(&table, &name.to_ascii_lowercase(), "aqm", "AQM").is_ok_and(|e| e.build.marks_by_default)
+}
+
+/// A packet type to read the table with: which queue marks does not depend on the packets.
+struct Probe;
+
+impl QueuedPacket for Probe {
+    fn wire_bytes(&self) -> u32 {
+        0
+    }
+    fn ecn(&self) -> crate::Ecn {
+        crate::Ecn::NotEct
+    }
+    fn set_ecn(&mut self, _: crate::Ecn) {}
+    fn flow_id(&self) -> u64 {
+        0
+    }
 }
 
 /// The parameters queue `name` reads, found by building it once with defaults.
@@ -155,7 +199,7 @@ mod tests {
     #[test]
     fn codel_reads_its_parameters() {
         let codel = queues::<Pkt>().into_iter().find(|e| e.name == "codel").unwrap();
-        let specs = queue_params::<Pkt>(codel.build);
+        let specs = queue_params::<Pkt>(codel.build.build);
         let keys: Vec<_> = specs.iter().map(|s| s.key.as_str()).collect();
         assert_eq!(keys, ["profile", "target", "interval", "mtu"]);
         let defaults: Vec<_> = specs.iter().map(|s| s.default.as_str()).collect();

@@ -319,6 +319,30 @@ mod tests {
     }
 
     #[test]
+    fn a_link_marks_by_default_where_linux_ships_its_queue_marking() {
+        let ecn = |extra: &str| link(&parse(&with_bottleneck(extra)).unwrap(), "bottleneck").ecn;
+        assert!(ecn("aqm = \"dualpi2\"") && ecn("aqm = \"fq_codel\"") && ecn("aqm = \"pi2\""));
+        assert!(!ecn("aqm = \"codel\"") && !ecn("aqm = \"pie\"") && !ecn(""));
+        assert!(!ecn("aqm = \"dualpi2\"\necn = false") && ecn("aqm = \"codel\"\necn = true"));
+        // A reverse direction with a queue of its own takes that queue's default.
+        let text = r#"
+duration = "10s"
+[[links]]
+name = "l1"
+from = "a"
+to = "b"
+rate = "10Mbps"
+aqm = "codel"
+reverse = { aqm = "dualpi2" }
+[[flows]]
+from = "a"
+to = "b"
+"#;
+        let s = parse(text).unwrap();
+        assert_eq!((link(&s, "l1").ecn, link(&s, "l1-rev").ecn), (false, true));
+    }
+
+    #[test]
     fn ecn_options_follow_the_controller_and_the_kernel_refuses_accurate_ecn() {
         let o = parse(&with_flow("cca = \"cubic\"")).unwrap().flows[0].tcp.clone();
         assert!(!o.ecn && !o.accecn && !o.ect1);

@@ -37,7 +37,7 @@ pub fn families() -> Vec<Family> {
     vec![
         Family { name: "controllers", key: "flows.cca", rows: rows(CONTROLLERS, |b| param_specs(*b)) },
         Family { name: "receivers", key: "flows.receiver_cca", rows: rows(RECEIVERS, |b| param_specs(*b)) },
-        Family { name: "queues", key: "aqm", rows: rows(&queues::<InFlight>(), |b| queue_params(*b)) },
+        Family { name: "queues", key: "aqm", rows: rows(&queues::<InFlight>(), |b| queue_params(b.build)) },
         Family { name: "topologies", key: "top-level key", rows: rows(TOPOLOGIES, |_| Vec::new()) },
         Family { name: "stack", key: "[[flows]] of type tcp", rows: vec![stack_row()] },
     ]

@@ -562,7 +562,7 @@ fn params_defaults_per_profile_and_errors() {
 fn registry_row_reads_these_parameters() {
     use crate::{build_queue, queue_params, queues, ParamValue};
     let row = queues::<Pkt>().into_iter().find(|e| e.name == "pie").unwrap();
-    let specs = queue_params(row.build);
+    let specs = queue_params(row.build.build);
     let keys: Vec<_> = specs.iter().map(|s| s.key.as_str()).collect();
     assert_eq!(
         keys,

@@ -86,14 +86,15 @@ pub fn parse_props(t: &Table, p: &str) -> R<LinkProps> {
         Some(tr) => tr.trace.mean_rate(),
         None => required(get_rate(t, p, "rate")?, join(p, "rate"), "rate = \"10Mbps\"")?,
     };
+    let aqm = get_str(t, p, "aqm")?.unwrap_or("droptail").to_ascii_lowercase();
     Ok(LinkProps {
         rate,
         delay: get_duration(t, p, "delay")?.unwrap_or(0),
         rtt: get_positive_duration(t, p, "rtt")?.unwrap_or(DEFAULT_RTT),
         buffer: get_buffer(t, p)?.unwrap_or(BufferSize::Bdp(1.0)),
-        aqm: get_str(t, p, "aqm")?.unwrap_or("droptail").to_ascii_lowercase(),
+        ecn: get_bool(t, p, "ecn")?.unwrap_or_else(|| ccbench_aqm::marks_by_default(&aqm)),
+        aqm,
         aqm_params: get_params(t, p, "aqm_params")?,
-        ecn: get_bool(t, p, "ecn")?.unwrap_or(false),
         jitter: get_duration(t, p, "jitter")?.unwrap_or(0),
         jitter_reorder: get_bool(t, p, "jitter_reorder")?.unwrap_or(false),
         rate_max: get_rate_max(t, p, rate)?,
@@ -207,6 +208,8 @@ pub fn parse_reverse(t: Option<&Table>, p: &str, fwd: &LinkProps) -> R<LinkProps
     if let Some(aqm) = get_str(t, p, "aqm")? {
         r.aqm = aqm.to_ascii_lowercase();
         r.aqm_params = Params::new();
+        // Another queue, another default for marking.
+        r.ecn = ccbench_aqm::marks_by_default(&r.aqm);
     }
     if t.contains_key("aqm_params") {
         r.aqm_params = get_params(t, p, "aqm_params")?;
