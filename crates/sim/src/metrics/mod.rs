@@ -2,6 +2,7 @@
 //! cwnd swings, and what the summary needs of the simulator's own state. The result types and
 //! the summary's assembly are `ccbench_scenario::results`, shared with the emulator.
 
+pub mod measurements;
 pub mod oscillation;
 pub mod window_stats;
 

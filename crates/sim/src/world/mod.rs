@@ -1,20 +1,18 @@
 //! The event loop: builds the network and endpoints from a [`Scenario`] and dispatches events in
-//! time order. What it measures (series at bin boundaries, the [`SimResult`]) is `measure.rs`;
-//! chunk-by-chunk transfers are `chunks.rs`.
+//! time order. What it measures (series at bin boundaries, the [`SimResult`]) is
+//! `metrics::measurements`, which reads the endpoints through [`FlowView`]; chunk-by-chunk
+//! transfers are `chunks.rs`.
 
 use std::time::Instant;
 
-use ccbench_cc::{build_controller, build_receiver_control, is_less_than_best_effort};
+use ccbench_cc::{build_controller, build_receiver_control};
 
 use crate::endpoint::Endpoint;
 use crate::engine::{Event, EventQueue, Timer, TimerKind};
-use crate::fairness::{lbe_share, SecondMarks};
-use crate::metrics::{
-    flow_summary, jain_index, link_summary, run_summary, window_stats, Conservation, FlowSeries, FlowWindow,
-    LinkSeries, LinkSummary, LinkWindow, Recorder, RunTotals, Sharing, SimResult, Swings,
-};
+use crate::metrics::measurements::{End, FlowMark, FlowView, Measurements, SenderProbe, TcpClosing};
+use crate::metrics::{window_stats, Conservation, Recorder, SimResult};
 use crate::net::build::{self, FlowRoutes};
-use crate::net::{Env, InFlight, LinkCounters, Network, Side};
+use crate::net::{Env, InFlight, Network, Side};
 use crate::packet::{Kind, Packet};
 use crate::scenario::{FlowKind, Scenario};
 use crate::tcp::{Phase, TcpReceiver, TcpSender};
@@ -22,7 +20,6 @@ use crate::trace::{wire::flow_wires, Captures};
 use crate::traffic::{CbrReceiver, CbrSender, ChunkApp, Next};
 
 mod chunks;
-mod measure;
 
 const SECOND: Nanos = 1_000_000_000;
 /// Events between two looks up from the loop ([`Simulation::run_watched`]): a few milliseconds.
@@ -73,19 +70,6 @@ impl Endpoints {
     }
 }
 
-/// Cumulative per-flow counters at the previous sample and at the warm-up instant.
-#[derive(Clone, Copy, Default)]
-struct FlowMark {
-    delivered: u64,
-    wire_received: u64,
-    retransmits: u64,
-}
-
-struct Marks {
-    flows: Vec<FlowMark>,
-    links: Vec<(LinkCounters, u64, (u128, u128))>,
-}
-
 /// A failure while building the simulation from a validated scenario.
 #[derive(Debug)]
 pub struct BuildError {
@@ -102,22 +86,14 @@ pub struct Simulation<'a> {
     ends: Vec<Endpoints>,
     out: Vec<Packet>,
     rec: Recorder,
-    last_sample: Marks,
-    warm: Option<Marks>,
+    measured: Measurements,
     conservation: Conservation,
-    flows: FlowSeries,
-    links: LinkSeries,
     /// Per flow: the current connection's number (chunked flows open fresh ones), what its
     /// closed connections counted, and whether its next chunk is scheduled.
     conn: Vec<u16>,
     carry: Vec<Carry>,
     chunk_pending: Vec<bool>,
     chunks: ChunkApp,
-    seconds: SecondMarks,
-    /// Per TCP flow, its cwnd's swings since the warm-up (None before it, and for CBR).
-    swings: Vec<Option<Swings>>,
-    /// Per flow, its losses counted at the last sample.
-    sampled_losses: Vec<u64>,
 }
 
 /// Counters of a flow's closed connections, added to its current one's.
@@ -165,10 +141,7 @@ impl<'a> Simulation<'a> {
             ends.push(e);
         }
         let rec = window_stats::recorder(sc, net.links.len());
-        let marks = Marks {
-            flows: vec![FlowMark::default(); sc.flows.len()],
-            links: vec![(LinkCounters::default(), 0, (0, 0)); net.links.len()],
-        };
+        let measured = Measurements::new(sc, net.links.len());
         Ok(Simulation {
             sc,
             now: 0,
@@ -178,18 +151,12 @@ impl<'a> Simulation<'a> {
             ends,
             out: Vec::with_capacity(64),
             rec,
-            last_sample: marks,
-            warm: None,
+            measured,
             conservation: Conservation::default(),
-            flows: FlowSeries::default(),
-            links: LinkSeries::default(),
             conn: vec![0; sc.flows.len()],
             carry: vec![Carry::default(); sc.flows.len()],
             chunk_pending: vec![false; sc.flows.len()],
             chunks,
-            seconds: SecondMarks::new(sc.flows.len()),
-            swings: vec![None; sc.flows.len()],
-            sampled_losses: vec![0; sc.flows.len()],
         })
     }
 
@@ -299,7 +266,8 @@ impl<'a> Simulation<'a> {
             Event::LinkChange(i) => self.change_link(i as usize),
             Event::Sample => {
                 self.catch_up_links(before(self.now));
-                self.sample();
+                let view = Flows { ends: &self.ends, carry: &self.carry, chunks: &self.chunks };
+                self.measured.sample(self.sc, &view, &mut self.net.links, self.now);
                 let next = self.now + self.sc.output.bin;
                 if next <= self.sc.duration {
                     self.events.schedule(next, Event::Sample);
@@ -310,9 +278,8 @@ impl<'a> Simulation<'a> {
                 self.warm_up()
             }
             Event::Second => {
-                let marks =
-                    self.ends.iter().zip(&self.carry).map(|(e, c)| Self::flow_mark(e, c).wire_received);
-                self.seconds.push(marks);
+                let view = Flows { ends: &self.ends, carry: &self.carry, chunks: &self.chunks };
+                self.measured.second(&view, self.ends.len());
                 if self.now + SECOND <= self.sc.duration {
                     self.events.schedule(self.now + SECOND, Event::Second);
                 }
@@ -378,9 +345,7 @@ impl<'a> Simulation<'a> {
             (end, side) => end.receive(side, pkt, now, &mut out),
         }
         if let (Endpoints::Tcp { tx, .. }, Side::Sender) = (&self.ends[flow as usize], side) {
-            if let Some(s) = &mut self.swings[flow as usize] {
-                s.observe(tx.cc_state().cwnd);
-            }
+            self.measured.observe_cwnd(flow as usize, tx.cc_state().cwnd);
         }
         self.inject(flow, side, &mut out);
         self.out = out;
@@ -465,6 +430,78 @@ impl<'a> Simulation<'a> {
             }
         }
         Ok(())
+    }
+}
+
+impl Simulation<'_> {
+    /// The measurement window opens (`metrics::measurements` marks the counters).
+    fn warm_up(&mut self) {
+        let view = Flows { ends: &self.ends, carry: &self.carry, chunks: &self.chunks };
+        self.measured.warm_up(self.sc, &view, &mut self.net.links, self.now);
+    }
+
+    fn finish(mut self, wall_s: f64) -> SimResult {
+        let view = Flows { ends: &self.ends, carry: &self.carry, chunks: &self.chunks };
+        let end = End {
+            sc: self.sc,
+            links: &self.net.links,
+            rec: &mut self.rec,
+            conservation: self.conservation,
+            events: self.events.processed(),
+            now: self.now,
+        };
+        self.measured.finish(end, &view, wall_s)
+    }
+}
+
+/// The flows' endpoints as the measurements read them.
+struct Flows<'a> {
+    ends: &'a [Endpoints],
+    carry: &'a [Carry],
+    chunks: &'a ChunkApp,
+}
+
+impl FlowView for Flows<'_> {
+    fn mark(&self, i: usize) -> FlowMark {
+        let carry = &self.carry[i].mark;
+        match &self.ends[i] {
+            Endpoints::Tcp { tx, rx } => FlowMark {
+                delivered: carry.delivered + rx.delivered,
+                wire_received: carry.wire_received + rx.wire_bytes_received,
+                retransmits: carry.retransmits + tx.stats.retransmits,
+            },
+            Endpoints::Cbr { rx, .. } => {
+                FlowMark { delivered: rx.delivered, wire_received: rx.wire_bytes_received, retransmits: 0 }
+            }
+        }
+    }
+
+    fn sender(&self, i: usize) -> Option<SenderProbe> {
+        let Endpoints::Tcp { tx, .. } = &self.ends[i] else { return None };
+        let st = tx.cc_state();
+        Some(SenderProbe { cwnd: st.cwnd, ssthresh: st.ssthresh, srtt: tx.srtt(), inflight: tx.inflight() })
+    }
+
+    fn finished_at(&self, i: usize) -> Option<Nanos> {
+        let Endpoints::Tcp { tx, .. } = &self.ends[i] else { return None };
+        tx.fct.map(|d| tx.start_time + d)
+    }
+
+    fn closing(&self, i: usize) -> Option<TcpClosing> {
+        let Endpoints::Tcp { tx, rx } = &self.ends[i] else { return None };
+        let carry = self.carry[i];
+        Some(TcpClosing {
+            timeouts: carry.timeouts + tx.stats.timeouts,
+            fct: tx.fct,
+            ecn_reductions: carry.ecn_reductions + tx.stats.ecn_reductions,
+            loss_reductions: carry.loss_reductions + tx.stats.loss_reductions,
+            ecn_negotiated: tx.ecn_negotiated(),
+            notes: rx.notes(),
+        })
+    }
+
+    fn chunks(&self, i: usize) -> Option<(u64, u64)> {
+        self.chunks.counts(i as u32)
     }
 }
 
