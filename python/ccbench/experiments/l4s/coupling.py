@@ -25,8 +25,9 @@ Two contrast arms keep DualPI2 but set Linux's ``min_qlen_step = 1``: no step ma
 packet that found the L queue empty. At 4 and 12 Mbps one full-size packet takes 3.0 and 1.0 ms to
 send, so with the default (0) an L packet that only waits for the packet in transmission —
 CUBIC's, mostly — already exceeds the 1 ms step and is marked; Prague's window then shrinks
-round after round (every byte marked, no additive increase) and starves; DCTCP loses the same
-way at 12 Mbps. The arms show that the step, not the coupling, starves them there.
+round after round (every byte marked, no additive increase) and starves; the arm shows that the
+step, not the coupling, starves it there. DCTCP, which is not paced, loses at 4–12 Mbps whatever
+`min_qlen_step` says: the packets of its own bursts queue behind each other past the step.
 
 Settings: RFC 9332 App. A.1's DualPI2 (Linux ``sch_dualpi2`` defaults), a 250 ms buffer, 60 s
 runs with the first 20 s excluded, 3 seeds; Prague as the L4STeam ``tcp_prague.c`` 0.6 (its
@@ -96,7 +97,14 @@ def _shown(row) -> str:
     return (f"{mean_spread(row, 'ratio', '.2f')} ({row['scalable_mbps']:.1f} / {row['classic_mbps']:.1f} Mbps)")
 
 
-def _imbalance(row) -> str:
+def _at(summary, arm: str, row) -> str:
+    """The ratio of `arm` at `row`'s rate and RTT, as text ("—" if it did not run)."""
+    other = summary[(summary["arm"] == arm) & (summary["rate_mbps"] == row["rate_mbps"])
+                    & (summary["rtt_ms"] == row["rtt_ms"])]
+    return f"{other['ratio'].iloc[0]:.2f}" if len(other) else "—"
+
+
+def _imbalance(row, summary) -> str:
     """Why a point is out of balance, in this run's numbers."""
     rtt = row["rtt_ms"]
     if ARMS[row["arm"]][0] == "pi2":
@@ -109,10 +117,18 @@ def _imbalance(row) -> str:
                 f"on top of {rtt:g}) against the Scalable flow's {scalable_rtt:.1f} ms: at equal windows that alone "
                 f"is a factor {classic_rtt / scalable_rtt:.2f} in rate")
     serialisation_ms = MTU_BYTES * 8 / (row["rate_mbps"] * 1e3)
+    if ARMS[row["arm"]][1] == "dctcp":
+        return (f"DCTCP is not paced: at {row['rate_mbps']:g} Mbps one {MTU_BYTES} B packet takes "
+                f"{serialisation_ms:.2f} ms to send, so in each window's burst the packets behind the first "
+                f"wait past the {STEP_S * 1e3:g} ms step and are marked, whether or not the L queue was empty "
+                f"(ratio {_at(summary, 'dualpi2-dctcp', row)} with min_qlen_step 0, "
+                f"{_at(summary, 'dualpi2-dctcp-minq1', row)} with 1); it cuts every round and, as Linux's DCTCP, "
+                f"does not grow while in CWR (L queue p99 {row['scalable_delay_p99_ms']:.2f} ms)")
     return (f"at {row['rate_mbps']:g} Mbps one {MTU_BYTES} B packet takes {serialisation_ms:.2f} ms to send, against "
             f"the L queue's {STEP_S * 1e3:g} ms step: an L packet waiting behind any packet in transmission, a Classic "
             f"one too, is step-marked, and the Scalable window shrinks round after round (L queue p99 "
-            f"{row['scalable_delay_p99_ms']:.2f} ms); see the min_qlen_step contrast arm")
+            f"{row['scalable_delay_p99_ms']:.2f} ms); with min_qlen_step = 1 the ratio here is "
+            f"{_at(summary, 'dualpi2-prague-minq1', row)}")
 
 
 def _checks(summary) -> list:
@@ -143,7 +159,7 @@ def _checks(summary) -> list:
             check = Check(f"{label}, {'Prague' if cca == 'prague' else 'DCTCP'} / CUBIC rate, {where}", paper, source,
                           float(row["ratio"]), Claim("in", BALANCE), shown=_shown(row), needs=("seeds", "duration"))
             if check.verdict != "agrees":
-                check.reason = _imbalance(row)
+                check.reason = _imbalance(row, summary)
         checks.append(check)
     return checks
 
