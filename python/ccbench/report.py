@@ -5,7 +5,7 @@ It reads what the other commands wrote — ``experiments/*/`` (``comparison.json
 regenerated without running anything. Styles are inline and images are linked by relative path,
 so the folder is the whole report wherever it is copied.
 
-Layout: a front table of every verdict across the four works; then per work, per experiment, our
+Layout: a front table of every verdict across the works; then per work, per experiment, our
 figure beside the paper's values or claims (the comparison table, one verdict per row, with the
 reason for any difference), the scenario, seeds, code version and time, and any failed runs.
 """
