@@ -284,16 +284,6 @@ impl<P: QueuedPacket> DualPi2<P> {
         self.pi.prob
     }
 
-    /// The WRR credit (Linux `c_protection_credit`, reported by `tc -s` as `credit`).
-    pub fn credit(&self) -> i64 {
-        self.credit
-    }
-
-    /// Which queue the packet last handed out by `dequeue` came from.
-    pub fn last_band(&self) -> Option<Band> {
-        self.last_band
-    }
-
     /// Which queue a packet with this ECN codepoint joins.
     pub fn band_of(&self, ecn: Ecn) -> Band {
         if self.cfg.ecn_mask.selects(ecn) {
@@ -301,32 +291,6 @@ impl<P: QueuedPacket> DualPi2<P> {
         } else {
             Band::C
         }
-    }
-
-    pub fn l_len_packets(&self) -> usize {
-        self.l.len()
-    }
-
-    pub fn l_len_bytes(&self) -> u64 {
-        self.l.bytes()
-    }
-
-    pub fn c_len_packets(&self) -> usize {
-        self.c.len()
-    }
-
-    pub fn c_len_bytes(&self) -> u64 {
-        self.c.bytes()
-    }
-
-    /// Sojourn of the L queue's head at `now`, 0 when empty (Linux `delay_l`).
-    pub fn l_head_sojourn(&self, now: Nanos) -> Nanos {
-        self.l.head_sojourn(now)
-    }
-
-    /// Sojourn of the C queue's head at `now`, 0 when empty (Linux `delay_c`).
-    pub fn c_head_sojourn(&self, now: Nanos) -> Nanos {
-        self.c.head_sojourn(now)
     }
 
     /// The next update instant.

@@ -44,7 +44,7 @@ fn defaults_are_linux_dualpi2_reset_default() {
     assert_eq!((c.ecn_mask, c.mtu), (EcnMask::L4sEct, 1514));
     assert_eq!(DualPi2Config::from_params(&Params::new()).unwrap(), c);
     // Linux `dualpi2_calculate_c_protection`: 1514 * (10 - 90).
-    assert_eq!(dualpi2().credit(), -121_120);
+    assert_eq!(dualpi2().credit, -121_120);
     assert_eq!(dualpi2().next_timer(), 16 * MS);
 }
 
@@ -57,7 +57,7 @@ fn classification_by_ecn_mask() {
         assert_eq!(q.band_of(ecn), band, "{ecn:?}");
         q.enqueue(Pkt(100, ecn), 0);
     }
-    assert_eq!((q.l_len_packets(), q.l_len_bytes(), q.c_len_packets(), q.c_len_bytes()), (2, 200, 2, 200));
+    assert_eq!((q.l.len(), q.l.bytes(), q.c.len(), q.c.bytes()), (2, 200, 2, 200));
     assert_eq!((q.len_packets(), q.len_bytes()), (4, 400));
     // `any_ect` (3) takes ECT(0) too; `cla_ect` (2) takes ECT(0) and CE but not ECT(1).
     let any = with(DualPi2Config { ecn_mask: EcnMask::AnyEct, ..Default::default() });
@@ -86,13 +86,13 @@ fn pi_update_reads_the_larger_head_sojourn() {
     // no coupled signal; its 20 ms sojourn is above the 1 ms step: CE.
     let mut sink = Count::default();
     let d = q.dequeue(20 * MS, &mut sink).unwrap();
-    assert_eq!((d.pkt.1, d.sojourn, q.last_band(), sink.marks), (Ecn::Ce, 20 * MS, Some(Band::L), 1));
+    assert_eq!((d.pkt.1, d.sojourn, q.last_band, sink.marks), (Ecn::Ce, 20 * MS, Some(Band::L), 1));
     // 32 ms: only the C head, 28 ms; dp = 41/256 * 0.013 + 819/256 * (0.028 - 0.016).
     q.on_timer(32 * MS);
     let p2 = p1 + 41.0 / 256.0 * 0.013 + 819.0 / 256.0 * 0.012;
     assert_close(q.probability(), p2);
     assert_close(p2, 0.0918203125);
-    assert_eq!((q.l_head_sojourn(32 * MS), q.c_head_sojourn(32 * MS)), (0, 28 * MS));
+    assert_eq!((q.l.head_sojourn(32 * MS), q.c.head_sojourn(32 * MS)), (0, 28 * MS));
 }
 
 #[test]
@@ -133,7 +133,7 @@ fn bands(q: &mut DualPi2<Pkt>, n: usize) -> String {
     (0..n)
         .map(|_| {
             q.dequeue(0, &mut NoSink).unwrap();
-            match q.last_band().unwrap() {
+            match q.last_band.unwrap() {
                 Band::L => 'L',
                 Band::C => 'C',
             }
@@ -150,9 +150,9 @@ fn wrr_gives_c_one_packet_in_ten_when_both_are_backlogged() {
     fill(&mut q, 30, Pkt(1500, Ecn::Ect1), 0);
     fill(&mut q, 30, Pkt(1500, Ecn::NotEct), 0);
     assert_eq!(bands(&mut q, 9), "LLLLLLLLL");
-    assert_eq!(q.credit(), 13_880);
+    assert_eq!(q.credit, 13_880);
     assert_eq!(bands(&mut q, 1), "C");
-    assert_eq!(q.credit(), -121_120);
+    assert_eq!(q.credit, -121_120);
     assert_eq!(bands(&mut q, 20), "LLLLLLLLLCLLLLLLLLLC");
     // c_protection 50: credit starts at 0; +50 * 1500 after L, -50 * 1500 after C: alternation.
     let mut q = with(DualPi2Config { c_protection: 50, ..Default::default() });
@@ -168,7 +168,7 @@ fn one_queue_alone_is_served_and_the_credit_stays_then_resets() {
     assert_eq!(bands(&mut q, 3), "LLL");
     fill(&mut q, 2, Pkt(1500, Ecn::NotEct), 0);
     assert_eq!(bands(&mut q, 2), "CC");
-    assert_eq!(q.credit(), -121_120, "no change with one queue empty");
+    assert_eq!(q.credit, -121_120, "no change with one queue empty");
     // L is preferred as soon as it has a packet, while the credit is <= 0.
     fill(&mut q, 2, Pkt(1500, Ecn::NotEct), 0);
     fill(&mut q, 1, Pkt(1500, Ecn::Ect1), 0);
@@ -176,7 +176,7 @@ fn one_queue_alone_is_served_and_the_credit_stays_then_resets() {
     // A dequeue that finds both empty resets the credit (Linux `dualpi2_reset_c_protection`).
     q.credit = 42;
     assert!(q.dequeue(0, &mut NoSink).is_none());
-    assert_eq!(q.credit(), -121_120);
+    assert_eq!(q.credit, -121_120);
 }
 
 /// Fractions of `n` decisions on packets with `ecn` that dropped and that marked, at p′ = `p`
@@ -340,8 +340,8 @@ fn packets_and_bytes_are_conserved_over_a_random_workload() {
         } else if let Some(d) = q.dequeue(now, &mut sink) {
             (delivered, delivered_bytes) = (delivered + 1, delivered_bytes + d.pkt.0 as u64);
         }
-        assert_eq!(q.len_bytes(), q.l_len_bytes() + q.c_len_bytes());
-        assert_eq!(q.len_packets(), q.l_len_packets() + q.c_len_packets());
+        assert_eq!(q.len_bytes(), q.l.bytes() + q.c.bytes());
+        assert_eq!(q.len_packets(), q.l.len() + q.c.len());
     }
     assert!(sink.drops > 0 && sink.marks > 0 && overflow > 0, "the workload exercises every path");
     assert_eq!(marked_on_arrival, 0, "drop_early is off");

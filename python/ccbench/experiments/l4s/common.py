@@ -24,7 +24,7 @@ ECT(0) (its C queue). Runs last 60 s, the first 20 s excluded.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Tuple
 
 from ccbench.experiments.checks import Check, Claim
 
@@ -88,10 +88,6 @@ def delay(flows: List[Mapping[str, Any]], stat: str, combine=max) -> float:
     return float(combine(values)) if values else float("nan")
 
 
-def mean(values: List[float]) -> float:
-    return sum(values) / len(values) if values else float("nan")
-
-
 def bottleneck_numbers(result) -> Dict[str, float]:
     """Utilisation, drops and marks at the bottleneck over the window, and the share of its
     packets that were not dropped (1 with "zero congestion loss")."""
@@ -100,12 +96,6 @@ def bottleneck_numbers(result) -> Dict[str, float]:
     drops = float(link["drops"])
     return {"utilization": float(link["utilization"]), "drops": drops, "ecn_marks": float(link["ecn_marks"]),
             "undropped": 1.0 - drops / packets if packets > 0 else float("nan")}
-
-
-def row_label(row: Mapping[str, Any], keys: List[str], units: Optional[Mapping[str, str]] = None) -> str:
-    units = units or {}
-    return ", ".join(f"{row[k]:g} {units.get(k, '')}".strip() if isinstance(row[k], (int, float)) else str(row[k])
-                     for k in keys)
 
 
 def bound_check(what: str, paper: str, source: str, ours: float, relation: str, bound: float, shown: str,

@@ -18,6 +18,7 @@ a band); every packet through the bottleneck undropped ("zero congestion loss");
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -71,9 +72,9 @@ def _metric(result, point) -> dict:
     scalable, classic = flows_named(result, "l4s"), flows_named(result, "classic")
     specs = LOADS[point["load"]]
     return {
-        "l_p50_ms": common.delay(scalable, "p50", common.mean),
+        "l_p50_ms": common.delay(scalable, "p50", statistics.mean),
         "l_p99_ms": common.delay(scalable, "p99"),
-        "c_mean_ms": common.delay(classic, "mean", common.mean),
+        "c_mean_ms": common.delay(classic, "mean", statistics.mean),
         "c_p99_ms": common.delay(classic, "p99"),
         "scalable_mbps": _window_mbps(result, specs, "l4s"),
         "classic_mbps": _window_mbps(result, specs, "classic"),
