@@ -29,6 +29,12 @@ round after round (every byte marked, no additive increase) and starves; the arm
 step, not the coupling, starves it there. DCTCP, which is not paced, loses at 4–12 Mbps whatever
 `min_qlen_step` says: the packets of its own bursts queue behind each other past the step.
 
+Where Prague gets more than CUBIC, the row says why in its run's numbers: the RTTs differ by the
+Classic queue, and k = 2 (RFC 9332 §2.1's Reno/DCTCP window laws) plans the Classic window the
+larger one assuming a Scalable cut every round trip (W = 2/p_L), while Prague, as Linux's CWR state
+has it, cuts at most once per round and only at the first mark after the last cut's round ends:
+the row quotes its cuts per round trip and the windows' ratio.
+
 Settings: RFC 9332 App. A.1's DualPI2 (Linux ``sch_dualpi2`` defaults), a 250 ms buffer, 60 s
 runs with the first 20 s excluded, 3 seeds; Prague as the L4STeam ``tcp_prague.c`` 0.6 (its
 RTT independence on, 25 ms target), CUBIC as Linux.
@@ -90,7 +96,29 @@ def _metric(result, point) -> dict:
         "scalable_delay_p99_ms": common.delay(flows_named(result, "l4s"), "p99"),
         "classic_delay_mean_ms": common.delay(flows_named(result, "classic"), "mean"),
         **common.bottleneck_numbers(result),
+        **_window_law(result),
     }
+
+
+def _window_law(result) -> dict:
+    """What sets the windows: the Scalable flow's ECN cuts per round trip over the run (its
+    `ecn_reductions` against run time over its mean smoothed RTT), and the two flows' mean windows
+    over the measured window."""
+    flows = result.flows
+    scenario = result.summary["scenario"]
+    warmup_s = float(scenario.get("warmup_s", 0.0))
+    duration_s = float(result.summary["sim_s"])
+    scalable = flows[flows["flow"] == "l4s"]
+    classic = flows[flows["flow"] == "classic"]
+    srtt_s = float(scalable["srtt_ms"].mean()) / 1e3
+    cuts = float(result.flow("l4s")["ecn_reductions"])
+    return {"scalable_cuts_per_round": cuts * srtt_s / duration_s if duration_s > 0 else float("nan"),
+            "window_ratio": _mean_window(scalable, warmup_s) / _mean_window(classic, warmup_s)}
+
+
+def _mean_window(series, warmup_s: float) -> float:
+    after = series[series["t_s"] > warmup_s]["cwnd_bytes"]
+    return float(after.mean()) if len(after) else float("nan")
 
 
 def _shown(row) -> str:
@@ -113,9 +141,10 @@ def _imbalance(row, summary) -> str:
     classic_rtt = rtt + row["classic_delay_mean_ms"]
     scalable_rtt = rtt + row["scalable_delay_mean_ms"]
     if row["ratio"] > 1:
-        return (f"the Classic flow's RTT is {classic_rtt:.1f} ms (its queue's {row['classic_delay_mean_ms']:.1f} ms "
-                f"on top of {rtt:g}) against the Scalable flow's {scalable_rtt:.1f} ms: at equal windows that alone "
-                f"is a factor {classic_rtt / scalable_rtt:.2f} in rate")
+        because = (f"the Classic flow's RTT is {classic_rtt:.1f} ms (its queue's {row['classic_delay_mean_ms']:.1f} ms "
+                   f"on top of {rtt:g}) against the Scalable flow's {scalable_rtt:.1f} ms: at equal windows that alone "
+                   f"is a factor {classic_rtt / scalable_rtt:.2f} in rate")
+        return because + _window_reason(row)
     serialisation_ms = MTU_BYTES * 8 / (row["rate_mbps"] * 1e3)
     if ARMS[row["arm"]][1] == "dctcp":
         return (f"DCTCP is not paced: at {row['rate_mbps']:g} Mbps one {MTU_BYTES} B packet takes "
@@ -129,6 +158,18 @@ def _imbalance(row, summary) -> str:
             f"one too, is step-marked, and the Scalable window shrinks round after round (L queue p99 "
             f"{row['scalable_delay_p99_ms']:.2f} ms); with min_qlen_step = 1 the ratio here is "
             f"{_at(summary, 'dualpi2-prague-minq1', row)}")
+
+
+def _window_reason(row) -> str:
+    """Why the Scalable window is not the smaller one k = 2 plans for, in this run's numbers."""
+    per_round = row.get("scalable_cuts_per_round", float("nan"))
+    if not per_round > 0:
+        return ""
+    return (f"; the windows are {row['window_ratio']:.2f} (Scalable / Classic), where k = 2 plans the Classic "
+            f"window larger: it assumes DCTCP's W = 2/p_L, a cut every round trip, but the Scalable flow cut "
+            f"once every {1 / per_round:.2f} of its round trips — after each cut the sender's CWR round must end "
+            f"(as in Linux) before a later mark can cut again, and with a few marks per round the next one comes "
+            f"part of a round later, so each cut is answered by more additive increase")
 
 
 def _checks(summary) -> list:
