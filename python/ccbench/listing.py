@@ -23,7 +23,8 @@ def _experiment_entries() -> List[dict]:
 
 
 def entries(family: str) -> List[dict]:
-    """The entries of one family (``name`` plus optional ``aliases``, ``summary``, ``params``)."""
+    """The entries of one family (``name`` plus optional ``aliases``, ``summary``, ``params``,
+    and for controllers ``quic``: how each runs on QUIC)."""
     return _experiment_entries() if family == "experiments" else _core_entries(family)
 
 
@@ -32,6 +33,8 @@ def format_entry(entry: dict) -> List[str]:
     head = entry["name"] + (f" ({', '.join(aliases)})" if aliases else "")
     summary = entry.get("summary") or ""
     lines = [f"  {head:<20} {summary}".rstrip()]
+    if entry.get("quic"):
+        lines.append(f"      on QUIC: {entry['quic']}")
     for p in entry.get("params") or []:
         default = f" = {p['default']}" if p.get("default") not in (None, "") else ""
         lines.append(f"      {p['key']}: {p.get('type', '?')}{default}")

@@ -26,98 +26,187 @@ use crate::{CongestionControl, ParamError, ParamSpec, Params, ReceiveWindowContr
 pub type BuildController = fn(&Params) -> Result<Box<dyn CongestionControl>, ParamError>;
 pub type BuildReceiver = fn(&Params) -> Result<Box<dyn ReceiveWindowControl>, ParamError>;
 
+/// A sender-side controller's row: how to build it and how it runs on QUIC.
+pub struct ControllerKind {
+    pub build: BuildController,
+    pub quic: OnQuic,
+}
+
+/// How a controller runs on a QUIC connection (the `ccbench-quic` crate drives it through quinn's
+/// congestion interface). What every controller shares there, RFC 9002's recovery (the cut at
+/// once, no PRR, no undo), is said once in that crate; a row names only what its own controller
+/// reads and QUIC or quinn does not give it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnQuic {
+    /// Every input the controller reads arrives as in the simulator's TCP.
+    Faithful,
+    /// It runs; what differs, and why.
+    Approximate(&'static str),
+}
+
+impl OnQuic {
+    /// One line for listings: `faithful` or `approximate: …`.
+    pub fn describe(&self) -> String {
+        match self {
+            OnQuic::Faithful => "faithful".into(),
+            OnQuic::Approximate(why) => format!("approximate: {why}"),
+        }
+    }
+}
+
 /// Sender-side congestion controllers (`cca`).
-pub static CONTROLLERS: &[Entry<BuildController>] = &[
+pub static CONTROLLERS: &[Entry<ControllerKind>] = &[
     Entry {
         name: "newreno",
         aliases: &["reno"],
         summary: "NewReno AIMD (RFC 5681, RFC 6582) with a configurable beta",
-        build: |p| Ok(Box::new(NewReno::new(NewRenoConfig::from_params(p)?))),
+        build: ControllerKind {
+            build: |p| Ok(Box::new(NewReno::new(NewRenoConfig::from_params(p)?))),
+            quic: OnQuic::Faithful,
+        },
     },
     Entry {
         name: "cubic",
         aliases: &[],
         summary: "CUBIC (RFC 9438) as Linux tcp_cubic.c, with HyStart",
-        build: |p| Ok(Box::new(Cubic::new(CubicConfig::from_params(p)?))),
+        build: ControllerKind {
+            build: |p| Ok(Box::new(Cubic::new(CubicConfig::from_params(p)?))),
+            quic: OnQuic::Faithful,
+        },
     },
     Entry {
         name: "ledbat",
         aliases: &[],
         summary: "LEDBAT (RFC 6817): one-way-delay less-than-best-effort, 100 ms target",
-        build: |p| Ok(Box::new(Ledbat::new(LedbatConfig::from_params(p)?))),
+        build: ControllerKind {
+            build: |p| Ok(Box::new(Ledbat::new(LedbatConfig::from_params(p)?))),
+            quic: OnQuic::Approximate(
+                "QUIC carries no timestamps, so the delay it controls is the RTT's (RFC 6817 §4.2 asks for one-way delay): the reverse path's queue counts too",
+            ),
+        },
     },
     Entry {
         name: "fledbat",
         aliases: &[],
         summary: "fLEDBAT (Carofiglio et al. 2013): Reno-like AI, delay-driven MD, 25 ms target",
-        build: |p| Ok(Box::new(Fledbat::new(FledbatConfig::from_params(p)?))),
+        build: ControllerKind {
+            build: |p| Ok(Box::new(Fledbat::new(FledbatConfig::from_params(p)?))),
+            quic: OnQuic::Approximate(
+                "QUIC carries no timestamps, so the delay it controls is the RTT's, not the one-way delay: the reverse path's queue counts too",
+            ),
+        },
     },
     Entry {
         name: "ledbat++",
         aliases: &[],
         summary: "LEDBAT++ (draft-irtf-iccrg-ledbat-plus-plus): RTT-based, 60 ms target, periodic slowdowns",
-        build: |p| Ok(Box::new(LedbatPlusPlus::new(LedbatPpConfig::from_params(p)?))),
+        build: ControllerKind {
+            build: |p| Ok(Box::new(LedbatPlusPlus::new(LedbatPpConfig::from_params(p)?))),
+            quic: OnQuic::Approximate(
+                "its slowdown timer fires at the next send or acknowledgement (quinn has no controller timer)",
+            ),
+        },
     },
     Entry {
         name: "bbr",
         aliases: &[],
         summary: "BBRv1 as Linux tcp_bbr.c: paced, model-based (max bw, min RTT), 2·BDP in-flight cap",
-        build: |p| Ok(Box::new(Bbr::new(BbrConfig::from_params(p)?))),
+        build: ControllerKind {
+            build: |p| Ok(Box::new(Bbr::new(BbrConfig::from_params(p)?))),
+            quic: OnQuic::Approximate(
+                "quinn paces at 1.25 × cwnd / smoothed RTT, not at BBR's pacing rate: the gains act through cwnd only",
+            ),
+        },
     },
     Entry {
         name: "bbr2",
         aliases: &[],
         summary:
             "BBRv2 as Linux tcp_bbr2.c (v2alpha): BBR plus inflight_hi/lo bounds, 2 % loss and ECN response",
-        build: |p| Ok(Box::new(Bbr2::new(Bbr2Config::from_params(p)?))),
+        build: ControllerKind {
+            build: |p| Ok(Box::new(Bbr2::new(Bbr2Config::from_params(p)?))),
+            quic: OnQuic::Approximate(
+                "quinn paces at 1.25 × cwnd / smoothed RTT, not at BBR's pacing rate: the gains act through cwnd only",
+            ),
+        },
     },
     Entry {
         name: "siad",
         aliases: &[],
         summary: "TCP SIAD (Kühlewind 2016): adaptive decrease to RTT_min/RTT_curr, increase timed to Num_RTT RTTs",
-        build: |p| Ok(Box::new(Siad::new(SiadConfig::from_params(p)?))),
+        build: ControllerKind {
+            build: |p| Ok(Box::new(Siad::new(SiadConfig::from_params(p)?))),
+            quic: OnQuic::Faithful,
+        },
     },
     Entry {
         name: "highspeed",
         aliases: &["hstcp"],
         summary: "HighSpeed TCP (RFC 3649) as Linux tcp_highspeed.c: App. B a(w)/b(w) table, Reno below 38 segments",
-        build: |p| Ok(Box::new(HighSpeed::new(HighSpeedConfig::from_params(p)?))),
+        build: ControllerKind {
+            build: |p| Ok(Box::new(HighSpeed::new(HighSpeedConfig::from_params(p)?))),
+            quic: OnQuic::Faithful,
+        },
     },
     Entry {
         name: "scalable",
         aliases: &["stcp"],
         summary: "Scalable TCP as Linux 3.x tcp_scalable.c: MIMD, +1 segment per 50 ACKed, x7/8 on loss",
-        build: |p| Ok(Box::new(Scalable::new(ScalableConfig::from_params(p)?))),
+        build: ControllerKind {
+            build: |p| Ok(Box::new(Scalable::new(ScalableConfig::from_params(p)?))),
+            quic: OnQuic::Faithful,
+        },
     },
     Entry {
         name: "htcp",
         aliases: &["h-tcp"],
         summary: "H-TCP as Linux tcp_htcp.c: alpha grows with time since the last loss, beta = minRTT/maxRTT in [0.5, 0.8]",
-        build: |p| Ok(Box::new(Htcp::new(HtcpConfig::from_params(p)?))),
+        build: ControllerKind {
+            build: |p| Ok(Box::new(Htcp::new(HtcpConfig::from_params(p)?))),
+            quic: OnQuic::Faithful,
+        },
     },
     Entry {
         name: "illinois",
         aliases: &[],
         summary: "TCP Illinois as Linux tcp_illinois.c: loss-triggered, alpha in [0.3, 10] and beta in [1/8, 1/2] from queueing delay",
-        build: |p| Ok(Box::new(Illinois::new(IllinoisConfig::from_params(p)?))),
+        build: ControllerKind {
+            build: |p| Ok(Box::new(Illinois::new(IllinoisConfig::from_params(p)?))),
+            quic: OnQuic::Faithful,
+        },
     },
     Entry {
         name: "dctcp",
         aliases: &[],
         summary: "DCTCP (RFC 8257) as Linux tcp_dctcp.c: Reno growth, cut by alpha/2 per ECN episode, alpha = EWMA of the marked fraction (g = 1/16)",
-        build: |p| Ok(Box::new(Dctcp::new(DctcpConfig::from_params(p)?))),
+        build: ControllerKind {
+            build: |p| Ok(Box::new(Dctcp::new(DctcpConfig::from_params(p)?))),
+            quic: OnQuic::Approximate(
+                "quinn reports a rise in the peer's CE count as one event, without the count: every byte of an ACK that raised it counts as marked; packets go out ECT(0)",
+            ),
+        },
     },
     Entry {
         name: "prague",
         aliases: &[],
         summary: "TCP Prague as L4STeam tcp_prague.c 0.6: scalable L4S response, fractional cwnd, AI skipping CE bytes, paced, RTT-independent after 500 rounds",
-        build: |p| Ok(Box::new(Prague::new(PragueConfig::from_params(p)?))),
+        build: ControllerKind {
+            build: |p| Ok(Box::new(Prague::new(PragueConfig::from_params(p)?))),
+            quic: OnQuic::Approximate(
+                "quinn reports a rise in the peer's CE count as one event, without the count (every byte of that ACK counts as marked), sends ECT(0) not ECT(1), and paces at 1.25 × cwnd / smoothed RTT, not at Prague's rate",
+            ),
+        },
     },
     Entry {
         name: "bbr3",
         aliases: &[],
         summary: "BBRv3 as google/bbr v3 tcp_bbr.c: Startup 2.77, DOWN 0.91, probes end on a plateau or 2 % loss, ECN only below 5 ms min RTT",
-        build: |p| Ok(Box::new(Bbr3::new(Bbr3Config::from_params(p)?))),
+        build: ControllerKind {
+            build: |p| Ok(Box::new(Bbr3::new(Bbr3Config::from_params(p)?))),
+            quic: OnQuic::Approximate(
+                "quinn paces at 1.25 × cwnd / smoothed RTT, not at BBR's pacing rate: the gains act through cwnd only",
+            ),
+        },
     },
 ];
 
@@ -146,7 +235,7 @@ pub fn controller_names() -> Vec<&'static str> {
 /// Build a sender-side controller by name. Unknown names and bad parameters are errors whose
 /// `key` is `"cca"` or the parameter's name.
 pub fn build_controller(name: &str, params: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
-    let cc = (lookup(CONTROLLERS, name, "cca", "algorithm")?.build)(params)?;
+    let cc = (lookup(CONTROLLERS, name, "cca", "algorithm")?.build.build)(params)?;
     params.reject_unknown(name)?;
     Ok(cc)
 }
@@ -200,9 +289,9 @@ mod tests {
 
     #[test]
     fn params_are_listed_from_the_code_that_reads_them() {
-        let keys: Vec<String> = param_specs(CONTROLLERS[1].build).into_iter().map(|s| s.key).collect();
+        let keys: Vec<String> = param_specs(CONTROLLERS[1].build.build).into_iter().map(|s| s.key).collect();
         assert!(keys.contains(&"beta".to_string()) && keys.contains(&"hystart".to_string()), "{keys:?}");
-        let specs = param_specs(CONTROLLERS[2].build);
+        let specs = param_specs(CONTROLLERS[2].build.build);
         let target = specs.iter().find(|s| s.key == "target").unwrap();
         assert_eq!((target.kind.as_str(), target.default.as_str()), ("duration in [100us, 1s]", "\"100ms\""));
     }

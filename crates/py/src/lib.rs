@@ -331,7 +331,8 @@ fn dict_to_toml(scenario: &Bound<'_, PyDict>, source: &str) -> PyResult<String> 
     toml::to_string(&table).map_err(|e| ScenarioError::new_err(format!("{source}: {e}")))
 }
 
-/// Every registry family: `{"controllers": [{"name", "aliases", "summary", "params": [...]}], ...}`.
+/// Every registry family: `{"controllers": [{"name", "aliases", "summary", "params": [...], "quic"}], ...}`
+/// (`quic`, how the controller runs on QUIC, for controllers only).
 #[pyfunction]
 fn registry(py: Python<'_>) -> PyResult<PyObject> {
     let mut out = serde_json::Map::new();
@@ -345,7 +346,11 @@ fn registry(py: Python<'_>) -> PyResult<PyObject> {
                     .iter()
                     .map(|p| serde_json::json!({"key": p.key, "type": p.kind, "default": p.default}))
                     .collect();
-                serde_json::json!({"name": r.name, "aliases": r.aliases, "summary": r.summary, "params": params})
+                let mut row = serde_json::json!({"name": r.name, "aliases": r.aliases, "summary": r.summary, "params": params});
+                if let Some(quic) = &r.quic {
+                    row["quic"] = serde_json::Value::String(quic.clone());
+                }
+                row
             })
             .collect();
         out.insert(f.name.to_string(), serde_json::Value::Array(rows));

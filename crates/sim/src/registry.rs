@@ -25,22 +25,32 @@ pub struct Row {
     pub aliases: &'static [&'static str],
     pub summary: &'static str,
     pub params: Vec<ParamSpec>,
+    /// Controllers only: how the row runs on QUIC (`ccbench_cc::OnQuic`).
+    pub quic: Option<String>,
 }
 
 fn rows<B>(table: &[Entry<B>], params: impl Fn(&B) -> Vec<ParamSpec>) -> Vec<Row> {
     let row =
-        |e: &Entry<B>| Row { name: e.name, aliases: e.aliases, summary: e.summary, params: params(&e.build) };
+        |e: &Entry<B>| Row { name: e.name, aliases: e.aliases, summary: e.summary, params: params(&e.build), quic: None };
     table.iter().map(row).collect()
 }
 
 pub fn families() -> Vec<Family> {
     vec![
-        Family { name: "controllers", key: "flows.cca", rows: rows(CONTROLLERS, |b| param_specs(*b)) },
+        Family { name: "controllers", key: "flows.cca", rows: controller_rows() },
         Family { name: "receivers", key: "flows.receiver_cca", rows: rows(RECEIVERS, |b| param_specs(*b)) },
         Family { name: "queues", key: "aqm", rows: rows(&queues::<InFlight>(), |b| queue_params(b.build)) },
         Family { name: "topologies", key: "top-level key", rows: rows(TOPOLOGIES, |_| Vec::new()) },
         Family { name: "stack", key: "[[flows]] of type tcp", rows: vec![stack_row()] },
     ]
+}
+
+fn controller_rows() -> Vec<Row> {
+    let mut rows = rows(CONTROLLERS, |k| param_specs(k.build));
+    for (row, entry) in rows.iter_mut().zip(CONTROLLERS) {
+        row.quic = Some(entry.build.quic.describe());
+    }
+    rows
 }
 
 /// The TCP stack's options: keys of a `[[flows]]` entry, read like any algorithm's parameters.
@@ -50,6 +60,7 @@ fn stack_row() -> Row {
         aliases: &[],
         summary: "the sending and receiving TCP stacks (Linux's defaults); see docs/scenarios.md",
         params: option_specs(),
+        quic: None,
     }
 }
 
@@ -69,6 +80,9 @@ pub fn markdown() -> String {
                 format!(" (also `{}`)", r.aliases.join("`, `"))
             };
             let _ = writeln!(out, "- **`{}`**{aliases}: {}", r.name, r.summary);
+            if let Some(quic) = &r.quic {
+                let _ = writeln!(out, "  - on QUIC: {quic}");
+            }
             for p in &r.params {
                 let _ = writeln!(out, "  - `{}`: {}; default {}", p.key, p.kind, p.default);
             }
