@@ -77,6 +77,16 @@
 //! `max`}, `bytes_per_bin`, and `datagrams` {`seq`, `sent_s`, `owd_us`} per distinct datagram in
 //! arrival order. OWD = receive time (after recv returns) − send time.
 //!
+//! ## `quic-sink --listen IP:PORT --identity DIR [--deadline S=120]` and `quic-source --connect IP:PORT --fingerprint HEX --cca NAME [--cc JSON] [--size BYTES] [--start S=0] [--stop S] [--deadline S] [--connect-timeout S=10] [--mtu BYTES=1500]`
+//! A flow over QUIC (quinn) with any controller of our registry (`--cca`, `--cc` its parameters
+//! as a JSON object), through `ccbench_quic`: the sink serves the certificate kept in `DIR`, the
+//! source pins its fingerprint and sends one stream. Their JSON is the TCP programs' (the sink's
+//! exactly; the source's `series` has `t_s`, `cwnd_bytes`, `srtt_us`, `bytes_written`,
+//! `bytes_acked` (datagram bytes), `retrans_total` (packets declared lost), `unacked_segs`,
+//! `pacing_rate_bps` (the controller's; quinn paces at its own), `congestion_events`), with
+//! `retransmits` the packets declared lost, `mss_bytes` the datagram payload (`--mtu` − 28), and
+//! `ecn_negotiated` null (quinn does not report it). See [`quic`].
+//!
 //! ## Notes for the integrator
 //! - Start sinks and `cbr-recv` first and give every program the same epoch, ≈0.5 s ahead.
 //! - `fct_s` starts at the SYN of the attempt that succeeded and so includes the handshake, as
@@ -89,6 +99,7 @@
 pub mod args;
 pub mod cbr;
 pub mod clock;
+pub mod quic;
 pub mod sink;
 pub mod sockopt;
 pub mod source;
@@ -106,7 +117,7 @@ pub const BASE_PORT: u16 = 5000;
 pub type Outputs = Vec<(Value, Value)>;
 
 /// The subcommands this module implements.
-pub const COMMANDS: &[&str] = &["sink", "source", "cbr-send", "cbr-recv"];
+pub const COMMANDS: &[&str] = &["sink", "source", "cbr-send", "cbr-recv", "quic-sink", "quic-source"];
 
 #[derive(Debug)]
 pub enum AppError {
@@ -151,6 +162,8 @@ pub fn run(cmd: &str, args: &[String]) -> Result<(), AppError> {
         "source" => (source::FLAGS, source::run),
         "cbr-send" => (cbr::SEND_FLAGS, cbr::send),
         "cbr-recv" => (cbr::RECV_FLAGS, cbr::recv),
+        "quic-sink" => (quic::SINK_FLAGS, quic::sink),
+        "quic-source" => (quic::SOURCE_FLAGS, quic::source),
         _ => {
             return Err(AppError::usage(format!("unknown program {cmd:?} (known: {})", COMMANDS.join(", "))))
         }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use ccbench_aqm::Limit;
 use ccbench_scenario::{
-    parse_str_for, BufferSize, Controllers, Flow, FlowKind, LinkSpec, Params, Scenario, Topology,
+    parse_str_for, BufferSize, Controllers, Flow, FlowKind, LinkSpec, Params, Scenario, Topology, Transport,
 };
 use serde_json::Value;
 
@@ -74,8 +74,8 @@ pub fn main(args: &[String]) -> Result<(), AppError> {
         };
         AppError::usage(format!("{e}{offers}"))
     })?;
-    // Before anything is built: every flow's controller must exist in this kernel.
-    for (i, f) in sc.flows.iter().enumerate().filter(|(_, f)| f.kind == FlowKind::Tcp) {
+    // Before anything is built: every kernel flow's controller must exist in this kernel.
+    for (i, f) in sc.flows.iter().enumerate().filter(|(_, f)| kernel_tcp(f)) {
         kernel_cca(&f.cca).map_err(|e| AppError::usage(format!("{source}: flows[{i}].cca: {e}")))?;
     }
     let emu = emulated_topology(&sc).map_err(|m| AppError::usage(format!("{source}: {m}")))?;
@@ -94,6 +94,11 @@ pub fn main(args: &[String]) -> Result<(), AppError> {
     ccbench_output::write_run(&a.out, &summary, &series).map_err(AppError::run)?;
     println!("{}", serde_json::to_string_pretty(&summary).unwrap_or_default());
     Ok(())
+}
+
+/// A flow on the kernel's TCP (not QUIC, not CBR).
+fn kernel_tcp(f: &Flow) -> bool {
+    f.kind == FlowKind::Tcp && f.transport == Transport::Tcp
 }
 
 /// The topology the forwarder serves, and the host each flow sends from.
@@ -199,13 +204,16 @@ fn emulate(sc: &Scenario, emu: &Emulated, out: &Path) -> Result<(Report, Outputs
     let cfg = ForwarderConfig { sample_every: sc.output.bin.min(10_000_000), ..ForwarderConfig::default() };
     let running = Forwarder::from_topology(topo, sc.seed, &tb, cfg)?.start()?;
     let t0 = running.t0();
+    // QUIC sinks serve one certificate, made for this run; sources pin it.
+    let fingerprint = ccbench_quic::tls::Identity::load_or_create(&dir.0)?.fingerprint();
+    let quic = Quic { identity: &dir.0, fingerprint: &fingerprint };
     let mut receivers = Vec::new();
     for (i, f) in sc.flows.iter().enumerate() {
-        receivers.push(spawn(&tb, f.to, &receiver_args(sc, i, t0), &dir.file(i, "recv"))?);
+        receivers.push(spawn(&tb, f.to, &receiver_args(sc, i, t0, &quic), &dir.file(i, "recv"))?);
     }
     let mut senders = Vec::new();
     for i in 0..sc.flows.len() {
-        senders.push(spawn(&tb, emu.senders[i], &sender_args(sc, &tb, i, t0), &dir.file(i, "send"))?);
+        senders.push(spawn(&tb, emu.senders[i], &sender_args(sc, &tb, i, t0, &quic), &dir.file(i, "send"))?);
     }
     let deadline = Instant::now() + Duration::from_nanos(sc.duration) + GRACE;
     let mut outputs = Vec::new();
@@ -222,7 +230,7 @@ fn emulate(sc: &Scenario, emu: &Emulated, out: &Path) -> Result<(Report, Outputs
 /// Per-namespace TCP settings the scenario asks for; flows sharing a host must agree.
 fn configure_hosts(sc: &Scenario, senders: &[usize], tb: &Testbed) -> Result<(), String> {
     let mut set: Vec<Option<(bool, bool, bool)>> = vec![None; tb.hosts().len()];
-    for (i, f) in sc.flows.iter().enumerate().filter(|(_, f)| f.kind == FlowKind::Tcp) {
+    for (i, f) in sc.flows.iter().enumerate().filter(|(_, f)| kernel_tcp(f)) {
         let o = &f.tcp;
         for (host, ecn) in [(senders[i], o.ecn), (f.to, false)] {
             let want = (o.sack, o.timestamps, ecn);
@@ -256,20 +264,43 @@ fn secs(ns: u64) -> String {
     format!("{:.9}", ns as f64 / 1e9)
 }
 
-fn receiver_args(sc: &Scenario, i: usize, t0: u64) -> Vec<String> {
+/// What QUIC flows share in a run: the sinks' certificate and its fingerprint.
+struct Quic<'a> {
+    identity: &'a Path,
+    fingerprint: &'a str,
+}
+
+fn receiver_args(sc: &Scenario, i: usize, t0: u64, quic: &Quic) -> Vec<String> {
     let f = &sc.flows[i];
-    let program = if f.kind == FlowKind::Tcp { "sink" } else { "cbr-recv" };
+    let program = match (&f.kind, f.transport) {
+        (FlowKind::Cbr, _) => "cbr-recv",
+        (FlowKind::Tcp, Transport::Tcp) => "sink",
+        (FlowKind::Tcp, Transport::Quic) => "quic-sink",
+    };
     let listen = format!("0.0.0.0:{}", BASE_PORT as usize + i);
     let mut a = vec![program.into(), "--listen".into(), listen, "--deadline".into(), secs(sc.duration)];
+    if f.transport == Transport::Quic {
+        a.extend(["--identity".into(), quic.identity.display().to_string()]);
+    }
     a.extend(["--epoch-mono-ns".into(), t0.to_string(), "--bin".into(), secs(sc.output.bin)]);
     a
 }
 
-fn sender_args(sc: &Scenario, tb: &Testbed, i: usize, t0: u64) -> Vec<String> {
+fn sender_args(sc: &Scenario, tb: &Testbed, i: usize, t0: u64, quic: &Quic) -> Vec<String> {
     let f = &sc.flows[i];
     let to = format!("{}:{}", tb.hosts()[f.to].addr, BASE_PORT as usize + i);
     let stop = f.stop.unwrap_or(sc.duration).min(sc.duration);
     let mut a: Vec<String> = match f.kind {
+        FlowKind::Tcp if f.transport == Transport::Quic => {
+            let mut a = vec!["quic-source".into(), "--connect".into(), to, "--cca".into(), f.cca.clone()];
+            a.extend(["--fingerprint".into(), quic.fingerprint.to_string(), "--cc".into(), cc_json(&f.cc)]);
+            a.extend(["--deadline".into(), secs(sc.duration)]);
+            match f.size {
+                Some(size) => a.extend(["--size".into(), size.to_string()]),
+                None => a.extend(["--stop".into(), secs(stop)]),
+            }
+            a
+        }
         FlowKind::Tcp => {
             let mut a = vec!["source".into(), "--connect".into(), to, "--cca".into(), f.cca.clone()];
             a.extend(["--mss".into(), f.tcp.mss.to_string(), "--deadline".into(), secs(sc.duration)]);
@@ -296,6 +327,23 @@ fn sender_args(sc: &Scenario, tb: &Testbed, i: usize, t0: u64) -> Vec<String> {
         a.extend(["--bin".into(), secs(sc.output.bin)]);
     }
     a
+}
+
+/// A controller's parameters as the JSON object `quic-source --cc` reads.
+fn cc_json(cc: &Params) -> String {
+    let object: serde_json::Map<String, Value> = cc
+        .iter()
+        .map(|(k, v)| {
+            let v = match v {
+                ccbench_params::ParamValue::Float(x) => serde_json::json!(x),
+                ccbench_params::ParamValue::Int(i) => serde_json::json!(i),
+                ccbench_params::ParamValue::Bool(b) => serde_json::json!(b),
+                ccbench_params::ParamValue::Str(s) => serde_json::json!(s),
+            };
+            (k.to_string(), v)
+        })
+        .collect();
+    Value::Object(object).to_string()
 }
 
 /// Start a traffic program in `host`'s namespace; its JSON result goes to `out` (a file, not a

@@ -167,6 +167,16 @@ pub enum FlowKind {
     Cbr,
 }
 
+/// What carries a TCP-type flow's bytes (`transport`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Transport {
+    /// The simulator's TCP, or the kernel's in the emulator.
+    #[default]
+    Tcp,
+    /// QUIC (quinn) with any controller of the registry: the emulator only (crate `ccbench-quic`).
+    Quic,
+}
+
 #[derive(Clone, Debug)]
 pub struct Flow {
     /// Unique name; defaults to `<cca>-<index>`.
@@ -194,6 +204,8 @@ pub struct Flow {
     /// Largest seeded extra delay the sending host adds to each packet (TCP; 0 = none).
     pub host_noise: Nanos,
     pub tcp: TcpOptions,
+    /// `transport`: TCP, or QUIC in the emulator.
+    pub transport: Transport,
     pub cbr: CbrOptions,
     /// Chunk-by-chunk transfer (TCP): the application writes one chunk at a time.
     pub chunks: Option<Chunks>,

@@ -5,7 +5,9 @@ use ccbench_aqm::Limit;
 use ccbench_cc::{ParamValue, Params};
 use serde_json::{json, Map, Value};
 
-use super::config::{BufferSize, Flow, FlowKind, LinkSpec, LossRecovery, Scenario, StackProfile, Topology};
+use super::config::{
+    BufferSize, Flow, FlowKind, LinkSpec, LossRecovery, Scenario, StackProfile, Topology, Transport,
+};
 
 pub fn describe(sc: &Scenario) -> Value {
     let t = &sc.topology;
@@ -109,6 +111,7 @@ fn flow(t: &Topology, f: &Flow) -> Value {
     json!({
         "name": f.name,
         "type": match f.kind { FlowKind::Tcp => "tcp", FlowKind::Cbr => "cbr" },
+        "transport": match f.transport { Transport::Tcp => "tcp", Transport::Quic => "quic" },
         "cca": f.cca,
         "cc": params(&f.cc),
         "from": t.nodes[f.from],

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use ccbench_cc::{EcnUse, ParamSpec, Params};
 use toml::{Table, Value};
 
-use super::config::{CbrOptions, Controllers, Flow, FlowKind, Nanos, TcpOptions, Topology};
+use super::config::{CbrOptions, Controllers, Flow, FlowKind, Nanos, TcpOptions, Topology, Transport};
 use super::fields::{
     fe, get_duration, get_int, get_params, get_positive_duration, get_str, get_unit, join, map_param_error,
     params_of, shown, R,
@@ -32,6 +32,7 @@ const FLOW_COMMON_KEYS: &[&str] = &[
 ];
 /// The keys of a TCP flow besides its stack options (which [`option_specs`] lists).
 const FLOW_TCP_KEYS: &[&str] = &[
+    "transport",
     "cca",
     "cc",
     "size",
@@ -305,18 +306,24 @@ fn build_flow(
         size: None,
         host_noise: 0,
         tcp: TcpOptions::default(),
+        transport: Transport::Tcp,
         cbr: CbrOptions::default(),
         chunks: None,
     };
     match kind {
         FlowKind::Tcp => {
+            flow.transport = transport(t, p, ccas, &options)?;
             flow.cca = get_str(t, p, "cca")?.unwrap_or("cubic").to_string();
             flow.cc = get_params(t, p, "cc")?;
+            // A QUIC flow runs our own controllers, in the emulator too.
+            let ccas = if flow.transport == Transport::Quic { Controllers::Simulator } else { ccas };
             let ecn_use = check_cca(&flow.cca, &flow.cc, p, ccas)?;
             flow.chunks = get_chunks(t, p)?;
             let hint = "expected a size like \"1MB\" or \"inf\"";
             flow.size = get_unit(t, p, "size", hint, units::parse_size_or_inf)?.flatten();
-            flow.tcp = build_tcp(t, p, &options, ecn_use)?;
+            if flow.transport == Transport::Tcp {
+                flow.tcp = build_tcp(t, p, &options, ecn_use)?;
+            }
             if let (Controllers::Kernel(_), Some(key)) = (ccas, flow.tcp.accurate_ecn_key()) {
                 return Err(fe(
                     join(p, key),
@@ -329,6 +336,31 @@ fn build_flow(
         FlowKind::Cbr => flow.cbr = build_cbr(t, p)?,
     }
     Ok((flow, count, explicit_name))
+}
+
+/// `transport`: `"tcp"` (default) or `"quic"`, which only the emulator runs and which takes
+/// none of TCP's stack options.
+fn transport(t: &Table, p: &str, ccas: Controllers<'_>, options: &[ParamSpec]) -> R<Transport> {
+    match get_str(t, p, "transport")? {
+        None | Some("tcp") => Ok(Transport::Tcp),
+        Some("quic") => {
+            if let Controllers::Simulator = ccas {
+                return Err(fe(
+                    join(p, "transport"),
+                    "\"quic\" runs only in `ccbench emu` (the simulator models TCP, not QUIC)",
+                ));
+            }
+            let tcp_only = ["receiver_cca", "receiver_cc", "host_noise", "chunk_size"];
+            let stack = options.iter().map(|o| o.key.as_str());
+            if let Some(key) = tcp_only.into_iter().chain(stack).find(|k| t.contains_key(*k)) {
+                return Err(fe(join(p, key), "a TCP option; a QUIC flow (quinn's stack, ECN on) takes none"));
+            }
+            Ok(Transport::Quic)
+        }
+        Some(other) => {
+            Err(fe(join(p, "transport"), format!("expected \"tcp\" or \"quic\", got \"{other}\"")))
+        }
+    }
 }
 
 /// Seeded timing noise at a sending host (docs/model.md, "Host timing noise").

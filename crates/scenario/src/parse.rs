@@ -288,7 +288,7 @@ fn get_pcap_links(t: Option<&Table>, topo: &super::Topology) -> R<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{BufferSize, FlowKind, LinkChange, LinkSpec, TcpOptions};
+    use crate::{BufferSize, FlowKind, LinkChange, LinkSpec, TcpOptions, Transport};
     use ccbench_cc::{CaCounting, ParamValue, Params};
 
     fn link<'a>(s: &'a Scenario, name: &str) -> &'a LinkSpec {
@@ -357,6 +357,29 @@ to = "b"
         assert!(e.message.contains("classic ECN only"), "{e}");
         let text = with_flow("cca = \"cubic\"\necn = true");
         assert!(parse_str_for(&text, SRC, &[], None, kernel).unwrap().flows[0].tcp.ecn);
+    }
+
+    #[test]
+    fn quic_flows_run_our_controllers_in_the_emulator_only() {
+        let text = with_flow("transport = \"quic\"\ncca = \"prague\"\ncc = { rtt_target = \"15ms\" }");
+        let e = parse(&text).unwrap_err();
+        assert_eq!(e.field, "flows[0].transport");
+        assert!(e.message.contains("only in `ccbench emu`"), "{e}");
+        let kernel = Controllers::Kernel(&["cubic", "reno", "bbr"]);
+        let s = parse_str_for(&text, SRC, &[], None, kernel).unwrap();
+        assert_eq!((s.flows[0].transport, s.flows[0].cca.as_str()), (Transport::Quic, "prague"));
+        // The stack it does not run: TCP's options are refused, ECN's accurate feedback too.
+        for (extra, field) in
+            [("sack = false", "flows[0].sack"), ("receiver_cca = \"rledbat\"", "flows[0].receiver_cca")]
+        {
+            let text = with_flow(&format!("transport = \"quic\"\n{extra}"));
+            assert_eq!(parse_str_for(&text, SRC, &[], None, kernel).unwrap_err().field, field);
+        }
+        let bad = with_flow("transport = \"quic\"\ncc = { target = \"-1ms\" }\ncca = \"ledbat\"");
+        assert_eq!(parse_str_for(&bad, SRC, &[], None, kernel).unwrap_err().field, "flows[0].cc.target");
+        let text = with_flow("transport = \"sctp\"");
+        assert_eq!(parse_str_for(&text, SRC, &[], None, kernel).unwrap_err().field, "flows[0].transport");
+        assert_eq!(parse(&with_flow("")).unwrap().flows[0].transport, Transport::Tcp);
     }
 
     const MINIMAL: &str = r#"

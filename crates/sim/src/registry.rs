@@ -30,8 +30,13 @@ pub struct Row {
 }
 
 fn rows<B>(table: &[Entry<B>], params: impl Fn(&B) -> Vec<ParamSpec>) -> Vec<Row> {
-    let row =
-        |e: &Entry<B>| Row { name: e.name, aliases: e.aliases, summary: e.summary, params: params(&e.build), quic: None };
+    let row = |e: &Entry<B>| Row {
+        name: e.name,
+        aliases: e.aliases,
+        summary: e.summary,
+        params: params(&e.build),
+        quic: None,
+    };
     table.iter().map(row).collect()
 }
 

@@ -190,6 +190,7 @@ pub struct ScenarioSummary {
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowSummary {
     pub name: String,
+    /// `"tcp"`, `"quic"` (emulator only) or `"cbr"`.
     pub kind: &'static str,
     pub cca: String,
     /// Sending and receiving host, and the links the data crosses.

@@ -6,7 +6,7 @@ use super::{
     convergence_time, jain_by_hops, jain_index, tcp_starts, FlowSeries, FlowSummary, LinkSummary, LossEvents,
     MeanStd, Percentiles, Reallocation, ScenarioSummary, Summary,
 };
-use crate::{Flow, FlowKind, LinkSpec, Scenario};
+use crate::{Flow, FlowKind, LinkSpec, Scenario, Transport};
 use ccbench_link::LinkCounters;
 
 /// The fLEDBAT paper's sharing metrics among the TCP flows crossing a link (None for fewer than
@@ -100,7 +100,11 @@ pub fn flow_summary(sc: &Scenario, f: &Flow, w: FlowWindow) -> FlowSummary {
     let topo = &sc.topology;
     FlowSummary {
         name: f.name.clone(),
-        kind: if f.kind == FlowKind::Tcp { "tcp" } else { "cbr" },
+        kind: match (&f.kind, f.transport) {
+            (FlowKind::Cbr, _) => "cbr",
+            (FlowKind::Tcp, Transport::Tcp) => "tcp",
+            (FlowKind::Tcp, Transport::Quic) => "quic",
+        },
         cca: f.cca.clone(),
         from: topo.nodes[f.from].clone(),
         to: topo.nodes[f.to].clone(),
@@ -155,7 +159,8 @@ pub fn run_summary(
     series: &FlowSeries,
     t: RunTotals,
 ) -> Summary {
-    let tcp: Vec<&FlowSummary> = flows.iter().filter(|f| f.kind == "tcp").collect();
+    // The congestion-controlled flows, over TCP or QUIC (not CBR).
+    let tcp: Vec<&FlowSummary> = flows.iter().filter(|f| f.kind != "cbr").collect();
     let goodputs: Vec<f64> = tcp.iter().map(|f| f.goodput_mbps).collect();
     let hops: Vec<(usize, f64)> = tcp.iter().map(|f| (f.path.len(), f.goodput_mbps)).collect();
     let convergence = convergence_time(series, &tcp_starts(sc), sc.output.bin as f64 / 1e9);
