@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml | $(PY)
 
 build: $(STAMP) emu-deps
 	$(VENV_ENV) $(VENV)/bin/maturin develop --release
-	cargo build --release -p ccbench-emu -p rledbatd
+	cargo build --release -p ccbench-emu -p rledbatd -p ccbench-quic
 
 # The emulator drives namespaces with iproute2's `ip`, and rledbatd installs its rules with
 # iptables; tshark reads the pcap traces in tests, and headless Chromium opens the report in a test.

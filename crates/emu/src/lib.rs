@@ -14,3 +14,4 @@ pub mod netns;
 pub mod results;
 pub mod rledbatd;
 pub mod run;
+pub mod testbed;

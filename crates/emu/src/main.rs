@@ -7,9 +7,10 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.split_first() {
         Some((cmd, rest)) if cmd == "run" => ccbench_emu::run::main(rest),
+        Some((cmd, rest)) if cmd == "testbed" => ccbench_emu::testbed::main(rest),
         Some((cmd, rest)) if apps::COMMANDS.contains(&cmd.as_str()) => apps::run(cmd, rest),
         _ => Err(apps::AppError::usage(format!(
-            "usage: ccbench-emu run SCENARIO.toml --out DIR | <{}> [--flag value]...",
+            "usage: ccbench-emu run SCENARIO.toml --out DIR | testbed SCENARIO.toml [--for S] | <{}> [--flag value]...",
             apps::COMMANDS.join("|")
         ))),
     };

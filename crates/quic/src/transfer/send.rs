@@ -119,7 +119,7 @@ async fn send_one(
         other => return Err(lost(format!("unexpected answer {other:?}"))),
     };
     sent.store(offset, Ordering::Relaxed);
-    let progress = tokio::spawn(progress(file.header.clone(), offset, Arc::clone(sent), Arc::clone(probe)));
+    let progress = tokio::spawn(progress(file.header.clone(), Arc::clone(sent), Arc::clone(probe)));
     let copied = copy(&file.path, offset, &mut send, sent).await;
     let _ = send.finish();
     let answer = match copied {
@@ -127,10 +127,16 @@ async fn send_one(
         Err(e) => Err(lost(e)),
     };
     progress.abort();
-    eprintln!();
+    if std::io::stderr().is_terminal() {
+        eprintln!();
+    }
     match answer? {
         Answer::Done { ok: true } => {
-            let resumed = if offset > 0 { format!(", resumed at byte {offset}") } else { String::new() };
+            let resumed = match offset {
+                0 => String::new(),
+                o if o == file.header.size => ", already at the receiver".to_string(),
+                o => format!(", resumed at byte {o}"),
+            };
             eprintln!(
                 "sent {} ({} bytes{resumed}), sha256 checked by the receiver",
                 file.header.name, file.header.size
@@ -161,29 +167,29 @@ async fn copy(
     }
 }
 
-/// The terminal line: share done, rate, and what the controller is doing.
-async fn progress(header: Header, offset: u64, sent: Arc<AtomicU64>, probe: Arc<Mutex<Option<Probe>>>) {
-    let start = Instant::now();
+/// The terminal line: the share handed to QUIC, the rate acknowledged on the wire (datagram
+/// bytes over the last interval), and what the controller is doing.
+async fn progress(header: Header, sent: Arc<AtomicU64>, probe: Arc<Mutex<Option<Probe>>>) {
     let terminal = std::io::stderr().is_terminal();
-    let mut tick = tokio::time::interval(if terminal { PROGRESS_EVERY } else { 10 * PROGRESS_EVERY });
+    let every = if terminal { PROGRESS_EVERY } else { 10 * PROGRESS_EVERY };
+    let mut tick = tokio::time::interval(every);
+    tick.tick().await;
+    let delivered = || probe.lock().unwrap_or_else(PoisonError::into_inner).map_or(0, |p| p.delivered);
+    let mut last = delivered();
     loop {
         tick.tick().await;
         let done = sent.load(Ordering::Relaxed);
-        let secs = start.elapsed().as_secs_f64().max(1e-3);
-        let rate = (done - offset) as f64 * 8.0 / secs / 1e6;
         let share = if header.size > 0 { 100.0 * done as f64 / header.size as f64 } else { 100.0 };
+        let now = delivered();
+        let rate = now.saturating_sub(last) as f64 * 8.0 / every.as_secs_f64() / 1e6;
+        last = now;
         let cc = probe.lock().unwrap_or_else(PoisonError::into_inner).map(|p| {
-            format!(
-                "  cwnd {} kB  srtt {}  {:?}",
-                p.cwnd / 1000,
-                p.srtt.map_or("-".into(), |r| format!("{:.1} ms", r as f64 / 1e6)),
-                p.state
-            )
+            let srtt = p.srtt.map_or("-".into(), |r| format!("{:.1} ms", r as f64 / 1e6));
+            format!("  cwnd {} kB  srtt {srtt}  {:?}", p.cwnd / 1000, p.state)
         });
         let line = format!(
-            "{}  {share:5.1}%  {:.1} MB  {rate:.2} Mbit/s{}",
+            "{}  {share:5.1}% handed to QUIC  {rate:.2} Mbit/s acknowledged{}",
             header.name,
-            done as f64 / 1e6,
             cc.unwrap_or_default()
         );
         let mut err = std::io::stderr();
