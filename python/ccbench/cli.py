@@ -58,7 +58,7 @@ def _cmd_compare_emu(args) -> int:
     from ccbench.compare_emu import main as compare
 
     out = check_out_dir(args.out)
-    return compare(out=out, duration=args.duration, only=args.case)
+    return compare(out=out, duration=args.duration, only=args.case, quic=args.quic)
 
 
 def _cmd_plot(args) -> int:
@@ -251,6 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", default="out/compare-emu")
     p.add_argument("--duration", default="30s", help="length of each run (default 30s)")
     p.add_argument("--case", action="append", help="only these cases (repeatable)")
+    p.add_argument("--quic", action="store_true",
+                   help="the QUIC cases: every sender controller as the simulator's TCP against the emulator's "
+                        "QUIC, alone and beside kernel CUBIC, 30 ms and 500 ms buffers")
     p.set_defaults(func=_cmd_compare_emu)
 
     p = sub.add_parser("plot", help="draw cwnd.png, rate.png and queue.png for a run directory")

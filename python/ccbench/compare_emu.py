@@ -4,6 +4,12 @@ Each case runs once in each (the emulator in real time), and ``comparison.md`` /
 put goodput per flow, bottleneck utilization, queueing delay and retransmissions side by side
 with the difference. A case whose controller the simulator lacked would show the emulator alone;
 every case here runs in both.
+
+``--quic`` runs the QUIC cases instead: every sender controller of the registry as the
+simulator's TCP flow against the emulator's QUIC flow (quinn, ``transport = "quic"``), alone and
+beside a kernel CUBIC flow, behind a 30 ms and a 500 ms drop-tail buffer at 10 Mbps and 40 ms.
+QUIC's recovery is RFC 9002's, not Linux's, and each controller's registry row says what it
+misses on quinn; the table is where those differences show.
 """
 
 from __future__ import annotations
@@ -41,6 +47,26 @@ CASES: Dict[str, dict] = {
 }
 
 
+def quic_cases() -> Dict[str, dict]:
+    """Four cases per sender controller: alone and beside kernel CUBIC, 30 ms and 500 ms buffers."""
+    from ccbench.listing import entries
+
+    cases = {}
+    for entry in entries("controllers"):
+        ours = {"name": "ours", "cca": entry["name"], "transport": "quic"}
+        for buffer in ("30ms", "500ms"):
+            cases[f"quic-{entry['name']}-{buffer}"] = _case("10Mbps", "40ms", buffer, ours)
+            cubic = {"name": "cubic", "cca": "cubic", "start": "2s"}
+            cases[f"quic-{entry['name']}-cubic-{buffer}"] = _case("10Mbps", "40ms", buffer, ours, cubic)
+    return cases
+
+
+def _for_simulator(scenario: dict) -> dict:
+    """The simulator runs the QUIC cases' flows on its TCP."""
+    flows = [{k: v for k, v in f.items() if k != "transport"} for f in scenario["flows"]]
+    return {**scenario, "flows": flows}
+
+
 def _diff(sim: float, emu: float) -> float:
     return (sim - emu) / emu * 100 if emu and not math.isnan(emu) else math.nan
 
@@ -54,7 +80,7 @@ def _rows(name: str, sim, emu) -> List[dict]:
         s = sim.flow(f["name"]) if sim is not None else None
         get = (lambda key, s=s: s[key]) if s is not None else (lambda key: math.nan)
         rows.append({
-            "case": name, "flow": f["name"], "cca": f["cca"],
+            "case": name, "flow": f["name"], "cca": f["cca"], "transport": f["kind"],
             "goodput_sim": get("goodput_mbps"), "goodput_emu": f["goodput_mbps"],
             "goodput_diff_pct": _diff(get("goodput_mbps"), f["goodput_mbps"]),
             "retx_sim": get("retransmits"), "retx_emu": f["retransmits"],
@@ -70,16 +96,23 @@ def _markdown(rows: List[dict], duration: str) -> str:
     head = ("| case | flow | goodput sim / emu (Mbps) | diff | retransmits sim / emu | "
             "utilization sim / emu | queueing delay sim / emu (ms) |")
     lines = [f"# Simulator vs emulator ({duration} runs, warm-up 5 s)", "", head, "|" + "---|" * 7]
+    quic = any(r["transport"] == "quic" for r in rows)
     for r in rows:
         sim_note = "—" if math.isnan(r["goodput_sim"]) else f"{r['goodput_sim']:.2f}"
         diff = "—" if math.isnan(r["goodput_diff_pct"]) else f"{r['goodput_diff_pct']:+.1f}%"
         retx = "—" if math.isnan(r["retx_sim"]) else f"{int(r['retx_sim'])}"
         lines.append(
-            f"| {r['case']} | {r['flow']} ({r['cca']}) | {sim_note} / {r['goodput_emu']:.2f} | {diff} | "
+            f"| {r['case']} | {r['flow']} ({r['cca']}{', QUIC in emu' if r['transport'] == 'quic' else ''}) | "
+            f"{sim_note} / {r['goodput_emu']:.2f} | {diff} | "
             f"{retx} / {r['retx_emu']} | {r['util_sim']:.3f} / {r['util_emu']:.3f} | "
             f"{r['qdelay_sim_ms']:.1f} / {r['qdelay_emu_ms']:.1f} |")
     lines += ["", "— : the simulator has no such controller.",
               "Retransmissions count the measurement window in both (the emulator from TCP_INFO)."]
+    if quic:
+        lines += ["QUIC flows: the simulator runs the controller on its TCP (Linux's recovery), the emulator on "
+                  "quinn (RFC 9002: no PRR, no undo, its own pacing); their retransmissions are packets "
+                  "declared lost over the whole run. Each controller's registry row (`ccbench list "
+                  "controllers`, \"on QUIC\") says what else it misses there."]
     return "\n".join(lines) + "\n"
 
 
@@ -95,22 +128,23 @@ def _check_duration(duration: str) -> None:
         raise UsageError(f"--duration {duration}: {str(exc).removeprefix('<dict>: ')}") from None
 
 
-def main(out: Path, duration: str = "30s", only: Optional[List[str]] = None) -> int:
+def main(out: Path, duration: str = "30s", only: Optional[List[str]] = None, quic: bool = False) -> int:
     from ccbench.api import ScenarioError, run
     from ccbench.emu import run as emulate
     from ccbench.errors import UsageError
 
-    unknown = sorted(set(only or []) - set(CASES))
+    cases = quic_cases() if quic else CASES
+    unknown = sorted(set(only or []) - set(cases))
     if unknown:
-        raise UsageError(f"compare-emu: unknown case(s) {', '.join(unknown)} (known: {', '.join(CASES)})")
+        raise UsageError(f"compare-emu: unknown case(s) {', '.join(unknown)} (known: {', '.join(cases)})")
     _check_duration(duration)
     rows: List[dict] = []
-    for name, scenario in CASES.items():
+    for name, scenario in cases.items():
         if only and name not in only:
             continue
         scenario = {**scenario, "duration": duration}
         try:
-            sim = run(scenario, out=out / name / "sim")
+            sim = run(_for_simulator(scenario), out=out / name / "sim")
         except ScenarioError:
             sim = None  # a controller only the kernel has
         emu = emulate(scenario, out=out / name / "emu")

@@ -40,7 +40,8 @@ fn parse_args(args: &[String]) -> Result<Args, AppError> {
             "--set" => sets.push(value()?),
             "--for" => {
                 let v = value()?;
-                let secs = v.parse::<f64>().ok().filter(|s| s.is_finite() && *s > 0.0 && *s <= MAX_HOLD as f64);
+                let secs =
+                    v.parse::<f64>().ok().filter(|s| s.is_finite() && *s > 0.0 && *s <= MAX_HOLD as f64);
                 hold = Duration::from_secs_f64(secs.ok_or_else(|| {
                     AppError::usage(format!("--for {v:?}: expected seconds in (0, {MAX_HOLD}]"))
                 })?);

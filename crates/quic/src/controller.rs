@@ -101,9 +101,13 @@ impl Controller for QuicController {
         self.sender().on_mtu_update(new_mtu);
     }
 
+    /// One byte over our cwnd: quinn sends a datagram only while `in_flight + size < window`
+    /// (strictly), our stacks while `in_flight + size <= cwnd`. Without it a window of n whole
+    /// datagrams carries n − 1, and a controller that caps growth at the flight plus one segment
+    /// (LEDBAT, RFC 6817 §2.4.2) never grows.
     fn window(&self) -> u64 {
         let now = self.nanos(Instant::now());
-        self.sender.lock().unwrap_or_else(PoisonError::into_inner).window(now)
+        self.sender.lock().unwrap_or_else(PoisonError::into_inner).window(now) + 1
     }
 
     fn metrics(&self) -> ControllerMetrics {
