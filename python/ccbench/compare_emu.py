@@ -48,7 +48,8 @@ CASES: Dict[str, dict] = {
 
 
 def quic_cases() -> Dict[str, dict]:
-    """Four cases per sender controller: alone and beside kernel CUBIC, 30 ms and 500 ms buffers."""
+    """Four cases per sender controller: alone and beside kernel CUBIC, 30 ms and 500 ms buffers;
+    and ABE's NewReno and CUBIC over CoDel and PIE."""
     from ccbench.listing import entries
 
     cases = {}
@@ -58,12 +59,25 @@ def quic_cases() -> Dict[str, dict]:
             cases[f"quic-{entry['name']}-{buffer}"] = _case("10Mbps", "40ms", buffer, ours)
             cubic = {"name": "cubic", "cca": "cubic", "start": "2s"}
             cases[f"quic-{entry['name']}-cubic-{buffer}"] = _case("10Mbps", "40ms", buffer, ours, cubic)
+    # ABE's settings (RFC 8511 §3: beta_ecn 0.8 for Reno-like, 0.85 for CUBIC) over CoDel and
+    # PIE marking ECN; quinn uses ECN wherever the path carries it, the simulator's TCP is told to.
+    for cca, beta_ecn in (("newreno", 0.8), ("cubic", 0.85)):
+        for aqm in ("codel", "pie"):
+            ours = {"name": "ours", "cca": cca, "cc": {"beta_ecn": beta_ecn}, "transport": "quic", "ecn": True}
+            cases[f"quic-abe-{cca}-{aqm}"] = _case("10Mbps", "40ms", "500ms", ours, aqm=aqm, ecn=True)
     return cases
 
 
 def _for_simulator(scenario: dict) -> dict:
     """The simulator runs the QUIC cases' flows on its TCP."""
     flows = [{k: v for k, v in f.items() if k != "transport"} for f in scenario["flows"]]
+    return {**scenario, "flows": flows}
+
+
+def _for_emulator(scenario: dict) -> dict:
+    """A QUIC flow takes no TCP option: quinn turns ECN on by itself where the path carries it."""
+    flows = [{k: v for k, v in f.items() if not (k == "ecn" and f.get("transport") == "quic")}
+             for f in scenario["flows"]]
     return {**scenario, "flows": flows}
 
 
@@ -147,7 +161,7 @@ def main(out: Path, duration: str = "30s", only: Optional[List[str]] = None, qui
             sim = run(_for_simulator(scenario), out=out / name / "sim")
         except ScenarioError:
             sim = None  # a controller only the kernel has
-        emu = emulate(scenario, out=out / name / "emu")
+        emu = emulate(_for_emulator(scenario), out=out / name / "emu")
         rows.extend(_rows(name, sim, emu))
         print(f"{name}: done", flush=True)
     import pandas as pd

@@ -150,3 +150,32 @@ def test_ccbench_quic_bad_input_is_one_line_status_2(tmp_path):
         proc = subprocess.run([str(QUIC), *args], capture_output=True, text=True, timeout=30)
         assert proc.returncode == 2, (args, proc.stderr)
         assert proc.stderr.count("\n") == 1 and names in proc.stderr, (args, proc.stderr)
+
+
+def test_the_quic_agreement_cases_cover_every_sender_controller():
+    """Four cases per registry controller (alone, beside kernel CUBIC; 30 ms, 500 ms) and ABE's
+    settings; each case's simulator form is a valid scenario, its emulator form keeps QUIC and
+    drops the TCP options QUIC refuses."""
+    from ccbench.api import validate
+    from ccbench.compare_emu import _for_emulator, _for_simulator, quic_cases
+    from ccbench.listing import entries
+
+    cases = quic_cases()
+    for name in (e["name"] for e in entries("controllers")):
+        for suffix in ("30ms", "500ms", "cubic-30ms", "cubic-500ms"):
+            assert f"quic-{name}-{suffix}" in cases
+    for case in cases.values():
+        sim, emu = _for_simulator({**case, "duration": "10s"}), _for_emulator(case)
+        validate(sim)
+        assert all("transport" not in f for f in sim["flows"])
+        ours = [f for f in emu["flows"] if f.get("transport") == "quic"]
+        assert len(ours) == 1 and "ecn" not in ours[0]
+
+
+def test_every_controller_says_how_it_runs_on_quic():
+    from ccbench.listing import entries, format_family
+
+    rows = entries("controllers")
+    assert all(r["quic"] == "faithful" or r["quic"].startswith("approximate: ") for r in rows)
+    assert {r["name"] for r in rows if r["quic"] == "faithful"} >= {"newreno", "cubic"}
+    assert "on QUIC: approximate: quinn paces" in format_family("controllers")

@@ -46,6 +46,9 @@ struct SentRecord {
     delivered_time: Nanos,
     /// Send time of the first packet of the flight it went out in.
     first_sent_time: Nanos,
+    /// Bytes in flight just after it went out, and bytes declared lost by then.
+    inflight: u64,
+    lost: u64,
     app_limited: bool,
 }
 
@@ -199,14 +202,16 @@ impl Sender {
             self.first_sent_time = now;
             self.delivered_time = now;
         }
+        self.inflight += bytes;
         self.flight.push_back(SentRecord {
             time: now,
             delivered: self.delivered,
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
+            inflight: self.inflight,
+            lost: self.lost,
             app_limited: self.app_limited,
         });
-        self.inflight += bytes;
         let sent = SentInfo {
             seq: packet_number,
             bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
@@ -231,9 +236,13 @@ impl Sender {
         if self.episode.is_some_and(|e| sent > e.started) {
             self.batch.ends_episode = true;
         }
+        // quinn reports each datagram of a GSO batch with the batch's one send time, and we keep
+        // one record per batch: the first of them takes it.
         if self.batch.newest_sent.is_none_or(|t| sent >= t) {
             self.batch.newest_sent = Some(sent);
-            self.batch.newest = self.take_record(sent);
+            if let Some(record) = self.take_record(sent) {
+                self.batch.newest = Some(record);
+            }
         }
     }
 
@@ -386,8 +395,8 @@ impl Sender {
             interval,
             delivery_rate: if interval > 0 { delivered as f64 * 1e9 / interval as f64 } else { 0.0 },
             prior_delivered: r.delivered,
-            tx_in_flight: 0,
-            lost: 0,
+            tx_in_flight: r.inflight,
+            lost: self.lost - r.lost,
             is_app_limited: r.app_limited,
         }
     }

@@ -220,3 +220,19 @@ fn the_window_never_falls_under_two_datagrams() {
     s.on_congestion(10 * MS, 0, false, M);
     assert_eq!(s.window(10 * MS), 2 * M);
 }
+
+#[test]
+fn a_gso_batch_is_one_record_and_its_datagrams_keep_the_rate_sample() {
+    let (cc, _) = Recorder::new(Reaction::Ignore);
+    let mut s = Sender::new(cc, MSS);
+    // quinn: one call for a batch of three datagrams, then one acknowledgement per datagram.
+    s.on_sent(0, 3 * M, 2);
+    for _ in 0..3 {
+        s.on_ack(20 * MS, 0, M, false);
+    }
+    s.end_acks(20 * MS, 0, false);
+    let rate = s.held.unwrap().sample.rate.expect("the batch's record gives a rate sample");
+    assert_eq!((rate.delivered, rate.tx_in_flight), (3 * M, 3 * M));
+    assert!((rate.delivery_rate - 3.0 * M as f64 / 0.020).abs() < 1.0);
+    assert!(s.held.unwrap().sample.round_start);
+}
