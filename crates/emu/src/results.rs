@@ -4,8 +4,9 @@
 //! directory of `ccbench emu` reads like one of `ccbench run`.
 //!
 //! What the kernel does not tell a user-space program is reported as such: `throughput_mbps`
-//! of a flow is NaN (wire bytes per flow are not counted), `timeouts`, `ecn_reductions` and
-//! `loss_reductions` are 0 (`TCP_INFO` counts none of them), `queue_at_signal_packets` is
+//! of a flow is NaN (wire bytes per flow are not counted), `timeouts` is 0, and so are a kernel
+//! TCP flow's `ecn_reductions` and `loss_reductions` (`TCP_INFO` counts none of them; a QUIC
+//! flow's controller counts its own), `queue_at_signal_packets` is
 //! None, `events` is 0, `packets` counts link arrivals.
 
 use ccbench_aqm::Limit;
@@ -108,10 +109,11 @@ fn flow_window(sc: &Scenario, i: usize, (tx, rx): &(Value, Value)) -> FlowWindow
         timeouts: 0,
         fct_s: num(tx, "fct_s"),
         bytes_delivered: total as u64,
-        ecn_reductions: 0,
+        // A QUIC source counts its controller's reduction episodes; TCP_INFO shows none.
+        ecn_reductions: num(tx, "ecn_reductions").unwrap_or(0.0) as u64,
         chunks: None,
         notes: Vec::new(),
-        loss_reductions: 0,
+        loss_reductions: num(tx, "loss_reductions").unwrap_or(0.0) as u64,
         ecn_negotiated: tx["ecn_negotiated"] == Value::Bool(true),
         owd_ms: if tcp { None } else { percentiles(&mut owd) },
         // Filled from the forwarder's sojourn records (`flow_queue_delays`).

@@ -123,6 +123,7 @@ pub struct Sender {
     held: Option<Held>,
     lost: u64,
     congestion_events: u64,
+    ecn_reductions: u64,
 }
 
 /// What a log or a status line shows of the sender.
@@ -138,7 +139,10 @@ pub struct Probe {
     pub inflight: u64,
     pub delivered: u64,
     pub lost: u64,
+    /// Reduction episodes opened, and those of them opened by a CE rise (the rest: losses and
+    /// persistent congestion).
     pub congestion_events: u64,
+    pub ecn_reductions: u64,
     pub state: CaState,
 }
 
@@ -166,6 +170,7 @@ impl Sender {
             held: None,
             lost: 0,
             congestion_events: 0,
+            ecn_reductions: 0,
         };
         let path = sender.path(0);
         sender.cc.init(&mut sender.st, &path);
@@ -300,6 +305,7 @@ impl Sender {
             return;
         }
         self.congestion_events += 1;
+        self.ecn_reductions += u64::from(cause == Cause::Ecn);
         let open_episode = self.episode.map(|e| e.cause);
         self.episode = Some(Episode { cause, started: now });
         let ev = CongestionEvent {
@@ -332,6 +338,7 @@ impl Sender {
             delivered: self.delivered,
             lost: self.lost,
             congestion_events: self.congestion_events,
+            ecn_reductions: self.ecn_reductions,
             state: self.ca_state(),
         }
     }

@@ -305,6 +305,8 @@ async fn run_source(
         "retransmits": stats.path.lost_packets,
         "lost_bytes": stats.path.lost_bytes,
         "congestion_events": last.map_or(0, |p| p.congestion_events),
+        "ecn_reductions": last.map_or(0, |p| p.ecn_reductions),
+        "loss_reductions": last.map_or(0, |p| p.congestion_events - p.ecn_reductions),
         "udp_tx_bytes": stats.udp_tx.bytes,
         "mss_bytes": plan.mss,
         "min_rtt_us": last.and_then(|p| p.min_rtt).map(|r| r / 1000),
