@@ -60,20 +60,7 @@ fn parse_args(args: &[String]) -> Result<Args, AppError> {
 pub fn main(args: &[String]) -> Result<(), AppError> {
     let a = parse_args(args)?;
     let source = a.scenario.display().to_string();
-    let text = std::fs::read_to_string(&a.scenario)
-        .map_err(|e| AppError::usage(format!("{source}: cannot read file: {e}")))?;
-    let names: Vec<&str> = KERNEL_CCAS.iter().map(|(name, _)| *name).collect();
-    let kernel = Controllers::Kernel(&names);
-    let sc = parse_str_for(&text, &source, &a.sets, a.seed, kernel).map_err(|e| {
-        // The parser knows the names the real stack maps (`KERNEL_CCAS`); say what this kernel
-        // runs too, as `kernel_cca` does for a mapped name the kernel lacks.
-        let offers = if e.field.ends_with(".cca") {
-            format!("; this kernel offers: {}", available())
-        } else {
-            String::new()
-        };
-        AppError::usage(format!("{e}{offers}"))
-    })?;
+    let sc = load(&a.scenario, &a.sets, a.seed)?;
     // Before anything is built: every kernel flow's controller must exist in this kernel.
     for (i, f) in sc.flows.iter().enumerate().filter(|(_, f)| kernel_tcp(f)) {
         kernel_cca(&f.cca).map_err(|e| AppError::usage(format!("{source}: flows[{i}].cca: {e}")))?;
@@ -94,6 +81,24 @@ pub fn main(args: &[String]) -> Result<(), AppError> {
     ccbench_output::write_run(&a.out, &summary, &series).map_err(AppError::run)?;
     println!("{}", serde_json::to_string_pretty(&summary).unwrap_or_default());
     Ok(())
+}
+
+/// A scenario file as the real stack runs it: its controllers the kernel's (QUIC flows ours).
+pub fn load(path: &Path, sets: &[String], seed: Option<u64>) -> Result<Scenario, AppError> {
+    let source = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| AppError::usage(format!("{source}: cannot read file: {e}")))?;
+    let names: Vec<&str> = KERNEL_CCAS.iter().map(|(name, _)| *name).collect();
+    parse_str_for(&text, &source, sets, seed, Controllers::Kernel(&names)).map_err(|e| {
+        // The parser knows the names the real stack maps (`KERNEL_CCAS`); say what this kernel
+        // runs too, as `kernel_cca` does for a mapped name the kernel lacks.
+        let offers = if e.field.ends_with(".cca") {
+            format!("; this kernel offers: {}", available())
+        } else {
+            String::new()
+        };
+        AppError::usage(format!("{e}{offers}"))
+    })
 }
 
 /// A flow on the kernel's TCP (not QUIC, not CBR).

@@ -12,14 +12,12 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use ccbench_scenario::{parse_str_for, Controllers};
 use serde_json::json;
 
-use crate::apps::sockopt::KERNEL_CCAS;
 use crate::apps::AppError;
 use crate::forwarder::{Forwarder, ForwarderConfig};
 use crate::netns::{self, Testbed};
-use crate::run::emulated_topology;
+use crate::run::{emulated_topology, load};
 
 /// Longest hold (a day): the testbed is for experiments, not a service.
 const MAX_HOLD: u64 = 86_400;
@@ -58,11 +56,7 @@ fn parse_args(args: &[String]) -> Result<Args, AppError> {
 pub fn main(args: &[String]) -> Result<(), AppError> {
     let a = parse_args(args)?;
     let source = a.scenario.display().to_string();
-    let text = std::fs::read_to_string(&a.scenario)
-        .map_err(|e| AppError::usage(format!("{source}: cannot read file: {e}")))?;
-    let names: Vec<&str> = KERNEL_CCAS.iter().map(|(name, _)| *name).collect();
-    let sc = parse_str_for(&text, &source, &a.sets, None, Controllers::Kernel(&names))
-        .map_err(|e| AppError::usage(e.to_string()))?;
+    let sc = load(&a.scenario, &a.sets, None)?;
     let emu = emulated_topology(&sc).map_err(|m| AppError::usage(format!("{source}: {m}")))?;
     netns::preflight().map_err(|e| AppError::usage(e.to_string()))?;
     netns::reap_stale();
