@@ -266,6 +266,12 @@ impl Sender {
             self.round_count += 1;
             self.next_round_delivered = self.delivered;
         }
+        let rate = batch.newest.map(|r| self.rate_sample(now, &r));
+        if let Some(r) = batch.newest {
+            // draft-cheng-iccrg-delivery-rate-estimation §3.3: the next samples' send phase
+            // starts at the send time of the packet just acknowledged.
+            self.first_sent_time = r.time;
+        }
         let sample = AckSample {
             acked: batch.acked,
             sacked: 0,
@@ -276,7 +282,7 @@ impl Sender {
             ece: false,
             ce_delta: 0,
             ce_bytes: 0,
-            rate: batch.newest.map(|r| self.rate_sample(now, &r)),
+            rate,
             newly_lost: 0,
             round_start,
             round_count: self.round_count,

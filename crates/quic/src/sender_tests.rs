@@ -236,3 +236,25 @@ fn a_gso_batch_is_one_record_and_its_datagrams_keep_the_rate_sample() {
     assert!((rate.delivery_rate - 3.0 * M as f64 / 0.020).abs() < 1.0);
     assert!(s.held.unwrap().sample.round_start);
 }
+
+#[test]
+fn delivery_rates_measure_the_last_round_not_the_whole_flight() {
+    let (cc, _) = Recorder::new(Reaction::Ignore);
+    let mut s = Sender::new(cc, MSS);
+    // A flow that never goes idle: one packet every 10 ms, each acknowledged 40 ms later, for
+    // 2 s. The rate is one packet per 10 ms at any point, however old the flight.
+    let mut last = 0.0;
+    for k in 0..200u64 {
+        s.on_sent(k * 10 * MS, M, k);
+        if k >= 4 {
+            let sent = (k - 4) * 10;
+            s.on_ack((sent + 40) * MS, sent * MS, M, false);
+            let inflight = s.inflight;
+            s.end_acks((sent + 40) * MS, inflight, false);
+            last = s.held.unwrap().sample.rate.unwrap().delivery_rate;
+            s.window((sent + 40) * MS);
+        }
+    }
+    let expected = M as f64 / 0.010;
+    assert!((last - expected).abs() / expected < 0.05, "{last} against {expected}");
+}
