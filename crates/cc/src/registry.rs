@@ -114,7 +114,7 @@ pub static CONTROLLERS: &[Entry<ControllerKind>] = &[
         build: ControllerKind {
             build: |p| Ok(Box::new(Bbr::new(BbrConfig::from_params(p)?))),
             quic: OnQuic::Approximate(
-                "quinn paces at 1.25 × cwnd / smoothed RTT, not at BBR's pacing rate: the gains act through cwnd only",
+                "quinn paces at 1.25 × cwnd / smoothed RTT, not at BBR's pacing rate: the gains act through cwnd only, so it runs cwnd-limited with up to a BDP queued",
             ),
         },
     },
@@ -126,7 +126,7 @@ pub static CONTROLLERS: &[Entry<ControllerKind>] = &[
         build: ControllerKind {
             build: |p| Ok(Box::new(Bbr2::new(Bbr2Config::from_params(p)?))),
             quic: OnQuic::Approximate(
-                "quinn paces at 1.25 × cwnd / smoothed RTT, not at BBR's pacing rate (the gains act through cwnd only), and reports losses in batches of bytes: the loss-rate bound sees them in rate samples, not packet by packet",
+                "quinn paces at 1.25 × cwnd / smoothed RTT, not at BBR's pacing rate (the gains act through cwnd only, so it runs cwnd-limited with up to a BDP queued), and reports losses in batches of bytes: the loss-rate bound sees them in rate samples, not packet by packet",
             ),
         },
     },
@@ -204,7 +204,7 @@ pub static CONTROLLERS: &[Entry<ControllerKind>] = &[
         build: ControllerKind {
             build: |p| Ok(Box::new(Bbr3::new(Bbr3Config::from_params(p)?))),
             quic: OnQuic::Approximate(
-                "quinn paces at 1.25 × cwnd / smoothed RTT, not at BBR's pacing rate (the gains act through cwnd only), and reports losses in batches of bytes: the loss-rate bound sees them in rate samples, not packet by packet",
+                "quinn paces at 1.25 × cwnd / smoothed RTT, not at BBR's pacing rate (the gains act through cwnd only, so it runs cwnd-limited with up to a BDP queued), and reports losses in batches of bytes: the loss-rate bound sees them in rate samples, not packet by packet",
             ),
         },
     },
