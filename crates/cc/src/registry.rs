@@ -81,7 +81,7 @@ pub static CONTROLLERS: &[Entry<ControllerKind>] = &[
         build: ControllerKind {
             build: |p| Ok(Box::new(Ledbat::new(LedbatConfig::from_params(p)?))),
             quic: OnQuic::Approximate(
-                "QUIC carries no timestamps, so the delay it controls is the RTT's (RFC 6817 §4.2 asks for one-way delay): the reverse path's queue counts too",
+                "QUIC carries no timestamps, so the delay it controls is the RTT's, not the one-way delay RFC 6817 measures: the reverse path's queue counts too",
             ),
         },
     },
