@@ -90,7 +90,7 @@ async fn run(command: Command) -> Result<(), Failure> {
                 endpoint.local_addr().map_err(|e| (1, e.to_string()))?
             );
             tokio::select! {
-                () = recv::serve(endpoint, Receiver { out }, once) => Ok(()),
+                () = recv::serve(endpoint, Receiver::new(out), once) => Ok(()),
                 _ = tokio::signal::ctrl_c() => Ok(()),
             }
         }

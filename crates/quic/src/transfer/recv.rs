@@ -1,8 +1,9 @@
 //! The receiving end: accept connections, write each file into the output directory.
 
+use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 
@@ -12,15 +13,44 @@ use crate::tls::{Identity, IDENTITY_DIR};
 /// Receive window per stream and per connection: room for a long fat path.
 const RECEIVE_WINDOW: u32 = 64 << 20;
 
-/// Where the receiver writes.
+/// Where the receiver writes, and the contents it is receiving now.
 #[derive(Clone, Debug)]
 pub struct Receiver {
     pub out: PathBuf,
+    receiving: Arc<Mutex<HashSet<String>>>,
 }
 
 impl Receiver {
+    pub fn new(out: PathBuf) -> Self {
+        Self { out, receiving: Arc::default() }
+    }
+
     fn partial(&self, sha256: &str) -> PathBuf {
         self.out.join(IDENTITY_DIR).join("partial").join(format!("{sha256}.part"))
+    }
+
+    /// Claim a content for one stream: two senders of the same file would append to one partial.
+    fn claim(&self, sha256: &str) -> Result<Claim, String> {
+        let mut receiving = self.receiving.lock().unwrap_or_else(PoisonError::into_inner);
+        if !receiving.insert(sha256.to_string()) {
+            return Err(
+                "this content is being received from another stream now; try again when it ends".into()
+            );
+        }
+        Ok(Claim { receiving: Arc::clone(&self.receiving), sha256: sha256.to_string() })
+    }
+}
+
+/// A content being received; released when the stream ends, however it ends.
+#[derive(Debug)]
+struct Claim {
+    receiving: Arc<Mutex<HashSet<String>>>,
+    sha256: String,
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        self.receiving.lock().unwrap_or_else(PoisonError::into_inner).remove(&self.sha256);
     }
 }
 
@@ -98,6 +128,7 @@ async fn receive(
     check_name(&header.name)?;
     crate::tls::parse_fingerprint(&header.sha256)
         .map_err(|_| format!("sha256 {:?} is not a SHA-256", header.sha256))?;
+    let _claim = rx.claim(&header.sha256)?;
     let target = rx.out.join(&header.name);
     if matches!(hash_file(&target).await, Ok((sha, size)) if sha == header.sha256 && size == header.size) {
         write_line(send, &Answer::Offset { offset: header.size }).await?;
@@ -159,5 +190,20 @@ async fn copy(
             return Err(format!("the sender sent more than the {limit} bytes announced"));
         }
         out.write_all(&buf[..n]).await.map_err(|e| e.to_string())?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_content_is_received_by_one_stream_at_a_time() {
+        let rx = Receiver::new(PathBuf::from("/nonexistent"));
+        let first = rx.claim("aa").unwrap();
+        assert!(rx.claim("aa").unwrap_err().contains("another stream"));
+        assert!(rx.claim("bb").is_ok(), "other contents go on");
+        drop(first);
+        assert!(rx.claim("aa").is_ok(), "released when the stream ends");
     }
 }
