@@ -226,6 +226,56 @@ impl Params {
         }
     }
 
+    /// Free text (a name), None when absent (`absent` says what that means, for the docs).
+    pub fn opt_text(&self, key: &str, absent: &str) -> Result<Option<String>, ParamError> {
+        self.mark(key, "string".into(), absent.to_string());
+        self.opt_text_unmarked(key)
+    }
+
+    /// Free text with a default.
+    pub fn text(&self, key: &str, default: &str) -> Result<String, ParamError> {
+        self.mark(key, "string".into(), format!("\"{default}\""));
+        Ok(self.opt_text_unmarked(key)?.unwrap_or_else(|| default.to_string()))
+    }
+
+    fn opt_text_unmarked(&self, key: &str) -> Result<Option<String>, ParamError> {
+        match self.values.get(key) {
+            None => Ok(None),
+            Some(ParamValue::Str(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(Self::err(key, format!("expected a string, got {other}"))),
+        }
+    }
+
+    /// A duration within `[min, max]` with no default: None when absent.
+    pub fn opt_duration(
+        &self,
+        key: &str,
+        min: u64,
+        max: u64,
+        absent: &str,
+    ) -> Result<Option<u64>, ParamError> {
+        let show = crate::units::format_duration;
+        self.mark(key, format!("duration in [{}, {}]", show(min), show(max)), absent.to_string());
+        if !self.values.contains_key(key) {
+            return Ok(None);
+        }
+        self.duration(key, min, min, max).map(Some)
+    }
+
+    /// A size in bytes, or `"inf"` (None, as when absent: `absent` says what both mean).
+    pub fn size_or_inf(&self, key: &str, absent: &str) -> Result<Option<u64>, ParamError> {
+        self.mark(key, "size or \"inf\"".into(), absent.to_string());
+        match self.values.get(key) {
+            None => Ok(None),
+            Some(ParamValue::Str(text)) => {
+                crate::units::parse_size_or_inf(text).map_err(|e| Self::err(key, e))
+            }
+            Some(other) => {
+                Err(Self::err(key, format!("expected a size like \"1MB\" or \"inf\", got {other}")))
+            }
+        }
+    }
+
     /// Error on the first key no getter asked for.
     pub fn reject_unknown(&self, algorithm: &str) -> Result<(), ParamError> {
         let used = self.used.borrow();
@@ -253,6 +303,12 @@ mod tests {
         assert_eq!(p.opt_u64_in("b", 2, 10, "none"), Ok(None));
         assert_eq!(p.opt_u64_in("a", 8, 10, "none").unwrap_err().key, "a");
         assert_eq!(p.signed_duration("d", 0), Ok(-1_500_000));
+        assert_eq!(p.opt_duration("d", 0, 10, "none").unwrap_err().key, "d", "negative");
+        assert_eq!(p.opt_duration("nothing", 0, 10, "none"), Ok(None));
+        assert_eq!(p.opt_text("s", "none"), Ok(Some("64KB".into())));
+        assert_eq!(p.text("nothing", "cubic"), Ok("cubic".into()));
+        assert_eq!(p.text("a", "x").unwrap_err().message, "expected a string, got 7");
+        assert_eq!(p.size_or_inf("s", "infinite"), Ok(Some(64_000)));
         assert_eq!(p.duration("z", 5, 0, 10), Ok(0), "a bare 0 needs no unit");
         assert_eq!(p.size("s", 1, 0), Ok(64_000));
         assert_eq!(p.size("s", 1, 100_000).unwrap_err().key, "s");

@@ -216,7 +216,7 @@ pub(crate) fn params_of(t: &Table, path: &str, keys: &[ParamSpec]) -> R<Params> 
 }
 
 /// A scalar TOML value (`path.key`) as a parameter value.
-fn param_value(v: &Value, path: &str, key: &str) -> R<ParamValue> {
+pub(crate) fn param_value(v: &Value, path: &str, key: &str) -> R<ParamValue> {
     Ok(match v {
         Value::Float(f) => ParamValue::Float(*f),
         Value::Integer(i) => ParamValue::Int(*i),

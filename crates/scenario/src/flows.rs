@@ -7,46 +7,17 @@ use toml::{Table, Value};
 
 use super::config::{CbrOptions, Controllers, Flow, FlowKind, Nanos, TcpOptions, Topology, Transport};
 use super::fields::{
-    fe, get_duration, get_int, get_params, get_positive_duration, get_str, get_unit, join, map_param_error,
+    fe, get_duration, get_params, get_positive_duration, get_str, join, map_param_error, param_value,
     params_of, shown, R,
 };
+use super::flow_keys::{accepted_keys, FlowKeys, TcpKeys, COMMON_STRUCTURED, TCP_STRUCTURED};
 use super::tcp_options::option_specs;
 use super::traffic::{get_chunks, get_rtt_spec, RttDraws};
-use super::units::{self, format_duration};
+use super::units::format_duration;
 use crate::topology::routes::{check_path, reverse_path, shortest_path};
 use crate::topology::Attach;
 
-const FLOW_COMMON_KEYS: &[&str] = &[
-    "name",
-    "type",
-    "count",
-    "start",
-    "stop",
-    "rtt",
-    "rtt_jitter",
-    "header_bytes",
-    "from",
-    "to",
-    "path",
-    "ack_path",
-];
-/// The keys of a TCP flow besides its stack options (which [`option_specs`] lists).
-const FLOW_TCP_KEYS: &[&str] = &[
-    "transport",
-    "cca",
-    "cc",
-    "size",
-    "receiver_cca",
-    "receiver_cc",
-    "host_noise",
-    "chunk_size",
-    "persistence",
-    "chunk_gap",
-    "chunk_interval",
-];
-const FLOW_CBR_KEYS: &[&str] = &["packet_size", "interval"];
-/// Most flows a scenario may expand to (a swarm has hundreds; this bounds memory, not realism).
-pub const MAX_FLOWS: usize = 100_000;
+pub use super::flow_keys::MAX_FLOWS;
 
 pub fn build_flows(
     v: Option<&Value>,
@@ -271,16 +242,11 @@ fn build_flow(
     ccas: Controllers<'_>,
     noise: HostNoise,
 ) -> R<(Flow, usize, Option<String>)> {
-    let kind = flow_kind(t, p)?;
-    let options = option_specs();
-    check_flow_keys(t, p, &kind, &options)?;
-    let explicit_name = match get_str(t, p, "name")? {
-        Some(n) if n.trim().is_empty() => return Err(fe(join(p, "name"), "must not be empty")),
-        Some(n) => Some(n.to_string()),
-        None => None,
-    };
-    let count = get_int(t, p, "count", 1, MAX_FLOWS as i64)?.unwrap_or(1) as usize;
-    let (start, stop) = start_stop(t, p, duration)?;
+    let kind = kind_of(t, p)?;
+    check_flow_keys(t, p, &kind)?;
+    let keys = FlowKeys::read(&scalar_params(t, p)?).map_err(|e| fe(join(p, &e.key), e.message))?;
+    let (explicit_name, count) = (keys.name.clone(), keys.count);
+    let (start, stop) = start_stop(&keys, p, duration)?;
     let r = match t.get("rtt") {
         // Drawn per flow later; the route takes the default meanwhile.
         Some(Value::Array(_) | Value::Table(_)) => {
@@ -312,17 +278,17 @@ fn build_flow(
     };
     match kind {
         FlowKind::Tcp => {
-            flow.transport = transport(t, p, ccas, &options)?;
-            flow.cca = get_str(t, p, "cca")?.unwrap_or("cubic").to_string();
+            let options = option_specs();
+            flow.transport = transport(&keys.tcp, t, p, ccas, &options)?;
+            flow.cca = keys.tcp.cca.clone();
             flow.cc = get_params(t, p, "cc")?;
             // A QUIC flow runs our own controllers, in the emulator too.
             let ccas = if flow.transport == Transport::Quic { Controllers::Simulator } else { ccas };
             let ecn_use = check_cca(&flow.cca, &flow.cc, p, ccas)?;
-            flow.chunks = get_chunks(t, p)?;
-            let hint = "expected a size like \"1MB\" or \"inf\"";
-            flow.size = get_unit(t, p, "size", hint, units::parse_size_or_inf)?.flatten();
+            flow.chunks = get_chunks(t, p, keys.tcp.persistence, keys.tcp.chunk_gap)?;
+            flow.size = keys.tcp.size;
             if flow.transport == Transport::Tcp {
-                flow.tcp = build_tcp(t, p, &options, ecn_use)?;
+                flow.tcp = build_tcp(t, p, &options, ecn_use, &keys)?;
             }
             if let (Controllers::Kernel(_), Some(key)) = (ccas, flow.tcp.accurate_ecn_key()) {
                 return Err(fe(
@@ -333,34 +299,34 @@ fn build_flow(
             let noise = get_host_noise(t, p, "host_noise")?.unwrap_or(noise);
             flow.host_noise = noise.resolve(topo, &flow.path, flow.tcp.mss + flow.tcp.header_bytes);
         }
-        FlowKind::Cbr => flow.cbr = build_cbr(t, p)?,
+        FlowKind::Cbr => flow.cbr = keys.cbr.clone(),
     }
     Ok((flow, count, explicit_name))
 }
 
-/// `transport`: `"tcp"` (default) or `"quic"`, which only the emulator runs and which takes
-/// none of TCP's stack options.
-fn transport(t: &Table, p: &str, ccas: Controllers<'_>, options: &[ParamSpec]) -> R<Transport> {
-    match get_str(t, p, "transport")? {
-        None | Some("tcp") => Ok(Transport::Tcp),
-        Some("quic") => {
-            if let Controllers::Simulator = ccas {
-                return Err(fe(
-                    join(p, "transport"),
-                    "\"quic\" runs only in `ccbench emu` (the simulator models TCP, not QUIC)",
-                ));
-            }
-            let tcp_only = ["receiver_cca", "receiver_cc", "host_noise", "chunk_size"];
-            let stack = options.iter().map(|o| o.key.as_str());
-            if let Some(key) = tcp_only.into_iter().chain(stack).find(|k| t.contains_key(*k)) {
-                return Err(fe(join(p, key), "a TCP option; a QUIC flow (quinn's stack, ECN on) takes none"));
-            }
-            Ok(Transport::Quic)
-        }
-        Some(other) => {
-            Err(fe(join(p, "transport"), format!("expected \"tcp\" or \"quic\", got \"{other}\"")))
-        }
+/// `transport = "quic"` runs only in the emulator and takes none of TCP's stack options.
+fn transport(
+    keys: &TcpKeys,
+    t: &Table,
+    p: &str,
+    ccas: Controllers<'_>,
+    options: &[ParamSpec],
+) -> R<Transport> {
+    if keys.transport == Transport::Tcp {
+        return Ok(Transport::Tcp);
     }
+    if let Controllers::Simulator = ccas {
+        return Err(fe(
+            join(p, "transport"),
+            "\"quic\" runs only in `ccbench emu` (the simulator models TCP, not QUIC)",
+        ));
+    }
+    let tcp_only = ["receiver_cca", "receiver_cc", "host_noise", "chunk_size"];
+    let stack = options.iter().map(|o| o.key.as_str());
+    if let Some(key) = tcp_only.into_iter().chain(stack).find(|k| t.contains_key(*k)) {
+        return Err(fe(join(p, key), "a TCP option; a QUIC flow (quinn's stack, ECN on) takes none"));
+    }
+    Ok(Transport::Quic)
 }
 
 /// Seeded timing noise at a sending host (docs/model.md, "Host timing noise").
@@ -424,45 +390,50 @@ fn check_cca(cca: &str, cc: &Params, p: &str, ccas: Controllers<'_>) -> R<EcnUse
     }
 }
 
-fn flow_kind(t: &Table, p: &str) -> R<FlowKind> {
-    match get_str(t, p, "type")? {
-        None | Some("tcp") => Ok(FlowKind::Tcp),
-        Some("cbr") => Ok(FlowKind::Cbr),
-        Some(other) => Err(fe(join(p, "type"), format!("expected \"tcp\" or \"cbr\", got \"{other}\""))),
+/// `type`, read first: it decides which keys the entry may have.
+fn kind_of(t: &Table, p: &str) -> R<FlowKind> {
+    let mut q = Params::new();
+    if let Some(v) = t.get("type") {
+        q.insert("type", param_value(v, p, "type")?);
     }
+    FlowKeys::kind(&q).map_err(|e| fe(join(p, &e.key), e.message))
 }
 
 /// Unknown keys, and keys of the other flow type, are errors naming the key.
-fn check_flow_keys(t: &Table, p: &str, kind: &FlowKind, options: &[ParamSpec]) -> R<()> {
-    for key in t.keys() {
-        let k = key.as_str();
-        let tcp = FLOW_TCP_KEYS.contains(&k) || options.iter().any(|o| o.key == k);
-        let ok = FLOW_COMMON_KEYS.contains(&k)
-            || (*kind == FlowKind::Tcp && tcp)
-            || (*kind == FlowKind::Cbr && FLOW_CBR_KEYS.contains(&k));
-        if ok {
-            continue;
-        }
-        let msg = if tcp {
-            "only allowed for TCP flows (this flow has type = \"cbr\")"
-        } else if FLOW_CBR_KEYS.contains(&k) {
-            "only allowed for CBR flows (add type = \"cbr\")"
-        } else {
-            "unknown key"
-        };
-        return Err(fe(join(p, k), msg));
+fn check_flow_keys(t: &Table, p: &str, kind: &FlowKind) -> R<()> {
+    let accepted = accepted_keys(kind);
+    let other = match kind {
+        FlowKind::Tcp => FlowKind::Cbr,
+        FlowKind::Cbr => FlowKind::Tcp,
+    };
+    let Some(key) = t.keys().find(|k| !accepted.contains(k.as_str())) else {
+        return Ok(());
+    };
+    let msg = match (accepted_keys(&other).contains(key.as_str()), kind) {
+        (true, FlowKind::Cbr) => "only allowed for TCP flows (this flow has type = \"cbr\")",
+        (true, FlowKind::Tcp) => "only allowed for CBR flows (add type = \"cbr\")",
+        (false, _) => "unknown key",
+    };
+    Err(fe(join(p, key), msg))
+}
+
+/// The entry's keys that are not read by code of their own, as parameters.
+fn scalar_params(t: &Table, p: &str) -> R<Params> {
+    let mut params = Params::new();
+    let structured = |k: &str| COMMON_STRUCTURED.contains(&k) || TCP_STRUCTURED.contains(&k);
+    for (key, value) in t.iter().filter(|(k, _)| !structured(k)) {
+        params.insert(key.clone(), param_value(value, p, key)?);
     }
-    Ok(())
+    Ok(params)
 }
 
 /// `start` before the end of the run, `stop` (if any) after `start`.
-fn start_stop(t: &Table, p: &str, duration: Nanos) -> R<(Nanos, Option<Nanos>)> {
-    let start = get_duration(t, p, "start")?.unwrap_or(0);
+fn start_stop(keys: &FlowKeys, p: &str, duration: Nanos) -> R<(Nanos, Option<Nanos>)> {
+    let (start, stop) = (keys.start, keys.stop);
     if start >= duration {
         let (d, s) = (format_duration(duration), format_duration(start));
         return Err(fe(join(p, "start"), format!("must be less than duration ({d}), got {s}")));
     }
-    let stop = get_duration(t, p, "stop")?;
     if let Some(stop) = stop.filter(|&stop| stop <= start) {
         let (a, b) = (format_duration(start), format_duration(stop));
         return Err(fe(join(p, "stop"), format!("must be after start ({a}), got {b}")));
@@ -470,25 +441,11 @@ fn start_stop(t: &Table, p: &str, duration: Nanos) -> R<(Nanos, Option<Nanos>)> 
     Ok((start, stop))
 }
 
-fn build_cbr(t: &Table, p: &str) -> R<CbrOptions> {
-    let mut c = CbrOptions::default();
-    if let Some(v) = get_int(t, p, "packet_size", 1, 65_507)? {
-        c.packet_size = v as u32;
-    }
-    if let Some(v) = get_positive_duration(t, p, "interval")? {
-        c.interval = v;
-    }
-    if let Some(v) = get_int(t, p, "header_bytes", 0, 65_535)? {
-        c.header_bytes = v as u32;
-    }
-    Ok(c)
-}
-
 /// The stack options through [`TcpOptions::from_params`], and the receive-side controller.
-fn build_tcp(t: &Table, p: &str, options: &[ParamSpec], ecn: EcnUse) -> R<TcpOptions> {
+fn build_tcp(t: &Table, p: &str, options: &[ParamSpec], ecn: EcnUse, keys: &FlowKeys) -> R<TcpOptions> {
     let params = params_of(t, p, options)?;
     let mut o = TcpOptions::from_params_for(&params, ecn).map_err(|e| fe(join(p, &e.key), e.message))?;
-    o.receiver_cca = get_str(t, p, "receiver_cca")?.map(str::to_string);
+    o.receiver_cca = keys.tcp.receiver_cca.clone();
     o.receiver_cc = get_params(t, p, "receiver_cc")?;
     match &o.receiver_cca {
         Some(name) => {
@@ -507,8 +464,9 @@ fn build_tcp(t: &Table, p: &str, options: &[ParamSpec], ecn: EcnUse) -> R<TcpOpt
 mod tests {
     use std::collections::BTreeSet;
 
-    use super::{option_specs, FLOW_CBR_KEYS, FLOW_COMMON_KEYS, FLOW_TCP_KEYS};
+    use crate::flow_keys::accepted_keys;
     use crate::parse::parse_str;
+    use crate::FlowKind;
     use crate::Scenario;
 
     fn parse(text: &str, sets: &[&str]) -> Result<Scenario, (String, String)> {
@@ -556,21 +514,16 @@ to = "c"
     fn the_docs_tables_hold_exactly_the_keys_the_parser_accepts() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/scenarios.md");
         let text = std::fs::read_to_string(path).expect("docs/scenarios.md");
-        let set = |keys: &[&str]| keys.iter().map(|k| k.to_string()).collect::<BTreeSet<_>>();
-        let common: BTreeSet<String> = documented_keys(&text, "### Flows in the general form", "\n## ")
-            .union(&documented_keys(&text, "## `[[flows]]`", "### TCP flows"))
-            .cloned()
-            .collect();
-        assert_eq!(common, set(FLOW_COMMON_KEYS));
-        let options: Vec<String> = option_specs().into_iter().map(|s| s.key).collect();
-        let tcp: BTreeSet<String> = FLOW_TCP_KEYS
-            .iter()
-            .map(|k| k.to_string())
-            .chain(options)
-            .filter(|k| !common.contains(k))
-            .collect();
-        assert_eq!(documented_keys(&text, "### TCP flows", "#### "), tcp);
-        assert_eq!(documented_keys(&text, "### CBR flows", "\n## "), set(FLOW_CBR_KEYS));
+        let (tcp, cbr) = (accepted_keys(&FlowKind::Tcp), accepted_keys(&FlowKind::Cbr));
+        let common: BTreeSet<String> = tcp.intersection(&cbr).cloned().collect();
+        let documented_common: BTreeSet<String> =
+            documented_keys(&text, "### Flows in the general form", "\n## ")
+                .union(&documented_keys(&text, "## `[[flows]]`", "### TCP flows"))
+                .cloned()
+                .collect();
+        assert_eq!(documented_common, common);
+        assert_eq!(documented_keys(&text, "### TCP flows", "#### "), &tcp - &common);
+        assert_eq!(documented_keys(&text, "### CBR flows", "\n## "), &cbr - &common);
     }
 
     /// "auto" is one full-size packet (1448 + 52 bytes) at the slowest link of the path.

@@ -11,6 +11,7 @@
 pub mod config;
 pub mod describe;
 pub mod fields;
+pub mod flow_keys;
 pub mod flows;
 pub mod link_model;
 pub(crate) mod overrides;

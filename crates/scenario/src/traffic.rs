@@ -13,8 +13,9 @@ use crate::rng::{self, SimRng};
 pub const CHUNK_KEYS: &[&str] = &["chunk_size", "persistence", "chunk_gap", "chunk_interval"];
 
 /// `chunk_size = "250KB"` or `{ min = "1B", max = "512KB" }`, with `persistence` (P_P) and
-/// `chunk_gap` or `chunk_interval`; the others need `chunk_size`.
-pub fn get_chunks(t: &Table, p: &str) -> R<Option<Chunks>> {
+/// `chunk_gap` (read with the flow's other scalar keys, `flow_keys.rs`) or `chunk_interval`; the
+/// others need `chunk_size`.
+pub fn get_chunks(t: &Table, p: &str, persistence: f64, gap: Nanos) -> R<Option<Chunks>> {
     let size = match t.get("chunk_size") {
         None => {
             if let Some(k) = CHUNK_KEYS[1..].iter().find(|k| t.contains_key(**k)) {
@@ -28,8 +29,6 @@ pub fn get_chunks(t: &Table, p: &str) -> R<Option<Chunks>> {
     if t.contains_key("size") {
         return Err(fe(join(p, "size"), "a chunked flow has no total size; it sends chunks until it stops"));
     }
-    let persistence = get_number_in(t, p, "persistence", 0.0, 1.0)?.unwrap_or(1.0);
-    let gap = get_duration(t, p, "chunk_gap")?.unwrap_or(0);
     let interval = get_interval(t, p)?;
     if interval.is_some() && t.contains_key("chunk_gap") {
         return Err(fe(join(p, "chunk_interval"), "give chunk_gap or chunk_interval, not both"));

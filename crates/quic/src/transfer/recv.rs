@@ -1,11 +1,13 @@
 //! The receiving end: accept connections, write each file into the output directory.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::Notify;
 
 use super::{check_name, hash_file, read_line, write_line, Answer, Header, CHUNK};
 use crate::tls::{Identity, IDENTITY_DIR};
@@ -17,7 +19,30 @@ const RECEIVE_WINDOW: u32 = 64 << 20;
 #[derive(Clone, Debug)]
 pub struct Receiver {
     pub out: PathBuf,
-    receiving: Arc<Mutex<HashSet<String>>>,
+    receiving: Arc<Mutex<HashMap<String, Arc<Lane>>>>,
+}
+
+/// One content's partial: one writer at a time. A newer stream of the same content (a sender
+/// restarted after a kill, whose old connection the receiver has not yet seen die) asks the
+/// writer to stop, and takes over once it has.
+#[derive(Debug, Default)]
+struct Lane {
+    writer: Arc<tokio::sync::Mutex<()>>,
+    generation: AtomicU64,
+    stop: Notify,
+}
+
+/// The right to write one content's partial, until a newer stream takes it.
+struct Claim {
+    lane: Arc<Lane>,
+    generation: u64,
+    _writer: tokio::sync::OwnedMutexGuard<()>,
+}
+
+impl Claim {
+    fn superseded(&self) -> bool {
+        self.lane.generation.load(Ordering::SeqCst) != self.generation
+    }
 }
 
 impl Receiver {
@@ -29,28 +54,15 @@ impl Receiver {
         self.out.join(IDENTITY_DIR).join("partial").join(format!("{sha256}.part"))
     }
 
-    /// Claim a content for one stream: two senders of the same file would append to one partial.
-    fn claim(&self, sha256: &str) -> Result<Claim, String> {
-        let mut receiving = self.receiving.lock().unwrap_or_else(PoisonError::into_inner);
-        if !receiving.insert(sha256.to_string()) {
-            return Err(
-                "this content is being received from another stream now; try again when it ends".into()
-            );
-        }
-        Ok(Claim { receiving: Arc::clone(&self.receiving), sha256: sha256.to_string() })
-    }
-}
-
-/// A content being received; released when the stream ends, however it ends.
-#[derive(Debug)]
-struct Claim {
-    receiving: Arc<Mutex<HashSet<String>>>,
-    sha256: String,
-}
-
-impl Drop for Claim {
-    fn drop(&mut self) {
-        self.receiving.lock().unwrap_or_else(PoisonError::into_inner).remove(&self.sha256);
+    /// Claim a content for this stream, stopping an older stream that writes it.
+    async fn claim(&self, sha256: &str) -> Claim {
+        let lane = Arc::clone(
+            self.receiving.lock().unwrap_or_else(PoisonError::into_inner).entry(sha256.into()).or_default(),
+        );
+        let generation = lane.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        lane.stop.notify_waiters();
+        let _writer = Arc::clone(&lane.writer).lock_owned().await;
+        Claim { lane, generation, _writer }
     }
 }
 
@@ -128,7 +140,7 @@ async fn receive(
     check_name(&header.name)?;
     crate::tls::parse_fingerprint(&header.sha256)
         .map_err(|_| format!("sha256 {:?} is not a SHA-256", header.sha256))?;
-    let _claim = rx.claim(&header.sha256)?;
+    let claim = rx.claim(&header.sha256).await;
     let target = rx.out.join(&header.name);
     if matches!(hash_file(&target).await, Ok((sha, size)) if sha == header.sha256 && size == header.size) {
         write_line(send, &Answer::Offset { offset: header.size }).await?;
@@ -148,7 +160,7 @@ async fn receive(
         .await
         .map_err(|e| format!("{}: {e}", partial.display()))?;
     write_line(send, &Answer::Offset { offset }).await?;
-    let got = copy(recv, &mut out, header.size - offset).await?;
+    let got = copy(recv, &mut out, header.size - offset, &claim).await?;
     out.sync_all().await.map_err(|e| e.to_string())?;
     if offset + got < header.size {
         return Err(format!(
@@ -168,19 +180,31 @@ async fn receive(
     tokio::fs::rename(&partial, &target).await.map_err(|e| format!("{}: {e}", target.display()))
 }
 
-/// Copy at most `limit` bytes until the stream ends; more than `limit` is an error.
+/// Copy at most `limit` bytes until the stream ends, or a newer stream of the same content takes
+/// over; more than `limit` is an error.
 async fn copy(
     recv: &mut BufReader<quinn::RecvStream>,
     out: &mut tokio::fs::File,
     limit: u64,
+    claim: &Claim,
 ) -> Result<u64, String> {
     let mut buf = vec![0u8; CHUNK];
     let mut got = 0u64;
     loop {
-        let n = match recv.read(&mut buf).await {
-            Ok(n) => n,
-            // A reset or a lost connection: what arrived is kept.
-            Err(_) => return Ok(got),
+        // Registered before the check, so a takeover between the two still wakes the wait.
+        let stop = claim.lane.stop.notified();
+        tokio::pin!(stop);
+        stop.as_mut().enable();
+        if claim.superseded() {
+            return Ok(got);
+        }
+        let n = tokio::select! {
+            read = recv.read(&mut buf) => match read {
+                Ok(n) => n,
+                // A reset or a lost connection: what arrived is kept.
+                Err(_) => return Ok(got),
+            },
+            () = &mut stop => continue,
         };
         if n == 0 {
             return Ok(got);
@@ -197,13 +221,21 @@ async fn copy(
 mod tests {
     use super::*;
 
-    #[test]
-    fn one_content_is_received_by_one_stream_at_a_time() {
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_newer_stream_of_a_content_takes_over_from_the_older() {
         let rx = Receiver::new(PathBuf::from("/nonexistent"));
-        let first = rx.claim("aa").unwrap();
-        assert!(rx.claim("aa").unwrap_err().contains("another stream"));
-        assert!(rx.claim("bb").is_ok(), "other contents go on");
+        let first = rx.claim("aa").await;
+        assert!(!first.superseded());
+        let other = rx.claim("bb").await;
+        assert!(!first.superseded() && !other.superseded(), "other contents go on");
+        // The older writer notices, lets go, and the newer one gets the partial.
+        let newer = tokio::spawn({
+            let rx = rx.clone();
+            async move { rx.claim("aa").await.generation }
+        });
+        tokio::task::yield_now().await;
+        assert!(first.superseded());
         drop(first);
-        assert!(rx.claim("aa").is_ok(), "released when the stream ends");
+        assert_eq!(newer.await.unwrap(), 2);
     }
 }
