@@ -22,7 +22,7 @@ SERIES = ("flows", "links", "sojourn", "owd")
 #: Documented columns of each series (the core returns them; used for empty tables too).
 SERIES_COLUMNS = {
     "flows": ["t_s", "flow", "goodput_mbps", "throughput_mbps", "cwnd_bytes", "ssthresh_bytes",
-              "srtt_ms", "inflight_bytes", "retransmits", "losses"],
+              "srtt_ms", "inflight_bytes", "retransmits", "losses", "ecn_reductions"],
     "links": ["t_s", "link", "queue_bytes", "queue_packets", "utilization", "throughput_mbps",
               "drops", "arrivals", "random_losses", "ecn_marks", "departed_bytes", "aqm_probability"],
     "sojourn": ["t_s", "link", "flow", "sojourn_ms"],

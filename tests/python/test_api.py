@@ -87,7 +87,7 @@ def test_save_writes_parquet_and_json(small, tmp_path):
     pd.testing.assert_frame_equal(loaded.flows, r.flows, check_dtype=False)
 
 
-DTYPES = {"t_s": "f", "flow": "str", "link": "str", "retransmits": "i", "losses": "i", "drops": "i",
+DTYPES = {"t_s": "f", "flow": "str", "link": "str", "retransmits": "i", "losses": "i", "ecn_reductions": "i", "drops": "i",
           "arrivals": "i", "random_losses": "i", "ecn_marks": "i", "departed_bytes": "i"}
 
 
@@ -217,3 +217,16 @@ def test_controllers_listed():
     names = ccbench.controllers()
     assert {"newreno", "cubic"} <= set(names)
     assert isinstance(ccbench.version(), str)
+
+
+def test_the_flow_series_counts_each_ecn_reduction_once():
+    """The per-bin `ecn_reductions` of the flows series add up to the summary's whole-run count,
+    and an ECN queue gives some (ABE's CUBIC over PIE with ECN)."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "abe-pie-ecn.toml"
+    result = ccbench.run(str(path), overrides=["duration=15s", "warmup=2s"])
+    for flow in result.summary["flows"]:
+        rows = result.flows[result.flows["flow"] == flow["name"]]
+        assert int(rows["ecn_reductions"].sum()) == flow["ecn_reductions"]
+    assert sum(f["ecn_reductions"] for f in result.summary["flows"]) > 0

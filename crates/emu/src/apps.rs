@@ -83,7 +83,7 @@
 //! source pins its fingerprint and sends one stream. Their JSON is the TCP programs' (the sink's
 //! exactly; the source's `series` has `t_s`, `cwnd_bytes`, `srtt_us`, `bytes_written`,
 //! `bytes_acked` (datagram bytes), `retrans_total` (packets declared lost), `unacked_segs`,
-//! `pacing_rate_bps` (the controller's; quinn paces at its own), `congestion_events`), with
+//! `pacing_rate_bps` (the controller's; quinn paces at its own), `congestion_events`, `ecn_reductions`), with
 //! `retransmits` the packets declared lost, `mss_bytes` the datagram payload (`--mtu` − 28), and
 //! `ecn_negotiated` null (quinn does not report it). See [`quic`].
 //!

@@ -206,8 +206,10 @@ fn flow_series(sc: &Scenario, outputs: &Outputs) -> FlowSeries {
         let series = &tx["series"];
         let (t, cwnd, srtt) = (f64s(series, "t_s"), f64s(series, "cwnd_bytes"), f64s(series, "srtt_us"));
         let (unacked, retx) = (f64s(series, "unacked_segs"), f64s(series, "retrans_total"));
+        // A QUIC source counts its controller's ECN reductions; TCP_INFO has no such count.
+        let ecn = f64s(series, "ecn_reductions");
         let mss = num(tx, "mss_bytes").unwrap_or(f64::NAN);
-        let mut prev_retx = 0.0;
+        let (mut prev_retx, mut prev_ecn) = (0.0, 0.0);
         for k in 0..bins(sc) {
             let edge = (k + 1) as f64 * bin;
             // The sender's last sample at or before the bin's end.
@@ -226,6 +228,10 @@ fn flow_series(sc: &Scenario, outputs: &Outputs) -> FlowSeries {
             s.retransmits.push((r - prev_retx).max(0.0) as u64);
             s.losses.push(0); // the forwarder counts drops per link, not per flow
             prev_retx = r;
+            let e = pick(&ecn);
+            let e = if e.is_nan() { prev_ecn } else { e };
+            s.ecn_reductions.push((e - prev_ecn).max(0.0) as u64);
+            prev_ecn = e;
         }
     }
     s

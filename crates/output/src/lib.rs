@@ -44,6 +44,7 @@ pub fn series_tables(r: SimResult) -> Vec<(&'static str, Table)> {
                 ("inflight_bytes", Column::F64(f.inflight_bytes)),
                 ("retransmits", ints(f.retransmits)),
                 ("losses", ints(f.losses)),
+                ("ecn_reductions", ints(f.ecn_reductions)),
             ]),
         ),
         (

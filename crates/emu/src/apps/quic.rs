@@ -165,6 +165,7 @@ struct Series {
     unacked_segs: Vec<f64>,
     pacing_rate_bps: Vec<Option<f64>>,
     congestion_events: Vec<u64>,
+    ecn_reductions: Vec<u64>,
 }
 
 impl Series {
@@ -186,6 +187,7 @@ impl Series {
         self.unacked_segs.push(p.map_or(f64::NAN, |p| p.inflight as f64 / mss as f64));
         self.pacing_rate_bps.push(p.and_then(|p| p.pacing_rate).map(|r| r * 8.0));
         self.congestion_events.push(p.map_or(0, |p| p.congestion_events));
+        self.ecn_reductions.push(p.map_or(0, |p| p.ecn_reductions));
     }
 
     fn json(&self) -> Value {
@@ -194,6 +196,7 @@ impl Series {
             "bytes_written": self.bytes_written, "bytes_acked": self.bytes_acked,
             "retrans_total": self.retrans_total, "unacked_segs": self.unacked_segs,
             "pacing_rate_bps": self.pacing_rate_bps, "congestion_events": self.congestion_events,
+            "ecn_reductions": self.ecn_reductions,
         })
     }
 }

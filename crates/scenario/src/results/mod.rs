@@ -32,6 +32,8 @@ pub struct FlowSeries {
     pub retransmits: Vec<u64>,
     /// Packets of the flow dropped or randomly lost on any link during the bin.
     pub losses: Vec<u64>,
+    /// Window reductions the sender began on an ECN signal during the bin.
+    pub ecn_reductions: Vec<u64>,
 }
 
 /// Per-link samples, one row per link per bin.

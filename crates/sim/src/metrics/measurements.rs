@@ -24,6 +24,7 @@ pub struct FlowMark {
     pub delivered: u64,
     pub wire_received: u64,
     pub retransmits: u64,
+    pub ecn_reductions: u64,
 }
 
 /// A TCP sender's state at a sample.
@@ -155,6 +156,7 @@ impl Measurements {
             f.retransmits.push(m.retransmits - prev.retransmits);
             let lost = fl.path.iter().chain(&fl.ack_path).map(|&l| links[l].losses_of(i as u32)).sum::<u64>();
             f.losses.push(lost - self.sampled_losses[i]);
+            f.ecn_reductions.push(m.ecn_reductions - prev.ecn_reductions);
             self.sampled_losses[i] = lost;
             match view.sender(i) {
                 Some(tx) => {

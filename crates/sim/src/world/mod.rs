@@ -469,10 +469,14 @@ impl FlowView for Flows<'_> {
                 delivered: carry.delivered + rx.delivered,
                 wire_received: carry.wire_received + rx.wire_bytes_received,
                 retransmits: carry.retransmits + tx.stats.retransmits,
+                ecn_reductions: self.carry[i].ecn_reductions + tx.stats.ecn_reductions,
             },
-            Endpoints::Cbr { rx, .. } => {
-                FlowMark { delivered: rx.delivered, wire_received: rx.wire_bytes_received, retransmits: 0 }
-            }
+            Endpoints::Cbr { rx, .. } => FlowMark {
+                delivered: rx.delivered,
+                wire_received: rx.wire_bytes_received,
+                retransmits: 0,
+                ecn_reductions: 0,
+            },
         }
     }
 
