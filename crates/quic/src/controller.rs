@@ -68,8 +68,8 @@ impl QuicController {
         self.sender.get_mut().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn publish(&mut self, now: Nanos) {
-        let probe = self.sender().probe(now);
+    fn publish(&mut self) {
+        let probe = self.sender().probe();
         *self.factory.probe.lock().unwrap_or_else(PoisonError::into_inner) = Some(probe);
     }
 }
@@ -88,13 +88,13 @@ impl Controller for QuicController {
     fn on_end_acks(&mut self, now: Instant, in_flight: u64, app_limited: bool, _largest: Option<u64>) {
         let now = self.nanos(now);
         self.sender().end_acks(now, in_flight, app_limited);
-        self.publish(now);
+        self.publish();
     }
 
     fn on_congestion_event(&mut self, now: Instant, sent: Instant, persistent: bool, lost_bytes: u64) {
         let (now, sent) = (self.nanos(now), self.nanos(sent));
         self.sender().on_congestion(now, sent, persistent, lost_bytes);
-        self.publish(now);
+        self.publish();
     }
 
     fn on_mtu_update(&mut self, new_mtu: u16) {
@@ -111,8 +111,7 @@ impl Controller for QuicController {
     }
 
     fn metrics(&self) -> ControllerMetrics {
-        let now = self.nanos(Instant::now());
-        let probe = self.sender.lock().unwrap_or_else(PoisonError::into_inner).probe(now);
+        let probe = self.sender.lock().unwrap_or_else(PoisonError::into_inner).probe();
         let mut metrics = ControllerMetrics::default();
         metrics.congestion_window = probe.cwnd;
         metrics.ssthresh = probe.ssthresh;

@@ -129,7 +129,6 @@ pub struct Sender {
 /// What a log or a status line shows of the sender.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Probe {
-    pub now: Nanos,
     pub cwnd: u64,
     /// `None` while infinite.
     pub ssthresh: Option<u64>,
@@ -176,11 +175,6 @@ impl Sender {
         sender.cc.init(&mut sender.st, &path);
         sender.clamp();
         sender
-    }
-
-    /// The controller's name.
-    pub fn name(&self) -> &'static str {
-        self.cc.name()
     }
 
     /// The window in bytes, after any held ACK and due timer.
@@ -332,9 +326,8 @@ impl Sender {
     }
 
     /// The sender as a log shows it.
-    pub fn probe(&self, now: Nanos) -> Probe {
+    pub fn probe(&self) -> Probe {
         Probe {
-            now,
             cwnd: self.st.cwnd,
             ssthresh: (self.st.ssthresh != u64::MAX).then_some(self.st.ssthresh),
             pacing_rate: self.st.pacing_rate,

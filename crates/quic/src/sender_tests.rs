@@ -100,7 +100,7 @@ fn slow_start_grows_by_the_bytes_acknowledged() {
     send(&mut s, 0, 0, 10);
     ack(&mut s, 40, &[0, 0, 0, 0]);
     assert_eq!(s.window(40 * MS), 14 * M);
-    assert_eq!(s.probe(40 * MS).srtt, Some(40 * MS));
+    assert_eq!(s.probe().srtt, Some(40 * MS));
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn a_loss_cuts_at_once_and_once_per_recovery_period() {
     // quinn declares packets sent at 0 lost after the frame's ACKs: NewReno halves at once.
     s.on_congestion(41 * MS, 0, false, M);
     assert_eq!(s.window(41 * MS), 6 * M);
-    assert_eq!(s.probe(41 * MS).state, CaState::Recovery);
+    assert_eq!(s.probe().state, CaState::Recovery);
     // Another loss of a packet sent before the period began: no second cut.
     s.on_congestion(42 * MS, 0, false, M);
     assert_eq!(s.window(42 * MS), 6 * M);
@@ -121,7 +121,7 @@ fn a_loss_cuts_at_once_and_once_per_recovery_period() {
     send(&mut s, 45, 14, 1);
     ack(&mut s, 90, &[45]);
     s.window(90 * MS);
-    assert_eq!(s.probe(90 * MS).state, CaState::Open);
+    assert_eq!(s.probe().state, CaState::Open);
 }
 
 #[test]
@@ -173,7 +173,7 @@ fn persistent_congestion_is_a_timeout_down_to_the_minimum_window() {
     send(&mut s, 0, 0, 10);
     s.on_congestion(500 * MS, 0, true, 10 * M);
     assert_eq!(s.window(500 * MS), 2 * M);
-    assert_eq!(s.probe(500 * MS).ssthresh, Some(4 * M));
+    assert_eq!(s.probe().ssthresh, Some(4 * M));
     assert_eq!(log.lock().unwrap()[0], "congestion Rto { backoffs: 0 } open=None");
     // Even inside an open episode, persistent congestion reaches the controller.
     s.on_congestion(501 * MS, 0, true, 0);

@@ -86,7 +86,12 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
 
 /// Lower-case hex SHA-256 of a certificate's DER bytes.
 pub fn fingerprint(cert: &CertificateDer<'_>) -> String {
-    Sha256::digest(cert.as_ref()).iter().map(|b| format!("{b:02x}")).collect()
+    hex(&Sha256::digest(cert.as_ref()))
+}
+
+/// Lower-case hex of a digest, as fingerprints and content hashes are written.
+pub(crate) fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A fingerprint as a user may paste it (any case, `:` separators, a `sha256:` prefix), checked.

@@ -68,7 +68,7 @@ pub async fn hash_file(path: &Path) -> std::io::Result<(String, u64)> {
         hasher.update(&buf[..n]);
         size += n as u64;
     }
-    Ok((hasher.finalize().iter().map(|b| format!("{b:02x}")).collect(), size))
+    Ok((crate::tls::hex(&hasher.finalize()), size))
 }
 
 /// One JSON line, at most [`MAX_LINE`] bytes.
