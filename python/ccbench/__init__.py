@@ -9,8 +9,20 @@ loads no heavy library: pandas comes in only when a DataFrame is asked for.
 >>> r.flow_summary[["name", "goodput_mbps"]]
 """
 
-from ccbench.api import Interrupted, Result, ScenarioError, controllers, estimate, registry, run, validate, version
+import ccbench._startup  # noqa: F401 - first: the command's Ctrl-C while it imports is one line
+from ccbench.api import (
+           Interrupted,
+           MemoryLimitExceeded,
+           Result,
+           ScenarioError,
+           controllers,
+           estimate,
+           registry,
+           run,
+           validate,
+           version,
+)
 from ccbench.sweep import sweep
 
-__all__ = ["Interrupted", "Result", "ScenarioError", "controllers", "estimate", "registry", "run", "sweep",
+__all__ = ["Interrupted", "MemoryLimitExceeded", "Result", "ScenarioError", "controllers", "estimate", "registry", "run", "sweep",
            "validate", "version"]

@@ -282,7 +282,7 @@ def main(repeat: int = 3, out: Optional[str] = None, ns3: bool = False) -> List[
         print()
         print(format_ns3_table(rows))
     if out is not None:
-        path = Path(out)
-        path.mkdir(parents=True, exist_ok=True)
-        (path / "bench.json").write_text(json.dumps({"repeat": repeat, "results": rows}, indent=2) + "\n")
+        from ccbench.files import write_text
+
+        write_text(Path(out) / "bench.json", json.dumps({"repeat": repeat, "results": rows}, indent=2) + "\n")
     return rows

@@ -15,7 +15,7 @@ from typing import List, Optional
 from ccbench.campaign.works import WORKS
 from ccbench.errors import UsageError
 from ccbench.listing import FAMILIES, listing
-from ccbench.outdir import check_out_dir, check_run_dir
+from ccbench.outdir import check_experiment_dir, check_out_dir, check_run_dir
 
 #: Works `reproduce` takes: the table the report titles them from (a module of constants only, so
 #: --help stays fast).
@@ -29,10 +29,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _cmd_run(args) -> int:
-    from ccbench.api import run
+    from ccbench.api import SetFlags, run
 
     out = check_run_dir(args.out if args.out is not None else str(Path("out") / "runs" / Path(args.scenario).stem))
-    result = run(args.scenario, seed=args.seed, overrides=args.set, out=out, max_memory=args.max_memory,
+    result = run(args.scenario, seed=args.seed, overrides=SetFlags(args.set), out=out, max_memory=args.max_memory,
                  progress=sys.stderr.isatty())
     print(result.table())
     print(f"\nwrote {out}/summary.json and {{flows,links,sojourn,owd}}.parquet")
@@ -40,11 +40,12 @@ def _cmd_run(args) -> int:
 
 
 def _cmd_emu(args) -> int:
+    from ccbench.api import SetFlags
     from ccbench.emu import run
 
     out = check_run_dir(args.out if args.out is not None else str(Path("out") / "emu" / Path(args.scenario).stem))
     try:
-        result = run(args.scenario, out=out, seed=args.seed, overrides=args.set)
+        result = run(args.scenario, out=out, seed=args.seed, overrides=SetFlags(args.set))
     except KeyboardInterrupt:
         print("error: interrupted; the emulator stopped and removed its namespaces; nothing written",
               file=sys.stderr)
@@ -86,7 +87,7 @@ def _cmd_experiment(args) -> int:
     from ccbench.experiments.runner import run_experiment
 
     # Output paths are checked before the first run, not found bad after the last one.
-    out = check_out_dir(args.out if args.out is not None else str(Path("out") / "experiments" / args.name))
+    out = check_experiment_dir(args.out if args.out is not None else str(Path("out") / "experiments" / args.name))
     cache = check_out_dir(args.cache if args.cache is not None else str(Path("out") / "cache"), "--cache")
     results = run_experiment(args.name, quick=args.quick, jobs=args.jobs, out=out, progress=True,
                              scheduler=args.scheduler, cache=cache, force=args.force)
@@ -144,7 +145,9 @@ def _cmd_trace(args) -> int:
     out = Path(args.out)
     if out.is_dir():
         raise UsageError(f"{out}: is a folder; give the trace file's name")
-    out.write_text(text)
+    from ccbench.files import write_text
+
+    write_text(out, text)
     lines = sum(1 for line in text.splitlines() if line and not line.startswith("#"))
     print(f"wrote {out}: {lines} delivery opportunities over {args.seconds:g} s "
           f"(mean about {args.mean_mbps:g} Mbit/s); use it as trace = \"{out}\" on a link")
@@ -314,11 +317,17 @@ def _terminate(signum, frame):
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    from ccbench._startup import started
+
+    started()  # Ctrl-C is a KeyboardInterrupt again, reported below
     try:
         from ccbench.api import Interrupted, ScenarioError
     except ImportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
     signal.signal(signal.SIGTERM, _terminate)
     try:
         args = build_parser().parse_args(argv)

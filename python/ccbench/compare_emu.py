@@ -166,8 +166,10 @@ def main(out: Path, duration: str = "30s", only: Optional[List[str]] = None, qui
         print(f"{name}: done", flush=True)
     import pandas as pd
 
-    pd.DataFrame(rows).to_csv(out / "agreement.csv", index=False)
-    (out / "comparison.md").write_text(_markdown(rows, duration))
+    from ccbench.files import write_csv, write_text
+
+    write_csv(out / "agreement.csv", pd.DataFrame(rows))
+    write_text(out / "comparison.md", _markdown(rows, duration))
     print(_markdown(rows, duration))
     print(f"wrote {out}/comparison.md and agreement.csv")
     return 0

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Any, Iterable, Mapping, Optional, Union
 
 from ccbench.errors import UsageError
 
@@ -73,23 +73,27 @@ def _run_to_the_end(args) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(args, proc.returncode, None, err)
 
 
-def run(scenario, *, out, seed: Optional[int] = None, overrides: Iterable[str] = (),
+def run(scenario, *, out, seed: Optional[int] = None, overrides: Union[Mapping[str, Any], Iterable[str]] = (),
         echo: bool = False):
     """Run ``scenario`` (a path, TOML string or dict) in the emulator; returns its
-    :class:`~ccbench.result.Result`. Bad scenarios raise ``ScenarioError`` naming the field."""
+    :class:`~ccbench.result.Result`. ``overrides`` as :func:`ccbench.run` takes them. Bad
+    scenarios raise ``ScenarioError`` naming the field."""
     from ccbench.api import ScenarioError, _overrides
     from ccbench.result import Result
 
+    checked = _overrides(overrides)
     with tempfile.TemporaryDirectory(prefix="ccbench-emu-") as tmp:
-        args = [binary(), "run", _scenario_file(scenario, Path(tmp)), "--out", str(out)]
+        program = binary()
+        source = _scenario_file(scenario, Path(tmp))
+        args = [program, "run", source, "--out", str(out)]
         if seed is not None:
             args += ["--seed", str(seed)]
-        for o in _overrides(overrides):
+        for o in checked.items:
             args += ["--set", o]
         proc = _run_to_the_end(args)
     message = " ".join(proc.stderr.split("\n")).strip().removeprefix("error: ")
     if proc.returncode == 2:
-        raise ScenarioError(message)
+        raise ScenarioError(checked.named(message, source))
     if proc.returncode != 0:
         raise RuntimeError(f"ccbench-emu failed ({proc.returncode}): {message}")
     if echo and proc.stderr:

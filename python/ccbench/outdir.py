@@ -102,31 +102,46 @@ def _check_creatable(text: str, flag: str) -> None:
         return
 
 
-#: What a run folder holds (``Result.save``, ``ccbench plot``, ``output.pcap``): rerunning into
-#: one replaces these, and nothing else may be there.
-RUN_FILES = ("summary.json", "flows.parquet", "links.parquet", "sojourn.parquet", "owd.parquet",
-             "cwnd.png", "rate.png", "queue.png")
+def _entries(folder: Path, flag: str) -> "list[str] | None":
+    try:
+        return os.listdir(folder)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ArgumentError(f"{flag}: {show(folder)}: {exc.strerror}") from None
 
 
-def _run_file(name: str) -> bool:
-    # Traces are `<link>.pcap`; the emulator's rledbatd logs `rledbatd-<host>.csv`.
-    return name in RUN_FILES or name.endswith(".pcap") or (name.startswith("rledbatd-") and name.endswith(".csv"))
+def _listed(names) -> str:
+    names = sorted(names)
+    return ", ".join(show(e) for e in names[:3]) + (", …" if len(names) > 3 else "")
 
 
 def check_run_dir(path, flag: str = "--out") -> Path:
     """:func:`check_out_dir` for one run's folder, which must also be new, empty or a previous
-    run's: writing ``summary.json`` into a home folder (``--out ~``) would replace a file that is
-    not ours."""
+    run's (only a run's files, each a regular file): a run is swapped in for the whole folder, so
+    ``--out ~`` must not take a home folder with it. The rule is the core's
+    (``ccbench._core.check_run_folder``), as for every program of ours."""
+    from ccbench import _core
+
     folder = check_out_dir(path, flag)
     try:
-        entries = os.listdir(folder)
-    except FileNotFoundError:
-        return folder
-    except OSError as exc:
-        raise ArgumentError(f"{flag}: {show(folder)}: {exc.strerror}") from None
-    foreign = sorted(e for e in entries if not _run_file(e))
-    if foreign:
-        listed = ", ".join(show(e) for e in foreign[:3]) + (", …" if len(foreign) > 3 else "")
-        raise ArgumentError(f"{flag}: {show(folder)} holds files that are not a run's ({listed}); "
-                            f"give a new or empty folder, or a previous run's")
+        _core.check_run_folder(os.fspath(folder))
+    except ValueError as exc:
+        raise ArgumentError(f"{flag}: {' '.join(str(exc).split())}") from None
+    return folder
+
+
+#: What marks an experiment's folder: written last, in the folder swapped in whole.
+EXPERIMENT_MARK = "meta.json"
+
+
+def check_experiment_dir(path, flag: str = "--out") -> Path:
+    """:func:`check_out_dir` for an experiment's folder, which is replaced whole: new, empty, or
+    a previous experiment's (it holds ``meta.json``)."""
+    folder = check_out_dir(path, flag)
+    entries = _entries(folder, flag)
+    if entries and EXPERIMENT_MARK not in entries:
+        raise ArgumentError(f"{flag}: {show(folder)} holds files ({_listed(entries)}) but is no experiment's "
+                            f"folder (no {EXPERIMENT_MARK}); give a new or empty folder, or a previous "
+                            f"experiment's")
     return folder

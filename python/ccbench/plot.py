@@ -31,8 +31,11 @@ def pyplot():
 
 def save(fig, path: Path) -> Path:
     """Lay out, write (PNG, 110 dpi) and close a figure; returns ``path``."""
+    from ccbench.files import write_with
+
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    # Rendered to memory and written whole: a link planted at `path` is replaced, not followed.
+    write_with(path, lambda buffer: fig.savefig(buffer, dpi=110, format="png"))
     pyplot().close(fig)
     return path
 

@@ -80,8 +80,10 @@ def _img(path: Path, root: Path) -> str:
 
 
 def _read_json(path: Path, default=None):
+    from ccbench.files import read_json
+
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return read_json(path)
     except (OSError, ValueError):
         return default
 
@@ -242,7 +244,7 @@ def _bench(root: Path) -> List[str]:
         return []
     import pandas as pd
 
-    data = json.loads(path.read_text())
+    data = _read_json(path, {"results": []})
     return [_table(pd.DataFrame(data["results"]))]
 
 

@@ -187,9 +187,13 @@ class Result:
         return pd.DataFrame([_flatten(link) for link in self.summary.get("links", [])])
 
     def save(self, directory: PathLike) -> Path:
-        """Write ``summary.json`` (NaN/inf as null) and one Parquet file per series."""
+        """Write ``summary.json`` (NaN/inf as null) and one Parquet file per series into a folder
+        staged beside ``directory`` and swapped in whole: a kill at any moment leaves the previous
+        run there or this one. ``directory`` must be new, empty or a previous run's."""
+        from ccbench.outdir import check_run_dir
+
+        check_run_dir(directory, "directory")
         path = Path(directory)
-        path.mkdir(parents=True, exist_ok=True)
         tables = {}
         for name in SERIES:
             value = self._series.get(name, {})
@@ -284,12 +288,13 @@ def _read_summary(path: Path) -> dict:
     import json
 
     from ccbench.errors import RunFolderError
+    from ccbench.files import read_bytes
 
     _regular_file(path)
     try:
-        summary = json.loads(path.read_bytes())
+        summary = json.loads(read_bytes(path, "summary"))
     except OSError as exc:
-        raise RunFolderError(f"{path}: cannot read ({exc.strerror})") from None
+        raise RunFolderError(" ".join(str(exc).split())) from None
     except UnicodeDecodeError:
         raise RunFolderError(f"{path}: damaged JSON (not UTF-8 text); {_RERUN}") from None
     except ValueError as exc:  # json.JSONDecodeError

@@ -182,14 +182,16 @@ def sweep(base, grid: Mapping[str, Sequence[Any]], seeds: Iterable[int] = (1,),
     one is wrong (an empty grid entry, one string where a list belongs, ``jobs=0``), and
     ``RuntimeError`` when every run failed.
     """
-    from ccbench.api import _read, validate
+    from ccbench.api import validate
     from ccbench.campaign.cache import Cache, default_cache_dir
     from ccbench.campaign.progress import Progress
     from ccbench.campaign.runner import check_jobs, check_progress, check_scheduler, run_tasks
+    from ccbench.campaign.runner import refuse_in_a_starting_child as refuse_in_a_worker
     from ccbench.campaign.tasks import Task
     from ccbench.experiments.base import expand_grid, override
     from ccbench.experiments.runner import results_frame
 
+    refuse_in_a_worker("sweep")  # this script re-run by a starting worker process: one line
     # Every argument is checked before any work, each error naming it.
     grid, seeds, score = _grid(grid), _seeds(seeds), _metric(metric)
     jobs, scheduler = check_jobs(jobs, "sweep: jobs"), check_scheduler(scheduler, "sweep: scheduler")
@@ -200,9 +202,10 @@ def sweep(base, grid: Mapping[str, Sequence[Any]], seeds: Iterable[int] = (1,),
         points_count *= len(values)
         _runs(points_count, len(seeds))
     validate(base)  # a broken base fails here, once, naming its file
-    _, payload, _ = _read(base)  # workers get the text: a remote one may not see the file
+    # The runner reads `base` once here and ships its text, relative paths resolved beside the
+    # file: a worker may not see the file, and its folder is not this one.
     points = expand_grid(grid)
-    tasks = [Task(score, payload, [override(k, v) for k, v in point.items()], dict(point), seed,
+    tasks = [Task(score, base, [override(k, v) for k, v in point.items()], dict(point), seed,
                   group="sweep", index=i * len(seeds) + j)
              for i, point in enumerate(points) for j, seed in enumerate(seeds)]
     store = Cache(store_dir) if store_dir is not None else None

@@ -283,7 +283,7 @@ def test_compare_emu_names_a_bad_duration_before_any_run(capsys, tmp_path, durat
 @pytest.mark.parametrize("overrides, says", [(5, "not int"), ("a=1", "not one string"),
                                              ([5], r"got 5 \(int\)")])
 def test_overrides_of_the_wrong_type_are_named(short, overrides, says):
-    with pytest.raises(TypeError, match=f"^overrides .*{says}"):
+    with pytest.raises(TypeError, match=rf"^overrides\b.*{says}"):
         ccbench.run(short, overrides=overrides)
 
 

@@ -173,17 +173,16 @@ pub fn run(cmd: &str, args: &[String]) -> Result<(), AppError> {
     emit(flags.str("out"), &result)
 }
 
-/// Writes the result to stdout, or atomically (temp file + rename) to `out`.
+/// Writes the result to stdout, or whole to `out` (`ccbench_files::write_atomic`).
 fn emit(out: Option<&str>, result: &Value) -> Result<(), AppError> {
     let text = format!("{result}\n");
     let Some(path) = out else {
         print!("{text}");
         return Ok(());
     };
-    let tmp = format!("{path}.tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|_| std::fs::rename(&tmp, path))
-        .map_err(|e| AppError::run(format!("writing {path}: {e}")))
+    ccbench_files::write_atomic(std::path::Path::new(path), text.as_bytes())
+        .map(drop)
+        .map_err(|e| AppError::run(format!("writing {e}")))
 }
 
 /// Seconds since the epoch of an optional monotonic time.

@@ -72,13 +72,17 @@ pub fn main(args: &[String]) -> Result<(), AppError> {
     }
     netns::reap_stale();
     let wall = Instant::now();
-    std::fs::create_dir_all(&a.out)
-        .map_err(|e| AppError::usage(format!("--out {}: {e}", a.out.display())))?;
-    let (report, outputs) = emulate(&sc, &emu, &a.out).map_err(AppError::run)?;
+    // The run is written into a folder staged beside `--out` (the daemons' logs too) and
+    // swapped in at the end: a kill leaves the previous run's folder, or this one.
+    ccbench_files::check_run_folder(&a.out).map_err(|e| AppError::usage(e.labelled("--out")))?;
+    let staged =
+        ccbench_files::StagedDir::create(&a.out).map_err(|e| AppError::usage(e.labelled("--out")))?;
+    let (report, outputs) = emulate(&sc, &emu, staged.path()).map_err(AppError::run)?;
     let result = results::build(&sc, &emu.topo, &report, &outputs, wall.elapsed().as_secs_f64());
     let summary = result.summary.clone();
     let series = ccbench_output::series_tables(result);
-    ccbench_output::write_run(&a.out, &summary, &series).map_err(AppError::run)?;
+    ccbench_output::write_run_into(staged.path(), &summary, &series).map_err(AppError::run)?;
+    staged.commit().map_err(|e| AppError::run(e.labelled("--out")))?;
     println!("{}", serde_json::to_string_pretty(&summary).unwrap_or_default());
     Ok(())
 }
@@ -86,8 +90,8 @@ pub fn main(args: &[String]) -> Result<(), AppError> {
 /// A scenario file as the real stack runs it: its controllers the kernel's (QUIC flows ours).
 pub fn load(path: &Path, sets: &[String], seed: Option<u64>) -> Result<Scenario, AppError> {
     let source = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| AppError::usage(format!("{source}: cannot read file: {e}")))?;
+    let text = ccbench_files::read_text(path, ccbench_files::InputKind::SCENARIO)
+        .map_err(|e| AppError::usage(format!("cannot read file {e}")))?;
     let names: Vec<&str> = KERNEL_CCAS.iter().map(|(name, _)| *name).collect();
     parse_str_for(&text, &source, sets, seed, Controllers::Kernel(&names)).map_err(|e| {
         // The parser knows the names the real stack maps (`KERNEL_CCAS`); say what this kernel
@@ -205,13 +209,13 @@ fn emulate(sc: &Scenario, emu: &Emulated, out: &Path) -> Result<(Report, Outputs
     let tb = Testbed::new(&topo.nodes).map_err(|e| e.to_string())?;
     let dir = ResultDir::new(tb.run_id())?;
     configure_hosts(sc, &emu.senders, &tb)?;
-    let daemons = rledbatd::start(sc, &tb, &dir.0, out)?;
+    let daemons = rledbatd::start(sc, &tb, dir.0.path(), out)?;
     let cfg = ForwarderConfig { sample_every: sc.output.bin.min(10_000_000), ..ForwarderConfig::default() };
     let running = Forwarder::from_topology(topo, sc.seed, &tb, cfg)?.start()?;
     let t0 = running.t0();
     // QUIC sinks serve one certificate, made for this run; sources pin it.
-    let fingerprint = ccbench_quic::tls::Identity::load_or_create(&dir.0)?.fingerprint();
-    let quic = Quic { identity: &dir.0, fingerprint: &fingerprint };
+    let fingerprint = ccbench_quic::tls::Identity::load_or_create(dir.0.path())?.fingerprint();
+    let quic = Quic { identity: dir.0.path(), fingerprint: &fingerprint };
     let mut receivers = Vec::new();
     for (i, f) in sc.flows.iter().enumerate() {
         receivers.push(spawn(&tb, f.to, &receiver_args(sc, i, t0, &quic), &dir.file(i, "recv"))?);
@@ -374,28 +378,21 @@ fn collect(mut child: Child, out: &Path, deadline: Instant) -> Result<Value, Str
         let err = String::from_utf8_lossy(&status.stderr);
         return Err(format!("a traffic program failed ({}): {}", status.status, err.trim()));
     }
-    let text = std::fs::read(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let text =
+        ccbench_files::read_input(out, ccbench_files::InputKind::SUMMARY).map_err(|e| e.to_string())?;
     serde_json::from_slice(&text).map_err(|e| format!("{}: not JSON: {e}", out.display()))
 }
 
-/// A private folder for the programs' results, removed with the run.
-struct ResultDir(PathBuf);
+/// A private folder for the programs' results, created afresh and removed with the run.
+struct ResultDir(ccbench_files::TempDir);
 
 impl ResultDir {
     fn new(run_id: &str) -> Result<ResultDir, String> {
-        let dir = std::env::temp_dir().join(run_id);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        Ok(ResultDir(dir))
+        ccbench_files::TempDir::create(run_id).map(ResultDir).map_err(|e| e.to_string())
     }
 
     fn file(&self, flow: usize, side: &str) -> PathBuf {
-        self.0.join(format!("flow{flow}-{side}.json"))
-    }
-}
-
-impl Drop for ResultDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        self.0.path().join(format!("flow{flow}-{side}.json"))
     }
 }
 

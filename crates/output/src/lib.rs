@@ -9,6 +9,7 @@ pub mod parquet_table;
 use std::path::Path;
 use std::sync::Arc;
 
+pub use ccbench_files::StagedDir;
 use ccbench_scenario::results::SimResult;
 use ccbench_scenario::results::Summary;
 
@@ -84,15 +85,23 @@ pub fn series_tables(r: SimResult) -> Vec<(&'static str, Table)> {
     ]
 }
 
-/// Write `summary.json` and the series of a run into `dir` (created if missing).
+/// Write a run's folder `dir` whole: staged beside it and swapped in ([`StagedDir`]), so a kill
+/// at any moment leaves the previous run there or this one, never a mix.
 pub fn write_run(dir: &Path, summary: &Summary, series: &[(&str, Table)]) -> Result<(), String> {
+    let staged = StagedDir::create(dir).map_err(|e| e.to_string())?;
+    write_run_into(staged.path(), summary, series)?;
+    staged.commit().map(drop).map_err(|e| e.to_string())
+}
+
+/// Write `summary.json` and the series into `dir`, a folder this process created and no one
+/// else writes (a [`StagedDir`]'s), so plain paths inside it are safe.
+pub fn write_run_into(dir: &Path, summary: &Summary, series: &[(&str, Table)]) -> Result<(), String> {
     let err = |p: &Path, e: &dyn std::fmt::Display| format!("{}: {e}", p.display());
-    std::fs::create_dir_all(dir).map_err(|e| err(dir, &e))?;
     for (name, table) in series {
         let path = dir.join(format!("{name}.parquet"));
         write_parquet(&path, table).map_err(|e| err(&path, &e))?;
     }
     let json = serde_json::to_string_pretty(summary).map_err(|e| err(dir, &e))?;
     let path = dir.join("summary.json");
-    std::fs::write(&path, json + "\n").map_err(|e| err(&path, &e))
+    ccbench_files::write_atomic(&path, (json + "\n").as_bytes()).map(drop).map_err(|e| e.to_string())
 }

@@ -4,7 +4,6 @@
 //! side never needs pyarrow to save. Columns are REQUIRED (no nulls): doubles, 64-bit integers or
 //! UTF-8 strings, which pandas reads back as float64, int64 and str.
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -109,7 +108,9 @@ pub fn write_parquet(path: &Path, table: &Table) -> Result<(), ParquetError> {
         .collect::<Result<Vec<_>, _>>()?;
     let schema = Arc::new(Type::group_type_builder("schema").with_fields(fields).build()?);
     let props = Arc::new(properties(table));
-    let file = BufWriter::new(File::create(path)?);
+    // Created beside `path` and renamed into place (`ccbench_files`): never through a link.
+    let mut new = ccbench_files::NewFile::create(path).map_err(|e| ParquetError::General(e.why))?;
+    let file = BufWriter::new(&mut new);
     let mut writer = SerializedFileWriter::new(file, schema, props)?;
     let mut group = writer.next_row_group()?;
     for (_, col) in &table.columns {
@@ -137,7 +138,8 @@ pub fn write_parquet(path: &Path, table: &Table) -> Result<(), ParquetError> {
     group.close()?;
     let mut file = writer.into_inner()?;
     file.flush()?;
-    Ok(())
+    drop(file);
+    new.commit().map(drop).map_err(|e| ParquetError::General(e.why))
 }
 
 #[cfg(test)]
@@ -145,6 +147,7 @@ mod tests {
     use super::*;
     use parquet::file::reader::{FileReader, SerializedFileReader};
     use parquet::record::RowAccessor;
+    use std::fs::File;
 
     #[test]
     fn columns_round_trip_with_their_types() {

@@ -25,18 +25,37 @@ pub enum Stop {
     Interrupted,
     /// The progress callback raised: re-raised after the run.
     Failed(PyErr),
+    /// The process's resident memory passed the limit: the run is summarised as partial and
+    /// its summary says why (`summary["stopped"]`).
+    OverMemory { resident: u64, limit: u64, at_ns: u64 },
+}
+
+impl Stop {
+    /// The one line `summary["stopped"]` carries, numbers from this run.
+    pub fn reason(&self) -> Option<String> {
+        let Stop::OverMemory { resident, limit, at_ns } = self else { return None };
+        Some(format!(
+            "max_memory: the process held {:.2} GB, past the limit of {:.2} GB, at {:.3} s simulated; \
+             stopped there (give more with max_memory / --max-memory, or simulate less)",
+            *resident as f64 / 1e9,
+            *limit as f64 / 1e9,
+            *at_ns as f64 / 1e9
+        ))
+    }
 }
 
 /// The loop's watcher: `keep_going(now)` for [`ccbench_sim::Control`].
 pub struct Watcher {
     last: Instant,
     progress: Option<Py<PyAny>>,
+    /// Resident bytes the process may hold while the run goes on (None: no limit known).
+    memory_limit: Option<u64>,
     pub stop: Option<Stop>,
 }
 
 impl Watcher {
-    pub fn new(progress: Option<Py<PyAny>>) -> Self {
-        Watcher { last: Instant::now(), progress, stop: None }
+    pub fn new(progress: Option<Py<PyAny>>, memory_limit: Option<u64>) -> Self {
+        Watcher { last: Instant::now(), progress, memory_limit, stop: None }
     }
 
     pub fn keep_going(&mut self, now: u64) -> bool {
@@ -44,6 +63,14 @@ impl Watcher {
             return true;
         }
         self.last = Instant::now();
+        // The estimate was checked before the run; this holds while it runs (a scenario the
+        // estimate misjudged, timers that pile up), without the GIL.
+        let resident =
+            self.memory_limit.and_then(|limit| Some((ccbench_sim::cost::resident_bytes()?, limit)));
+        if let Some((resident, limit)) = resident.filter(|(r, l)| r > l) {
+            self.stop = Some(Stop::OverMemory { resident, limit, at_ns: now });
+            return false;
+        }
         Python::with_gil(|py| {
             if let Err(e) = py.check_signals() {
                 self.stop = Some(Self::classify(py, e));
@@ -67,6 +94,36 @@ impl Watcher {
             Stop::Failed(e)
         }
     }
+}
+
+/// Run `work` (building a scenario: thousands of hosts and flows take a while) on a thread of
+/// its own while this one, without the GIL, wakes every [`LOOK_EVERY`] to let Python run its
+/// signal handlers: Ctrl-C answers at once with `KeyboardInterrupt`, and the abandoned work ends
+/// on its own (its result is dropped). A panic in `work` is a `RuntimeError` naming it.
+pub fn answering_signals<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> PyResult<T> {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    let (tx, rx) = channel();
+    let spawned = std::thread::Builder::new().name("ccbench-build".into()).spawn(move || {
+        let _ = tx.send(work());
+    });
+    if let Err(e) = spawned {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!("cannot start a thread: {e}")));
+    }
+    let mut rx = rx;
+    Python::with_gil(|py| loop {
+        // The receiver goes into the GIL-free section and comes back (it is Send, not Sync).
+        let (got, back) = py.allow_threads(move || (rx.recv_timeout(LOOK_EVERY), rx));
+        rx = back;
+        match got {
+            Ok(done) => return Ok(done),
+            Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                    "internal error while building the scenario (a panic), please report it",
+                ))
+            }
+        }
+    })
 }
 
 /// The `max_memory` argument: None (this machine's default), a number of bytes, or a size like

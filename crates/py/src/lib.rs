@@ -2,6 +2,7 @@
 //! in Rust; Python receives the summary (as JSON-compatible dicts) and columnar time series.
 
 mod control;
+mod files;
 mod pcap;
 mod pyjson;
 mod table;
@@ -148,7 +149,8 @@ fn from_toml(
     seed: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ccbench_sim::Scenario> {
     let seed = seed_arg(seed, source)?;
-    parse_str(text, source, overrides, seed).map_err(scenario_err)
+    let (text, source, overrides) = (text.to_owned(), source.to_owned(), overrides.to_vec());
+    control::answering_signals(move || parse_str(&text, &source, &overrides, seed))?.map_err(scenario_err)
 }
 
 /// The validated scenario of a dict (shared by `run_dict` and `validate_dict`).
@@ -160,7 +162,8 @@ fn from_dict(
 ) -> PyResult<ccbench_sim::Scenario> {
     let seed = seed_arg(seed, source)?;
     let table = dict_to_table(scenario, "", source, &mut vec![scenario.as_ptr() as usize])?;
-    parse_table(table, source, overrides, seed).map_err(scenario_err)
+    let (source, overrides) = (source.to_owned(), overrides.to_vec());
+    control::answering_signals(move || parse_table(table, &source, &overrides, seed))?.map_err(scenario_err)
 }
 
 /// Run a validated scenario without the GIL, under this machine's memory limit (or
@@ -174,18 +177,23 @@ fn simulate(
     progress: Option<Py<PyAny>>,
 ) -> PyResult<PyObject> {
     let memory_limit = control::memory_limit(max_memory)?;
-    let mut watcher = Watcher::new(progress);
+    let mut watcher = Watcher::new(progress, memory_limit);
     let watching = &mut watcher;
     // The scenario moves into the loop's thread-free section (it is Send, not Sync).
     let outcome = py.allow_threads(move || {
         let keep_going = &mut |now| watching.keep_going(now);
         run_controlled(&sc, source, Control { pcap_dir: pcap_dir.as_deref(), memory_limit, keep_going })
     });
-    if let Some(Stop::Failed(e)) = watcher.stop.take() {
-        return Err(e);
-    }
+    let stopped = match watcher.stop.take() {
+        Some(Stop::Failed(e)) => return Err(e),
+        other => other.and_then(|s| s.reason()),
+    };
     let (result, pcap) = outcome.map_err(scenario_err)?;
-    result_to_py(py, result, pcap)
+    let out = result_to_py(py, result, pcap)?;
+    if let Some(reason) = stopped {
+        out.bind(py).get_item("summary")?.set_item("stopped", reason)?;
+    }
+    Ok(out)
 }
 
 /// Run a scenario given as TOML text. `source` names it in error messages. The traces of
@@ -231,11 +239,13 @@ fn os_err(path: &Path, e: impl std::fmt::Display) -> PyErr {
     PyOSError::new_err(format!("{}: {e}", path.display()))
 }
 
-/// Write a run directory (which must exist): `<name>.parquet` for each entry of `series`
-/// (`{name: Table | {column: (kind, values)}}`) and `summary.json` from the `summary` dict.
-/// The pcap traces the summary names (`summary["pcap"]`) become `<link>.pcap` in `dir`: moved
-/// from the temporary folder a run without `pcap_dir` wrote them to, copied from anywhere else;
-/// `summary["pcap"]` then names them there, and `summary.json` by file name (relative to `dir`).
+/// Write a run directory whole: `<name>.parquet` for each entry of `series`
+/// (`{name: Table | {column: (kind, values)}}`) and `summary.json` from the `summary` dict,
+/// into a folder staged beside `dir` and swapped in at the end (`ccbench_files::StagedDir`), so
+/// a kill leaves the previous run or this one. The pcap traces the summary names
+/// (`summary["pcap"]`) become `<link>.pcap` there: moved from the temporary folder a run without
+/// `pcap_dir` wrote them to, copied from anywhere else; `summary["pcap"]` then names them in
+/// `dir`, and `summary.json` by file name (relative to `dir`).
 #[pyfunction]
 fn write_run(
     py: Python<'_>,
@@ -244,15 +254,16 @@ fn write_run(
     series: &Bound<'_, PyDict>,
 ) -> PyResult<()> {
     let traces = pcap::traces(summary)?;
-    // Serialise first, so an unwritable summary leaves no half-written directory behind.
+    // Serialise first, so an unwritable summary costs nothing.
     let json = serde_json::to_string_pretty(&PyJson(&pcap::with_file_names(summary, &traces)?))
         .map_err(|e| PyValueError::new_err(format!("summary: {e}")))?;
+    let staged = ccbench_files::StagedDir::create(&dir).map_err(file_err)?;
     for (name, value) in series.iter() {
         let name: String = name.extract()?;
         if name.is_empty() || name.starts_with('.') || name.contains(['/', '\\']) {
             return Err(PyValueError::new_err(format!("bad table name {name:?}")));
         }
-        let path = dir.join(format!("{name}.parquet"));
+        let path = staged.path().join(format!("{name}.parquet"));
         let written = match value.downcast::<PyTable>() {
             Ok(t) => {
                 let t = t.get();
@@ -265,9 +276,15 @@ fn write_run(
         };
         written.map_err(|e| os_err(&path, e))?;
     }
-    pcap::place(py, &dir, summary, &traces)?;
-    let path = dir.join("summary.json");
-    std::fs::write(&path, json + "\n").map_err(|e| os_err(&path, e))
+    pcap::place(py, staged.path(), staged.target(), summary, &traces)?;
+    ccbench_files::write_atomic(&staged.path().join("summary.json"), (json + "\n").as_bytes())
+        .map_err(file_err)?;
+    py.allow_threads(|| staged.commit()).map(drop).map_err(file_err)
+}
+
+/// A refused or failed file operation as Python's `OSError`, on one line.
+fn file_err(e: ccbench_files::FileError) -> PyErr {
+    PyOSError::new_err(e.to_string())
 }
 
 /// The validated, unit-free scenario of TOML text, as a dict (`ccbench.validate`).
@@ -321,6 +338,29 @@ fn canonical_toml(
 ) -> PyResult<String> {
     let sc = from_toml(text, source, &overrides, seed)?;
     Ok(ccbench_sim::scenario::describe(&sc).to_string())
+}
+
+/// A scenario (TOML text, or a dict when `text` is None) as TOML text whose relative paths (a
+/// link's `trace`) are absolute: resolved beside the scenario file when `source` names one,
+/// else against this process's folder. What a campaign ships to its workers, whose folder is
+/// not the user's.
+#[pyfunction]
+#[pyo3(signature = (text, source = "<string>"))]
+fn resolved_toml(text: &Bound<'_, PyAny>, source: &str) -> PyResult<String> {
+    let table = match text.downcast::<PyDict>() {
+        Ok(d) => dict_to_table(d, "", source, &mut vec![d.as_ptr() as usize])?,
+        Err(_) => {
+            let text: String = text.extract()?;
+            text.parse::<toml::Table>().map_err(|e| {
+                ScenarioError::new_err(format!(
+                    "{source}: TOML: {}",
+                    e.message().lines().next().unwrap_or("invalid")
+                ))
+            })?
+        }
+    };
+    ccbench_sim::scenario::parse::resolved(table, source)
+        .map_err(|e| ScenarioError::new_err(format!("{source}: {e}")))
 }
 
 /// A scenario dict as TOML text (for programs that read scenario files, like `ccbench-emu`).
@@ -422,14 +462,25 @@ fn memory_limit(py: Python<'_>, text: &str) -> PyResult<u64> {
 
 /// A synthetic cellular-like delivery trace in mahimahi's format (`ccbench_link::synthetic_trace`).
 #[pyfunction]
-fn synthetic_trace(mean_bps: f64, duration_s: f64, seed: u64) -> PyResult<String> {
+fn synthetic_trace(py: Python<'_>, mean_bps: f64, duration_s: f64, seed: u64) -> PyResult<String> {
     if !(mean_bps.is_finite() && mean_bps > 0.0) {
         return Err(PyValueError::new_err(format!("mean: expected a rate above 0, got {mean_bps} bit/s")));
     }
     if !(0.001..=86_400.0).contains(&duration_s) {
         return Err(PyValueError::new_err(format!("duration: expected 1 ms to 1 day, got {duration_s} s")));
     }
-    Ok(ccbench_link::synthetic_trace::cellular(mean_bps, duration_s, seed))
+    // Bounded by what a trace may hold when read back (`ccbench_files::InputKind::TRACE`): the
+    // loop below runs with the GIL held, so it must end in seconds, not fill the memory.
+    let lines = mean_bps * duration_s / (ccbench_link::delivery_trace::OPPORTUNITY_BYTES as f64 * 8.0);
+    let most = (ccbench_files::InputKind::TRACE.max_bytes / 8) as f64;
+    if lines > most {
+        return Err(PyValueError::new_err(format!(
+            "mean: {:.3e} bit/s for {duration_s} s makes about {lines:.3e} delivery opportunities, more than the \
+             {most:.3e} a trace file may hold; lower the rate or the length",
+            mean_bps
+        )));
+    }
+    Ok(py.allow_threads(|| ccbench_link::synthetic_trace::cellular(mean_bps, duration_s, seed)))
 }
 
 #[pyfunction]
@@ -457,5 +508,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(memory_limit, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_dict, m)?)?;
-    Ok(())
+    m.add_function(wrap_pyfunction!(resolved_toml, m)?)?;
+    files::register(m)
 }

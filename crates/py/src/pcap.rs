@@ -49,10 +49,12 @@ pub fn with_file_names<'py>(
     Ok(copy.into_any())
 }
 
-/// Move or copy each trace to `<dir>/<link>.pcap` and point `summary["pcap"]` there.
+/// Move or copy each trace to `<dir>/<link>.pcap` (`dir` a staging folder that becomes `run`)
+/// and point `summary["pcap"]` at `<run>/<link>.pcap`.
 pub fn place(
     py: Python<'_>,
     dir: &Path,
+    run: &Path,
     summary: &Bound<'_, PyAny>,
     traces: &[(String, PathBuf)],
 ) -> PyResult<()> {
@@ -64,7 +66,7 @@ pub fn place(
         let to = dir.join(file_name(link));
         py.allow_threads(|| place_one(from, &to))
             .map_err(|e| PyOSError::new_err(format!("summary.pcap.{link}: {}: {e}", from.display())))?;
-        placed.set_item(link, to.to_string_lossy().into_owned())?;
+        placed.set_item(link, run.join(file_name(link)).to_string_lossy().into_owned())?;
     }
     summary.set_item("pcap", placed)
 }

@@ -65,7 +65,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => return fail((1, format!("starting the runtime: {e}"))),
@@ -74,6 +77,35 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => fail(failure),
     }
+}
+
+/// clap's answer as the rest of our programs give bad input: one line, status 2 (help and the
+/// version are printed as clap writes them, status 0).
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            ExitCode::SUCCESS
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
+            fail((2, "give a command: recv or send (see ccbench-quic --help)".into()))
+        }
+        _ => fail((2, one_line_usage(&e.to_string()))),
+    }
+}
+
+/// clap's message without its usage block and tips, on one line.
+fn one_line_usage(rendered: &str) -> String {
+    let said: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:"))
+        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
+        .collect();
+    let text = said.join(" ");
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    format!("{text} (see ccbench-quic --help)")
 }
 
 fn fail((code, message): Failure) -> ExitCode {

@@ -7,6 +7,8 @@ use std::fs;
 use std::path::Path;
 use std::sync::Arc;
 
+use ccbench_files::{read_input, InputKind};
+
 use quinn::crypto::rustls::{QuicClientConfig, QuicServerConfig};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
@@ -32,17 +34,19 @@ impl Identity {
     pub fn load_or_create(dir: &Path) -> Result<Self, String> {
         let home = dir.join(IDENTITY_DIR);
         let (cert_path, key_path) = (home.join("cert.der"), home.join("key.der"));
+        // Our own folder, checked before anything is read from it or made in it: a link planted
+        // at its name would lend us another identity and take our partial files elsewhere.
+        fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        ccbench_files::own_folder(&home).map_err(|e| e.to_string())?;
+        let read = |path: &Path| read_input(path, InputKind::CERTIFICATE).map_err(|e| e.to_string());
         if cert_path.exists() && key_path.exists() {
-            let cert = fs::read(&cert_path).map_err(|e| format!("{}: {e}", cert_path.display()))?;
-            let key = fs::read(&key_path).map_err(|e| format!("{}: {e}", key_path.display()))?;
-            return Ok(Self { cert: cert.into(), key: key.into() });
+            return Ok(Self { cert: read(&cert_path)?.into(), key: read(&key_path)?.into() });
         }
         let made = rcgen::generate_simple_self_signed(vec![SERVER_NAME.to_string()])
             .map_err(|e| format!("making a certificate: {e}"))?;
-        fs::create_dir_all(&home).map_err(|e| format!("{}: {e}", home.display()))?;
         let key = made.signing_key.serialize_der();
         write_private(&key_path, &key)?;
-        fs::write(&cert_path, made.cert.der()).map_err(|e| format!("{}: {e}", cert_path.display()))?;
+        ccbench_files::write_atomic(&cert_path, made.cert.der()).map_err(|e| e.to_string())?;
         Ok(Self { cert: made.cert.der().clone(), key: key.into() })
     }
 
@@ -65,23 +69,12 @@ impl Identity {
     }
 }
 
-#[cfg(unix)]
+/// The key, created with mode 0600 beside its path and renamed into place.
 fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
     use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    f.write_all(bytes).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-#[cfg(not(unix))]
-fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+    let mut new = ccbench_files::NewFile::create_mode(path, 0o600).map_err(|e| e.to_string())?;
+    new.write_all(bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    new.commit().map(drop).map_err(|e| e.to_string())
 }
 
 /// Lower-case hex SHA-256 of a certificate's DER bytes.

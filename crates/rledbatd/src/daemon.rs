@@ -55,13 +55,13 @@ pub fn run(cfg: Config) -> Result<(), String> {
     signals::install_signal_handlers();
     let rules = if cfg.iptables { Some(iptables::install(&cfg.rules, cfg.queue)?) } else { None };
     // Last, so a live socket means the rules are in place (the emulator waits for it).
-    let listener = status::listen(&cfg.socket)?;
+    let (listener, socket) = status::listen(&cfg.socket)?;
     // After the socket, so nothing is created before the daemon can run (its path was checked
     // before anything changed); on failure the rules go with `rules`, the socket here.
     let log = match cfg.log.as_deref().map(Log::create).transpose() {
         Ok(log) => log,
         Err(e) => {
-            let _ = std::fs::remove_file(&cfg.socket);
+            let _ = socket.remove();
             return Err(e);
         }
     };
@@ -81,7 +81,10 @@ pub fn run(cfg: Config) -> Result<(), String> {
     drain(&shared, &mut queue);
     STOP.store(true, Ordering::SeqCst);
     let _ = helper.join();
-    let _ = std::fs::remove_file(&shared.socket);
+    // Only the socket bound at start: whatever has been put at its path since stays.
+    if let Err(e) = socket.remove() {
+        eprintln!("rledbatd: {}", e.labelled("--socket"));
+    }
     let c = shared.table().counters;
     eprintln!(
         "rledbatd: stopped; packets {}, rewritten {}, unreadable {}, flows {}",

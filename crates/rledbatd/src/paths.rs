@@ -3,14 +3,16 @@
 //! it never follows a symbolic link at a path it creates or removes, and removes nothing but a
 //! socket that no one answers on.
 
-use std::fs::{File, Metadata, OpenOptions};
-use std::io::{ErrorKind, Read};
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::fs::{File, Metadata};
+use std::io::ErrorKind;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+
+use ccbench_files::{io_why, kind};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 
 /// A configuration file is a few lines; a larger one is a wrong path (`/dev/zero`, a log).
-pub const CONFIG_MAX_BYTES: u64 = 1 << 20;
+pub const CONFIG_MAX_BYTES: u64 = ccbench_files::InputKind::CONFIG.max_bytes;
 /// `sun_path` holds 108 bytes including the terminating NUL.
 pub const SOCKET_MAX_BYTES: usize = 107;
 
@@ -34,24 +36,13 @@ pub fn check(socket: &Path, log: Option<&Path>) -> Result<(), String> {
 }
 
 /// `--config`: a regular file of at most [`CONFIG_MAX_BYTES`] (a link to one is fine: it is
-/// only read).
+/// only read), read through the shared file layer (never waiting on a FIFO).
 pub fn read_config(path: &str) -> Result<String, String> {
-    let err = |why: String| format!("--config {path}: {why}");
     if path.is_empty() {
         return Err("--config: the path is empty".into());
     }
-    let meta = std::fs::metadata(path).map_err(|e| err(io_why(&e)))?;
-    if !meta.is_file() {
-        return Err(err(format!("is a {}, not a file", kind(&meta))));
-    }
-    let mut text = String::new();
-    let file = File::open(path).map_err(|e| err(io_why(&e)))?;
-    // Read one byte past the cap: the file may have grown since it was measured.
-    file.take(CONFIG_MAX_BYTES + 1).read_to_string(&mut text).map_err(|e| err(io_why(&e)))?;
-    if text.len() as u64 > CONFIG_MAX_BYTES {
-        return Err(err(format!("larger than {} KiB, not a configuration file", CONFIG_MAX_BYTES >> 10)));
-    }
-    Ok(text)
+    ccbench_files::read_text(Path::new(path), ccbench_files::InputKind::CONFIG)
+        .map_err(|e| e.labelled("--config"))
 }
 
 /// `--socket` for `run`: absent, or a socket no one answers on; anything else is refused.
@@ -102,23 +93,12 @@ pub fn check_log(path: &Path) -> Result<(), String> {
     }
 }
 
-/// Open the log checked by [`check_log`]: `O_NOFOLLOW` so a link put there since is refused,
-/// `O_NONBLOCK` so a FIFO put there since cannot hang the daemon.
+/// Create the log checked by [`check_log`] afresh beside its path and rename it into place
+/// (`ccbench_files::publish`): a file there is replaced, never truncated or written through (a
+/// hard link's other name keeps its bytes; a link planted since is replaced, not followed).
 pub fn create_log(path: &Path) -> Result<File, String> {
-    let err = |why: String| format!("--log {}: {why}", path.display());
-    let file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        // ELOOP, ENXIO say little: the file that appeared since the check says why.
-        .map_err(|e| check_log(path).err().unwrap_or_else(|| err(io_why(&e))))?;
-    let meta = file.metadata().map_err(|e| err(io_why(&e)))?;
-    if !meta.is_file() {
-        return Err(err(refusal(&meta, "a regular file")));
-    }
-    Ok(file)
+    check_log(path)?;
+    ccbench_files::publish(path).map(|(file, _)| file).map_err(|e| e.labelled("--log"))
 }
 
 /// Why `rledbatd status` could not connect to `path` (`e`), in one line naming `--socket`.
@@ -170,29 +150,6 @@ fn refusal(meta: &Metadata, wanted: &str) -> String {
         format!("is a directory; give a path for {wanted} inside it")
     } else {
         format!("is a {}, not {wanted}; it is left alone", kind(meta))
-    }
-}
-
-fn kind(meta: &Metadata) -> &'static str {
-    let ft = meta.file_type();
-    match () {
-        _ if ft.is_symlink() => "symbolic link",
-        _ if ft.is_dir() => "directory",
-        _ if ft.is_file() => "regular file",
-        _ if ft.is_socket() => "socket",
-        _ if ft.is_fifo() => "FIFO",
-        _ if ft.is_char_device() => "character device",
-        _ if ft.is_block_device() => "block device",
-        _ => "special file",
-    }
-}
-
-/// An I/O error without Rust's `(os error N)` suffix.
-fn io_why(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
     }
 }
 

@@ -26,14 +26,16 @@ const STATUS_MAX_BYTES: u64 = 16 << 20;
 
 /// Bind the status socket: refused if anything but a stale socket is at `path` (a live
 /// daemon, a file, a directory, a link), which alone is removed (see [`paths::check_socket`]).
-pub fn listen(path: &Path) -> Result<UnixListener, String> {
+pub fn listen(path: &Path) -> Result<(UnixListener, ccbench_files::Owned), String> {
     if let SocketPath::Stale(dev, ino) = paths::check_socket(path)? {
         paths::remove_stale(path, dev, ino)?; // left by a daemon that was killed
     }
     // Fails (address in use) if anything appeared at `path` since: it is never replaced.
     let listener = UnixListener::bind(path).map_err(|e| format!("--socket {}: {e}", path.display()))?;
     listener.set_nonblocking(true).map_err(|e| format!("--socket {}: {e}", path.display()))?;
-    Ok(listener)
+    // What was bound, so that only this socket is ever removed (not a file put there since).
+    let ours = ccbench_files::Owned::record(path).map_err(|e| e.labelled("--socket"))?;
+    Ok((listener, ours))
 }
 
 /// The helper thread: status requests, the log, idle expiry, `--duration`.
@@ -141,15 +143,38 @@ pub fn connect(path: &Path) -> Result<UnixStream, String> {
     UnixStream::connect(path).map_err(|e| paths::no_daemon(path, &e))
 }
 
+/// Longest `rledbatd status` waits for the whole table, however slowly it trickles in.
+pub const STATUS_DEADLINE: Duration = Duration::from_secs(5);
+
 /// The table the daemon on `conn` (at `path`) sends.
-pub fn query(conn: UnixStream, path: &Path) -> Result<String, String> {
-    conn.set_read_timeout(Some(Duration::from_secs(5))).map_err(|e| e.to_string())?;
-    let mut text = String::new();
-    // Capped: whatever answers at `path` may not be an rledbatd, and may never stop.
-    conn.take(STATUS_MAX_BYTES)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("--socket {}: {e}", path.display()))?;
-    Ok(text)
+pub fn query(mut conn: UnixStream, path: &Path) -> Result<String, String> {
+    let err = |why: String| format!("--socket {}: {why}", path.display());
+    let deadline = std::time::Instant::now() + STATUS_DEADLINE;
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 4096];
+    // Capped in size and in time: whatever answers at `path` may not be an rledbatd, and may
+    // never stop, or send a byte every few seconds.
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Err(err(format!("no complete answer within {} s", STATUS_DEADLINE.as_secs())));
+        }
+        conn.set_read_timeout(Some(left)).map_err(|e| err(e.to_string()))?;
+        match conn.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => bytes.extend_from_slice(&buf[..n]),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                continue
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(err(e.to_string())),
+        }
+        if bytes.len() as u64 >= STATUS_MAX_BYTES {
+            bytes.truncate(STATUS_MAX_BYTES as usize);
+            break;
+        }
+    }
+    String::from_utf8(bytes).map_err(|_| err("the answer is not UTF-8 text; not an rledbatd".into()))
 }
 
 /// The CSV log: flushed after every interval's rows, so a killed daemon loses at most one.

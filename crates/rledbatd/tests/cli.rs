@@ -122,7 +122,10 @@ fn missing_folders_and_bad_paths_exit_2_naming_the_flag() {
             format!("run --no-iptables --socket {}/s.sock --log {}", d.0.display(), d.0.display()),
             "--log".into(),
         ),
-        (format!("run --no-iptables --config {}", d.0.display()), "is a directory, not a file".into()),
+        (
+            format!("run --no-iptables --config {}", d.0.display()),
+            "is a directory, not a regular file".into(),
+        ),
         ("run --no-iptables --config /dev/zero".into(), "--config /dev/zero: is a character device".into()),
         (
             format!("status --socket {nope}/s.sock"),

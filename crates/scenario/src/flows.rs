@@ -14,7 +14,7 @@ use super::flow_keys::{accepted_keys, FlowKeys, TcpKeys, COMMON_STRUCTURED, TCP_
 use super::tcp_options::option_specs;
 use super::traffic::{get_chunks, get_rtt_spec, RttDraws};
 use super::units::format_duration;
-use crate::topology::routes::{check_path, reverse_path, shortest_path};
+use crate::topology::routes::{check_path, Router};
 use crate::topology::Attach;
 
 pub use super::flow_keys::MAX_FLOWS;
@@ -40,12 +40,13 @@ pub fn build_flows(
     };
     let mut flows = Vec::new();
     let mut names: HashMap<String, usize> = HashMap::new();
+    let router = Router::new(topo);
     for (i, entry) in entries.iter().enumerate() {
         let p = format!("flows[{i}]");
         let Value::Table(ft) = entry else {
             return Err(fe(p, format!("expected a table ([[flows]]), got {entry}")));
         };
-        let (template, count, explicit_name) = build_flow(ft, &p, topo, attach, duration, ccas, noise)?;
+        let (template, count, explicit_name) = build_flow(ft, &p, &router, attach, duration, ccas, noise)?;
         let jitter = get_duration(ft, &p, "rtt_jitter")?.unwrap_or(0);
         let mut draws = RttDraws::new(get_rtt_spec(ft, &p, count)?, jitter, seed, i);
         if flows.len() + count > MAX_FLOWS {
@@ -127,12 +128,12 @@ struct Route {
     rtt: Nanos,
 }
 
-fn route(t: &Table, p: &str, topo: &Topology, attach: Attach) -> R<Route> {
+fn route(t: &Table, p: &str, router: &Router, attach: Attach) -> R<Route> {
     match attach {
         Attach::Dumbbell { link, reverse, default_rtt } => {
-            dumbbell_route(t, p, topo, link, reverse, default_rtt)
+            dumbbell_route(t, p, router.topology(), link, reverse, default_rtt)
         }
-        Attach::Named => named_route(t, p, topo),
+        Attach::Named => named_route(t, p, router),
     }
 }
 
@@ -166,27 +167,28 @@ fn dumbbell_route(
     Ok(Route { from, to, path: vec![link], ack_path: vec![reverse], access_delay: rtt - two, rtt })
 }
 
-fn named_route(t: &Table, p: &str, topo: &Topology) -> R<Route> {
-    let from = host(t, p, "from", topo)?;
-    let to = host(t, p, "to", topo)?;
+fn named_route(t: &Table, p: &str, router: &Router) -> R<Route> {
+    let topo = router.topology();
+    let from = host(t, p, "from", router)?;
+    let to = host(t, p, "to", router)?;
     if from == to {
         return Err(fe(join(p, "to"), format!("must differ from from (\"{}\")", topo.nodes[from])));
     }
-    let path = match link_list(t, p, "path", topo)? {
+    let path = match link_list(t, p, "path", router)? {
         Some(path) => {
             check_path(topo, &path, from, to).map_err(|m| fe(join(p, "path"), m))?;
             path
         }
-        None => shortest_path(topo, from, to).ok_or_else(|| {
+        None => router.shortest_path(from, to).ok_or_else(|| {
             fe(join(p, "to"), format!("no route from \"{}\" to \"{}\"", topo.nodes[from], topo.nodes[to]))
         })?,
     };
-    let ack_path = match link_list(t, p, "ack_path", topo)? {
+    let ack_path = match link_list(t, p, "ack_path", router)? {
         Some(back) => {
             check_path(topo, &back, to, from).map_err(|m| fe(join(p, "ack_path"), m))?;
             back
         }
-        None => reverse_path(topo, &path).or_else(|| shortest_path(topo, to, from)).ok_or_else(|| {
+        None => router.reverse_path(&path).or_else(|| router.shortest_path(to, from)).ok_or_else(|| {
             let (a, b) = (&topo.nodes[to], &topo.nodes[from]);
             fe(join(p, "ack_path"), format!("no route back from \"{a}\" to \"{b}\" for ACKs; give ack_path"))
         })?,
@@ -196,17 +198,28 @@ fn named_route(t: &Table, p: &str, topo: &Topology) -> R<Route> {
     Ok(Route { from, to, path, ack_path, access_delay, rtt: delays + access_delay })
 }
 
-fn host(t: &Table, p: &str, key: &str, topo: &Topology) -> R<usize> {
-    let name = get_str(t, p, key)?.ok_or_else(|| {
-        fe(join(p, key), format!("missing required key (e.g. {key} = \"{}\")", topo.nodes[0]))
-    })?;
-    topo.node_index(name).ok_or_else(|| {
-        fe(join(p, key), format!("unknown node \"{name}\" (known: {})", topo.nodes.join(", ")))
-    })
+fn host(t: &Table, p: &str, key: &str, router: &Router) -> R<usize> {
+    let nodes = &router.topology().nodes;
+    let name = get_str(t, p, key)?
+        .ok_or_else(|| fe(join(p, key), format!("missing required key (e.g. {key} = \"{}\")", nodes[0])))?;
+    router
+        .node(name)
+        .ok_or_else(|| fe(join(p, key), format!("unknown node \"{name}\" (known: {})", some_of(nodes))))
+}
+
+/// The first few of `names`, for a message that stays one short line with thousands of them.
+fn some_of(names: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let listed = names.iter().take(SHOWN).map(String::as_str).collect::<Vec<_>>().join(", ");
+    if names.len() > SHOWN {
+        format!("{listed}, … {} in all", names.len())
+    } else {
+        listed
+    }
 }
 
 /// An array of link names (`path = ["l1", "l2"]`) as link indices.
-fn link_list(t: &Table, p: &str, key: &str, topo: &Topology) -> R<Option<Vec<usize>>> {
+fn link_list(t: &Table, p: &str, key: &str, router: &Router) -> R<Option<Vec<usize>>> {
     let here = join(p, key);
     let items = match t.get(key) {
         None => return Ok(None),
@@ -223,9 +236,9 @@ fn link_list(t: &Table, p: &str, key: &str, topo: &Topology) -> R<Option<Vec<usi
         let Value::String(name) = item else {
             return Err(fe(format!("{here}[{j}]"), format!("expected a link name, got {}", shown(item))));
         };
-        let l = topo.link_index(name).ok_or_else(|| {
-            let known: Vec<&str> = topo.links.iter().map(|l| l.name.as_str()).collect();
-            fe(format!("{here}[{j}]"), format!("unknown link \"{name}\" (known: {})", known.join(", ")))
+        let l = router.link(name).ok_or_else(|| {
+            let known: Vec<String> = router.topology().links.iter().map(|l| l.name.clone()).collect();
+            fe(format!("{here}[{j}]"), format!("unknown link \"{name}\" (known: {})", some_of(&known)))
         })?;
         links.push(l);
     }
@@ -236,7 +249,7 @@ fn link_list(t: &Table, p: &str, key: &str, topo: &Topology) -> R<Option<Vec<usi
 fn build_flow(
     t: &Table,
     p: &str,
-    topo: &Topology,
+    router: &Router,
     attach: Attach,
     duration: Nanos,
     ccas: Controllers<'_>,
@@ -252,9 +265,9 @@ fn build_flow(
         Some(Value::Array(_) | Value::Table(_)) => {
             let mut plain = t.clone();
             plain.remove("rtt");
-            route(&plain, p, topo, attach)?
+            route(&plain, p, router, attach)?
         }
-        _ => route(t, p, topo, attach)?,
+        _ => route(t, p, router, attach)?,
     };
     let mut flow = Flow {
         name: String::new(),
@@ -297,7 +310,8 @@ fn build_flow(
                 ));
             }
             let noise = get_host_noise(t, p, "host_noise")?.unwrap_or(noise);
-            flow.host_noise = noise.resolve(topo, &flow.path, flow.tcp.mss + flow.tcp.header_bytes);
+            flow.host_noise =
+                noise.resolve(router.topology(), &flow.path, flow.tcp.mss + flow.tcp.header_bytes);
         }
         FlowKind::Cbr => flow.cbr = keys.cbr.clone(),
     }

@@ -101,22 +101,34 @@ fn parse_table_for(
 }
 
 /// A link's relative `trace` path names a file beside the scenario file (when `source` is one),
-/// as a user writing `trace = "traces/lte.trace"` next to the scenario expects.
+/// as a user writing `trace = "traces/lte.trace"` next to the scenario expects; for a scenario
+/// given as text or a dict, the folder this process runs in. Made absolute here, so the path
+/// means the same file wherever the scenario travels next (a campaign's workers).
 fn resolve_trace_paths(table: &mut Table, source: &str) {
     let source = std::path::Path::new(source);
-    let Some(dir) = source.parent().filter(|_| source.is_file()) else {
+    let beside = source.parent().filter(|_| source.is_file()).map(std::path::Path::to_path_buf);
+    let Some(dir) = beside.or_else(|| std::env::current_dir().ok()) else {
         return;
     };
+    let dir = if dir.as_os_str().is_empty() { std::path::PathBuf::from(".") } else { dir };
+    let dir = std::path::absolute(&dir).unwrap_or(dir);
     for (key, value) in table.iter_mut() {
         match (key.as_str(), value) {
-            ("bottleneck", toml::Value::Table(link)) => resolve_link_trace(link, dir),
+            ("bottleneck", toml::Value::Table(link)) => resolve_link_trace(link, &dir),
             ("links", toml::Value::Array(links)) => links
                 .iter_mut()
                 .filter_map(|l| l.as_table_mut())
-                .for_each(|link| resolve_link_trace(link, dir)),
+                .for_each(|link| resolve_link_trace(link, &dir)),
             _ => {}
         }
     }
+}
+
+/// `table` (a scenario, not yet validated) as TOML text with its relative paths resolved as
+/// [`parse_str`] resolves them for `source`.
+pub fn resolved(mut table: Table, source: &str) -> Result<String, String> {
+    resolve_trace_paths(&mut table, source);
+    toml::to_string(&table).map_err(|e| e.to_string())
 }
 
 /// A link table's `trace`, and its `reverse` table's, against `dir`.

@@ -224,6 +224,15 @@ pub fn default_memory_limit() -> Option<u64> {
     Some(total.min(cgroup) / 4 * 3)
 }
 
+/// This process's resident memory (`VmRSS`), what a run watches while it runs: the estimate is
+/// an upper bound of what the scenario needs, but this is what the machine is giving.
+pub fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,6 @@ runs changed.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,7 +74,9 @@ def choose(work: str, only: Sequence[str] = ()):
 def _up_to_date(out_dir: Path, info: dict) -> bool:
     """Whether ``out_dir`` already holds outputs of exactly these runs and outcomes."""
     try:
-        old = json.loads((out_dir / "meta.json").read_text())
+        from ccbench.files import read_json
+
+        old = read_json(out_dir / "meta.json")
     except (OSError, ValueError):
         return False
     same = all(old.get(k) == info.get(k) for k in ("runs_digest", "failures", "quick", "core"))
@@ -180,7 +181,7 @@ def reproduce(work: str = "all", *, quick: bool = False, jobs: Optional[int] = N
     from ccbench.campaign.files import write_json
     from ccbench.campaign.progress import Progress
     from ccbench.campaign.runner import Offload, check_jobs, check_progress, check_scheduler, run_groups
-    from ccbench.outdir import check_out_dir
+    from ccbench.outdir import check_experiment_dir, check_out_dir
     from ccbench.report import write_report
 
     only = _only(only)
@@ -196,6 +197,8 @@ def reproduce(work: str = "all", *, quick: bool = False, jobs: Optional[int] = N
             campaign.skipped[exp.name] = reason
         else:
             chosen.append(exp)
+    for exp in chosen:  # each is replaced whole: it must be an experiment's folder, or new
+        check_experiment_dir(root / "experiments" / exp.name, "out")
     total = sum(len(exp.params(quick)) * len(exp.run_seeds(quick)) for exp in chosen)
     offload = Offload()
     tracker = _Tracker(root, quick, force, campaign, offload)

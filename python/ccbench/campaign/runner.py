@@ -15,6 +15,7 @@ journaled in the cache at once, so an interrupted campaign keeps everything that
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import logging
 import os
@@ -24,7 +25,7 @@ import uuid
 import warnings
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
-from ccbench.campaign.cache import Cache, core_fingerprint, metric_identity, run_key
+from ccbench.campaign.cache import Cache, cacheable_identity, core_fingerprint, real_stack_fingerprint, run_key
 from ccbench.campaign.progress import Progress
 from ccbench.campaign.tasks import Outcome, Task, execute, execute_batch
 
@@ -98,39 +99,70 @@ def _failure(result) -> BaseException:
     return exc if isinstance(exc, BaseException) else RuntimeError(str(exc))
 
 
+def _shipped(base) -> tuple:
+    """``(kind, payload, source)`` of a task's scenario as it leaves this process: a file's text,
+    and relative paths (a link's ``trace``) made absolute here, beside the scenario file or in
+    this folder, never on a worker whose folder is another. The files they name enter the run's
+    key by content (the core's canonical form carries each trace's digest)."""
+    from ccbench import _core
+    from ccbench.api import _read
+
+    kind, payload, source = _read(base)
+    if kind == "toml" or "trace" in repr(payload):  # a dict naming no trace has no path to resolve
+        return "toml", _core.resolved_toml(payload, source), source
+    return kind, payload, source
+
+
 def prepare(tasks: Sequence[Task]) -> None:
     """Give every task its cache key from the scenario as the core validates it (a task whose
-    scenario does not validate keeps an empty key and carries the core's message)."""
+    scenario does not validate keeps an empty key and carries the core's message; a task whose
+    metric cannot be keyed keeps an empty key too, and its run is computed and not cached)."""
     from ccbench import _core
-    from ccbench.api import ScenarioError, _read
+    from ccbench.api import ScenarioError
 
     core = core_fingerprint()
-    identities: Dict[int, str] = {}
+    stack = ""  # the real stack's programs, hashed once, when a task runs there
+    identities: Dict[int, Optional[str]] = {}
     read: Dict[int, tuple] = {}
     for task in tasks:
         if task.key or task.invalid:
             continue
         try:
-            kind, payload, source = read.get(id(task.base)) or read.setdefault(id(task.base), _read(task.base))
+            kind, payload, source = read.get(id(task.base)) or read.setdefault(id(task.base), _shipped(task.base))
+            task.base = payload  # what the worker runs: relative paths already resolved here
             canonical = _core.canonical_dict if kind == "dict" else _core.canonical_toml
             scenario = canonical(payload, source, list(task.overrides), task.seed)
         except (ScenarioError, TypeError, ValueError) as exc:
             task.invalid = " ".join(str(exc).split())
             continue
-        ident = identities.get(id(task.metric))
-        if ident is None:
-            ident = identities[id(task.metric)] = metric_identity(task.metric)
-        task.key = run_key(hashlib.sha256(scenario.encode()).hexdigest(), core, task.engine, task.point, ident)
+        if id(task.metric) not in identities:
+            identities[id(task.metric)] = cacheable_identity(task.metric)
+        ident = identities[id(task.metric)]
+        if ident is None:  # a metric the cache cannot key (noted once): computed, never cached
+            continue
+        code = core
+        if task.engine == "emu":
+            stack = stack or real_stack_fingerprint()
+            code = f"{core}+{stack}"
+        task.key = run_key(hashlib.sha256(scenario.encode()).hexdigest(), code, task.engine, task.point, ident)
 
 
 def _close_local() -> None:
-    for made in list(_LOCAL.values()):
-        try:
-            made.close()
-            made.cluster.close()
-        except Exception:  # noqa: BLE001 - shutting down anyway
-            pass
-    _LOCAL.clear()
+    """Close the embedded clusters, quietly: workers stopped in the middle of a run are no news,
+    nor is a Ctrl-C while closing (a second one, or one as the process exits)."""
+    logger = logging.getLogger("distributed")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL + 1)
+    try:
+        for made in list(_LOCAL.values()):
+            try:
+                made.close()
+                made.cluster.close()
+            except BaseException:  # noqa: BLE001 - shutting down anyway
+                pass
+        _LOCAL.clear()
+    finally:
+        logger.setLevel(level)
 
 
 def _pickle_by_value(metric: Callable) -> None:
@@ -338,17 +370,98 @@ def client(jobs: int, scheduler: Optional[str] = None):
     found = _LOCAL.get(jobs)
     if found is not None and found.status == "running":
         return found
-    with warnings.catch_warnings():
-        # With no dashboard the scheduler still serves its health page, on 8787 when free; a
-        # second campaign on the machine takes another port, which is not worth a warning.
-        warnings.filterwarnings("ignore", message="Port .* is already in use")
-        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
-    made = Client(cluster, set_as_default=False)
-    if not _LOCAL:
-        atexit.register(_close_local)
-    _LOCAL[jobs] = made
+    refuse_in_a_starting_child("jobs > 1")
+    with _starting_workers():
+        with warnings.catch_warnings():
+            # With no dashboard the scheduler still serves its health page, on 8787 when free; a
+            # second campaign on the machine takes another port, which is not worth a warning.
+            warnings.filterwarnings("ignore", message="Port .* is already in use")
+            cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
+        made = Client(cluster, set_as_default=False)
+        _no_gc_diagnosis()
+        if not _LOCAL:
+            atexit.register(_close_local)
+        _LOCAL[jobs] = made  # before a Ctrl-C held back while starting is raised: it closes this
     return made
+
+
+def _no_gc_diagnosis() -> None:
+    """Remove the embedded scheduler's garbage-collection timer from this process: it runs as a
+    gc callback, where Python ignores exceptions, so a Ctrl-C landing in it was lost (printed as
+    "Exception ignored in GCDiagnosis._gc_callback") and the campaign went on. It only logs."""
+    try:
+        from distributed.gc import disable_gc_diagnosis
+
+        disable_gc_diagnosis(force=True)
+    except Exception:  # noqa: BLE001 - another Dask version: a diagnosis left running is harmless
+        pass
+
+
+def refuse_in_a_starting_child(what: str) -> None:
+    """Exit with one line when called from a process that is still starting: a worker process
+    that re-runs the main script (multiprocessing's spawn does, as ``__mp_main__``) of a script
+    calling ccbench without an ``if __name__ == "__main__":`` guard. Going on would start the
+    same work again in every worker, each starting workers of its own."""
+    import multiprocessing
+
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        raise SystemExit(f"error: {what}: called in a worker process as it starts, which re-runs the "
+                         f"main script: put the call under if __name__ == \"__main__\":")
+
+
+@contextlib.contextmanager
+def _starting_workers():
+    """While the embedded cluster starts its worker processes:
+
+    - Ctrl-C waits. A terminal sends it to the whole process group: this process stops the
+      campaign and closes the cluster, and workers that got it too would each print pages of
+      tracebacks. So SIGINT is blocked in this thread, and thus in the cluster's event-loop
+      thread, created now, and in every worker process that thread spawns, now or on a restart
+      (a process inherits the mask of the thread that starts it). In this process a Ctrl-C
+      meanwhile is only noted, and raised once the cluster is up and registered (so that it is
+      closed); raised in the middle of the start, it would leave a half-started cluster.
+    - The main script is hidden from multiprocessing: a spawned process re-runs it (as
+      ``__mp_main__``) before anything else, so a script calling ``ccbench.sweep(jobs=2)``
+      without an ``if __name__ == "__main__":`` guard would call it again in every worker.
+      Workers need nothing from it: functions defined there travel to them by value.
+    """
+    import signal
+    import threading
+
+    main = sys.modules.get("__main__")
+    hidden = {name: vars(main)[name] for name in ("__file__", "__spec__")
+              if main is not None and name in vars(main)}
+    blocked = hasattr(signal, "pthread_sigmask")
+    if blocked:
+        # Started by the first spawn otherwise, and its start unblocks SIGINT in the thread
+        # that spawns (multiprocessing.resource_tracker), so the workers would get it again.
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+    noted: List[int] = []
+    handler = None
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not None:
+        handler = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if blocked else None
+    try:
+        if main is not None:
+            main.__spec__ = None  # read by multiprocessing without a default: None, not deleted
+            vars(main).pop("__file__", None)
+        yield
+    finally:
+        if main is not None:
+            vars(main).update(hidden)
+            if "__spec__" not in hidden:
+                vars(main).pop("__spec__", None)
+        if previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+    if noted and callable(handler):
+        handler(signal.SIGINT, None)  # what Ctrl-C does here: KeyboardInterrupt, by default
+    elif noted and handler == signal.SIG_DFL:
+        signal.raise_signal(signal.SIGINT)
 
 
 class _Campaign:

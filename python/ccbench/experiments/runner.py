@@ -128,37 +128,39 @@ def meta(exp: Experiment, tasks: Sequence[Task], outcomes: Sequence[Outcome], qu
 
 
 def write_outputs(exp: Experiment, results, out, quick: bool, info: Optional[dict] = None) -> None:
-    """``results``, ``summary``, ``comparison`` and the figure under ``out``, each file atomically;
-    ``meta.json`` last, with the time these outputs took."""
+    """``results``, ``summary``, ``comparison``, the figure and ``meta.json`` (with the time these
+    outputs took), written into a folder staged beside ``out`` and swapped in whole: a kill at
+    any moment leaves the previous outputs or these, never a mix."""
     from ccbench.campaign import files
+    from ccbench.outdir import check_experiment_dir
 
     start = time.perf_counter()
-    out_dir = Path(out)
-    files.write_csv(out_dir / "results.csv", results)
-    files.write_parquet(out_dir / "results.parquet", _parquet_safe(results))
-    summary = summarize(exp, results, quick)
-    files.write_csv(out_dir / "summary.csv", summary)
-    # With every run failed the summary has no metric: no comparison, no figure to draw from it.
-    succeeded = "error" not in results or bool((results["error"] == "").any())
-    if exp.comparison is not None and not summary.empty and succeeded:
-        from ccbench.experiments.base import comparison_markdown
-        from ccbench.experiments.checks import check_rows, settle_quick
+    check_experiment_dir(out, "out")
+    with files.staged_folder(out) as out_dir:
+        files.write_csv(out_dir / "results.csv", results)
+        files.write_parquet(out_dir / "results.parquet", _parquet_safe(results))
+        summary = summarize(exp, results, quick)
+        files.write_csv(out_dir / "summary.csv", summary)
+        # With every run failed the summary has no metric: no comparison, no figure to draw from it.
+        succeeded = "error" not in results or bool((results["error"] == "").any())
+        if exp.comparison is not None and not summary.empty and succeeded:
+            from ccbench.experiments.base import comparison_markdown
+            from ccbench.experiments.checks import check_rows, settle_quick
 
-        rows = exp.comparison(summary)
-        if quick:
-            rows = settle_quick(rows, _quick_lacks(exp))
-        check_rows(exp.name, rows)
-        files.write_text(out_dir / "comparison.md", comparison_markdown(exp.description or exp.name, rows))
-        files.write_json(out_dir / "comparison.json", [dict(r) for r in rows])
-    if exp.figure is not None and not summary.empty and succeeded:
-        try:
-            with files.staged(out_dir) as scratch:
-                exp.figure(summary, scratch)
-        except Exception as exc:  # noqa: BLE001 - the numbers are written; report the plot
-            print(f"warning: {exp.name}: figure failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-    if info is not None:
-        info["output_seconds"] = round(time.perf_counter() - start, 3)
-        files.write_json(out_dir / "meta.json", info)
+            rows = exp.comparison(summary)
+            if quick:
+                rows = settle_quick(rows, _quick_lacks(exp))
+            check_rows(exp.name, rows)
+            files.write_text(out_dir / "comparison.md", comparison_markdown(exp.description or exp.name, rows))
+            files.write_json(out_dir / "comparison.json", [dict(r) for r in rows])
+        if exp.figure is not None and not summary.empty and succeeded:
+            try:
+                exp.figure(summary, out_dir)
+            except Exception as exc:  # noqa: BLE001 - the numbers are written; report the plot
+                print(f"warning: {exp.name}: figure failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        if info is not None:
+            info["output_seconds"] = round(time.perf_counter() - start, 3)
+            files.write_json(out_dir / "meta.json", info)
 
 
 def _quick_lacks(exp: Experiment) -> dict:
@@ -221,13 +223,13 @@ def run_experiment(experiment: Union[Experiment, str], *, quick: bool = False,
     from ccbench.campaign.cache import Cache
     from ccbench.campaign.progress import Progress
     from ccbench.campaign.runner import check_jobs, check_progress, check_scheduler, run_tasks
-    from ccbench.outdir import check_out_dir
+    from ccbench.outdir import check_experiment_dir, check_out_dir
 
     exp = _experiment(experiment)
     jobs, scheduler = check_jobs(jobs), check_scheduler(scheduler)
     progress = check_progress(progress)
     # Output folders are checked before the first run, not found bad after the last one.
-    out = check_out_dir(out, "out") if out is not None else None
+    out = check_experiment_dir(out, "out") if out is not None else None
     cache = check_out_dir(cache, "cache") if cache is not None else None
     reason = exp.unavailable() if exp.unavailable else None
     if reason:

@@ -56,7 +56,10 @@ pub fn check_name(name: &str) -> Result<(), String> {
 
 /// SHA-256 of a file, lower-case hex, and its size.
 pub async fn hash_file(path: &Path) -> std::io::Result<(String, u64)> {
-    let mut file = tokio::fs::File::open(path).await?;
+    // A regular file only: a FIFO planted at a received file's name must not hang the receiver.
+    let file = ccbench_files::open_input(path, ccbench_files::InputKind::TRANSFER)
+        .map_err(|e| std::io::Error::other(e.why))?;
+    let mut file = tokio::fs::File::from_std(file);
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; CHUNK];
     let mut size = 0u64;

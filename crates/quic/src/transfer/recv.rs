@@ -68,9 +68,9 @@ impl Receiver {
 
 /// Bind `listen` with the identity kept in `out`; returns the endpoint and the fingerprint.
 pub fn bind(listen: SocketAddr, out: &Path) -> Result<(quinn::Endpoint, String), String> {
-    std::fs::create_dir_all(out.join(IDENTITY_DIR).join("partial"))
-        .map_err(|e| format!("{}: {e}", out.display()))?;
     let identity = Identity::load_or_create(out)?;
+    // Our own folder for partial files: a link planted at its name is refused.
+    ccbench_files::own_folder(&out.join(IDENTITY_DIR).join("partial")).map_err(|e| e.to_string())?;
     let mut config = identity.server_config()?;
     let mut transport = quinn::TransportConfig::default();
     transport.stream_receive_window(RECEIVE_WINDOW.into());
@@ -147,18 +147,15 @@ async fn receive(
         return Ok(());
     }
     let partial = rx.partial(&header.sha256);
-    let offset = match tokio::fs::metadata(&partial).await {
-        Ok(m) if m.len() <= header.size => m.len(),
-        _ => 0,
-    };
-    let mut out = tokio::fs::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .truncate(offset == 0)
-        .append(offset > 0)
-        .open(&partial)
-        .await
-        .map_err(|e| format!("{}: {e}", partial.display()))?;
+    // Never through a link, never a FIFO, never a file with another name (`open_resumable`).
+    let file = ccbench_files::open_resumable(&partial).map_err(|e| e.to_string())?;
+    let ours = ccbench_files::Owned::record(&partial).map_err(|e| e.to_string())?;
+    let len = file.metadata().map_err(|e| format!("{}: {e}", partial.display()))?.len();
+    let offset = if len <= header.size { len } else { 0 };
+    if offset == 0 {
+        file.set_len(0).map_err(|e| format!("{}: {e}", partial.display()))?;
+    }
+    let mut out = tokio::fs::File::from_std(file);
     write_line(send, &Answer::Offset { offset }).await?;
     let got = copy(recv, &mut out, header.size - offset, &claim).await?;
     out.sync_all().await.map_err(|e| e.to_string())?;
@@ -171,13 +168,13 @@ async fn receive(
     }
     let (sha, _) = hash_file(&partial).await.map_err(|e| e.to_string())?;
     if sha != header.sha256 {
-        let _ = tokio::fs::remove_file(&partial).await;
+        let _ = ours.remove();
         return Err(format!(
             "the bytes received hash to {sha}, not the announced {}; discarded",
             header.sha256
         ));
     }
-    tokio::fs::rename(&partial, &target).await.map_err(|e| format!("{}: {e}", target.display()))
+    ccbench_files::rename_into_place(&partial, &target).map_err(|e| e.to_string())
 }
 
 /// Copy at most `limit` bytes until the stream ends, or a newer stream of the same content takes

@@ -19,6 +19,11 @@ use crate::CcFactory;
 const SEND_WINDOW: u64 = 64 << 20;
 /// How often the terminal line is redrawn.
 const PROGRESS_EVERY: Duration = Duration::from_millis(500);
+/// Longest wait for the receiver's handshake: an address where nothing answers fails in this
+/// time, not after the transport's idle timeout or never.
+pub const CONNECT_DEADLINE: Duration = Duration::from_secs(10);
+/// Longest wait for the receiver's answer to a file's header (where to resume).
+pub const ANSWER_DEADLINE: Duration = Duration::from_secs(10);
 
 /// An error and the exit status it gives: 2 for bad input (files, flags, a certificate that is
 /// not the pinned one), 1 for a failure on the way.
@@ -90,7 +95,11 @@ async fn connect(opt: &SendOptions, factory: CcFactory) -> Result<quinn::Connect
     endpoint.set_default_client_config(config);
     let connecting =
         endpoint.connect(opt.to, SERVER_NAME).map_err(|e| (2, format!("--to {}: {e}", opt.to)))?;
-    connecting.await.map_err(|e| {
+    let deadline = CONNECT_DEADLINE;
+    let connected = tokio::time::timeout(deadline, connecting)
+        .await
+        .map_err(|_| (1, format!("connecting to {}: no answer within {} s", opt.to, deadline.as_secs())))?;
+    connected.map_err(|e| {
         let text = e.to_string();
         // The pinned-certificate check's own words (tls.rs) say the receiver is not the one pinned.
         if text.contains("not the pinned") {
@@ -111,7 +120,10 @@ async fn send_one(
     let (mut send, recv) = conn.open_bi().await.map_err(|e| lost(e.to_string()))?;
     let mut recv = BufReader::new(recv);
     write_line(&mut send, &file.header).await.map_err(lost)?;
-    let offset = match read_line::<Answer>(&mut recv).await.map_err(lost)? {
+    let answer = tokio::time::timeout(ANSWER_DEADLINE, read_line::<Answer>(&mut recv))
+        .await
+        .map_err(|_| lost(format!("the receiver did not answer within {} s", ANSWER_DEADLINE.as_secs())))?;
+    let offset = match answer.map_err(lost)? {
         Answer::Offset { offset } if offset <= file.header.size => offset,
         Answer::Error { error } => {
             return Err((1, format!("{}: the receiver says: {error}", file.header.name)))
@@ -154,7 +166,9 @@ async fn copy(
     send: &mut quinn::SendStream,
     sent: &AtomicU64,
 ) -> Result<(), String> {
-    let mut file = tokio::fs::File::open(path).await.map_err(|e| e.to_string())?;
+    let file =
+        ccbench_files::open_input(path, ccbench_files::InputKind::TRANSFER).map_err(|e| e.to_string())?;
+    let mut file = tokio::fs::File::from_std(file);
     file.seek(SeekFrom::Start(offset)).await.map_err(|e| e.to_string())?;
     let mut buf = vec![0u8; CHUNK];
     loop {
@@ -204,7 +218,7 @@ fn start_log(
     conn: &quinn::Connection,
     probe: &Arc<Mutex<Option<Probe>>>,
 ) -> Result<tokio::task::JoinHandle<()>, Failure> {
-    let mut out = std::fs::File::create(path).map_err(|e| (2, format!("--log {}: {e}", path.display())))?;
+    let (mut out, _) = ccbench_files::publish(path).map_err(|e| (2, e.labelled("--log")))?;
     writeln!(out, "{LOG_COLUMNS}").map_err(|e| (2, format!("--log {}: {e}", path.display())))?;
     let (conn, probe) = (conn.clone(), Arc::clone(probe));
     Ok(tokio::spawn(async move {

@@ -53,7 +53,7 @@ fn bad_input_is_one_line_naming_the_field() {
         ("--remote-port", "--remote-port needs a value"),
         ("--queue 65535 --remote-port 1", "--queue: expected a queue number 0-65534"),
         ("--config /nonexistent/r.toml", "--config /nonexistent/r.toml: No such file or directory"),
-        ("--config /dev/zero", "--config /dev/zero: is a character device, not a file"),
+        ("--config /dev/zero", "--config /dev/zero: is a character device, not a regular file"),
         ("--config=", "--config: the path is empty"),
         ("--no-iptables=1", "--no-iptables takes no value"),
         ("--no-iptables --log --queue 5", "--log needs a value"),

@@ -161,12 +161,15 @@ fn the_log_is_a_regular_file_or_nothing() {
 fn the_config_file_is_a_small_regular_file() {
     let d = Dir::new("config");
     let dir = d.0.display().to_string();
-    assert_eq!(read_config(&dir).unwrap_err(), format!("--config {dir}: is a directory, not a file"));
-    one_line(&read_config("/dev/zero").unwrap_err(), "is a character device, not a file");
+    assert_eq!(
+        read_config(&dir).unwrap_err(),
+        format!("--config {dir}: is a directory, not a regular file (a configuration file must be one)")
+    );
+    one_line(&read_config("/dev/zero").unwrap_err(), "is a character device, not a regular file");
     assert_eq!(read_config("").unwrap_err(), "--config: the path is empty");
     let big = d.join("big.toml");
     std::fs::write(&big, vec![b'#'; CONFIG_MAX_BYTES as usize + 1]).unwrap();
-    one_line(&read_config(&big.display().to_string()).unwrap_err(), "larger than 1024 KiB");
+    one_line(&read_config(&big.display().to_string()).unwrap_err(), "larger than 1 MiB");
     let fifo = d.join("fifo");
     mkfifo(&fifo);
     one_line(&read_config(&fifo.display().to_string()).unwrap_err(), "is a FIFO");

@@ -133,7 +133,8 @@ fn get_trace(t: &Table, p: &str) -> R<Option<LinkTrace>> {
         return Ok(None);
     };
     let field = join(p, "trace");
-    let text = std::fs::read_to_string(path).map_err(|e| fe(&field, format!("cannot read {path:?}: {e}")))?;
+    let text = ccbench_files::read_text(std::path::Path::new(path), ccbench_files::InputKind::TRACE)
+        .map_err(|e| fe(&field, format!("cannot read {e}")))?;
     let trace = DeliveryTrace::parse(&text).map_err(|e| fe(&field, format!("{path}: {e}")))?;
     Ok(Some(LinkTrace { path: path.to_string(), trace: Arc::new(trace) }))
 }
@@ -288,18 +289,19 @@ pub struct TopologyBuilder {
     changes: Vec<LinkChange>,
     /// Link name → the field that declared it, for duplicate-name errors.
     declared: HashMap<String, String>,
+    /// Node name → index: thousands of hosts must not cost a scan each.
+    node_index: HashMap<String, usize>,
 }
 
 impl TopologyBuilder {
     /// The node called `name`, added if new.
     pub fn node(&mut self, name: &str) -> usize {
-        match self.nodes.iter().position(|n| n == name) {
-            Some(i) => i,
-            None => {
-                self.nodes.push(name.to_string());
-                self.nodes.len() - 1
-            }
+        if let Some(&i) = self.node_index.get(name) {
+            return i;
         }
+        self.nodes.push(name.to_string());
+        self.node_index.insert(name.to_string(), self.nodes.len() - 1);
+        self.nodes.len() - 1
     }
 
     /// Add one direction; `name_field` is where a duplicate name is reported.

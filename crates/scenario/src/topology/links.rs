@@ -13,12 +13,18 @@
 
 use toml::{Table, Value};
 
+use std::collections::HashMap;
+
 use super::builder::{parse_changes, parse_props, parse_reverse, TopologyBuilder, PROP_KEYS};
 use super::Attach;
 use crate::fields::{check_keys, fe, get_bool, get_int, get_str, get_table, join, required, shown, R};
 use crate::{Nanos, Topology};
 
 const LINK_KEYS: &[&str] = &["name", "from", "to", "bidirectional", "reverse", "changes"];
+/// Most `[[nodes]]` and most `[[links]]` a scenario may declare: a bound on the work of building
+/// and routing it (a datacenter fabric of thousands of hosts is well inside).
+pub const MAX_NODES: usize = 100_000;
+pub const MAX_LINKS: usize = 200_000;
 const NODE_KEYS: &[&str] = &["name", "upload_slots"];
 
 pub fn build(t: &Table, duration: Nanos) -> R<(Topology, Attach)> {
@@ -31,13 +37,21 @@ pub fn build(t: &Table, duration: Nanos) -> R<(Topology, Attach)> {
     if links.is_empty() {
         return Err(fe("links", "at least one [[links]] entry is required"));
     }
+    if links.len() > MAX_LINKS {
+        return Err(fe(
+            "links",
+            format!("{} links, more than the {MAX_LINKS} a scenario may have", links.len()),
+        ));
+    }
+    let index: HashMap<&str, usize> =
+        declared.iter().enumerate().rev().map(|(i, n)| (n.as_str(), i)).collect();
     let mut touched = vec![false; declared.len()];
     for (i, lt) in links.iter().enumerate() {
         let p = format!("links[{i}]");
         check_link_keys(lt, &p)?;
         let name = non_empty(lt, &p, "name", "name = \"l1\"")?;
-        let from = endpoint(lt, &p, "from", &declared, &mut touched)?;
-        let to = endpoint(lt, &p, "to", &declared, &mut touched)?;
+        let from = endpoint(lt, &p, "from", (&declared, &index), &mut touched)?;
+        let to = endpoint(lt, &p, "to", (&declared, &index), &mut touched)?;
         if from == to {
             return Err(fe(join(&p, "to"), format!("a link needs two different nodes, got \"{to}\" twice")));
         }
@@ -102,17 +116,26 @@ fn non_empty(t: &Table, p: &str, key: &str, example: &str) -> R<String> {
 /// `[[nodes]]` names, unique, in file order, with their upload slots.
 fn declared_nodes(t: &Table) -> R<(Vec<String>, Vec<Option<u32>>)> {
     let mut names: Vec<String> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
     let mut slots = Vec::new();
-    for (i, nt) in array_of_tables(t, "nodes")?.into_iter().enumerate() {
+    let tables = array_of_tables(t, "nodes")?;
+    if tables.len() > MAX_NODES {
+        return Err(fe(
+            "nodes",
+            format!("{} nodes, more than the {MAX_NODES} a scenario may have", tables.len()),
+        ));
+    }
+    for (i, nt) in tables.into_iter().enumerate() {
         let p = format!("nodes[{i}]");
         check_keys(nt, &p, NODE_KEYS)?;
         let name = non_empty(nt, &p, "name", "name = \"a\"")?;
-        if let Some(j) = names.iter().position(|n| *n == name) {
+        if let Some(j) = seen.get(&name) {
             return Err(fe(
                 join(&p, "name"),
                 format!("duplicate node name \"{name}\" (also used by nodes[{j}])"),
             ));
         }
+        seen.insert(name.clone(), i);
         names.push(name);
         slots.push(get_int(nt, &p, "upload_slots", 1, 1_000_000)?.map(|n| n as u32));
     }
@@ -120,17 +143,28 @@ fn declared_nodes(t: &Table) -> R<(Vec<String>, Vec<Option<u32>>)> {
 }
 
 /// A link's `from`/`to`: any name if no `[[nodes]]` are declared, else a declared one.
-fn endpoint(t: &Table, p: &str, key: &str, declared: &[String], touched: &mut [bool]) -> R<String> {
+fn endpoint(
+    t: &Table,
+    p: &str,
+    key: &str,
+    (declared, index): (&[String], &HashMap<&str, usize>),
+    touched: &mut [bool],
+) -> R<String> {
     let name = non_empty(t, p, key, &format!("{key} = \"a\""))?;
     if declared.is_empty() {
         return Ok(name);
     }
-    match declared.iter().position(|n| *n == name) {
-        Some(j) => {
+    match index.get(name.as_str()) {
+        Some(&j) => {
             touched[j] = true;
             Ok(name)
         }
-        None => Err(fe(join(p, key), format!("unknown node \"{name}\" (known: {})", declared.join(", ")))),
+        None => {
+            let shown: Vec<&str> = declared.iter().take(10).map(String::as_str).collect();
+            let more =
+                if declared.len() > 10 { format!(", … {} in all", declared.len()) } else { String::new() };
+            Err(fe(join(p, key), format!("unknown node \"{name}\" (known: {}{more})", shown.join(", "))))
+        }
     }
 }
 

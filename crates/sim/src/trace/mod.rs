@@ -37,7 +37,9 @@ struct PcapFile {
 
 impl PcapFile {
     fn create(path: &Path, flows: Arc<[FlowWire]>) -> io::Result<Self> {
-        let mut out = BufWriter::with_capacity(1 << 16, File::create(path)?);
+        // Created beside `path` and renamed into place: a link planted there is replaced.
+        let (file, _) = ccbench_files::publish(path).map_err(|e| io::Error::other(e.why))?;
+        let mut out = BufWriter::with_capacity(1 << 16, file);
         let mut header = [0u8; 24];
         header[..4].copy_from_slice(&MAGIC_NANOS.to_le_bytes());
         header[4..6].copy_from_slice(&2u16.to_le_bytes());
