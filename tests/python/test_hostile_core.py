@@ -263,7 +263,7 @@ def test_a_folder_of_other_files_is_not_written_into(capsys, short, tmp_path):
     (home / "summary.json").write_text("my own notes")
     (home / "thesis.tex").write_text("")
     line = one_error(capsys, ["run", short, "--out", home])
-    assert line.startswith(f"error: --out: {home} holds files that are not a run's (thesis.tex)")
+    assert line.startswith(f"error: --out: {home}: holds files that are not a run's (thesis.tex)")
     assert (home / "summary.json").read_text() == "my own notes"
     # A previous run's folder is fine to run into again, and so is an empty one.
     assert main(["run", str(short), "--out", str(tmp_path / "o")]) == 0

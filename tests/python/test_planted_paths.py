@@ -205,3 +205,25 @@ def test_a_read_back_summary_that_is_a_fifo_is_refused_at_once(tmp_path):
     os.mkfifo(out / "summary.json")
     with pytest.raises(RunFolderError, match="summary.json"):
         Result.load(out)
+
+
+@pytest.mark.parametrize("kind", LINKS)
+def test_the_emulator_replaces_a_previous_run_whole_and_never_writes_through_a_link(tmp_path, kind):
+    if os.geteuid() != 0 or not EMU.exists():
+        pytest.skip("ccbench-emu needs root and `make build`")
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(SCENARIO.replace('"2s"', '"1s"'))
+    out = tmp_path / "out"
+    first = subprocess.run([str(EMU), "run", str(scenario), "--out", str(out)], capture_output=True, text=True,
+                           timeout=120)
+    assert first.returncode == 0, first.stderr
+    target = victim(tmp_path)
+    (out / "summary.json").unlink()
+    plant(out / "summary.json", kind, target)
+    (out / "flows.parquet").unlink()  # the previous run's files go with it, as a whole
+    again = subprocess.run([str(EMU), "run", str(scenario), "--out", str(out)], capture_output=True, text=True,
+                           timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert target.read_bytes() == VICTIM
+    assert stat.S_ISREG(os.lstat(out / "summary.json").st_mode) and (out / "flows.parquet").is_file()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.")] == [], "no staging left"

@@ -145,6 +145,11 @@ def test_ccbench_quic_bad_input_is_one_line_status_2(tmp_path):
         (["send", __file__, "--to", "127.0.0.1:9", "--fingerprint", fp, "--cc", "vegas"], "--cc"),
         (["send", __file__, "--to", "127.0.0.1:9", "--fingerprint", fp, "--cc-param", "target=-1ms",
           "--cc", "ledbat"], "--cc-param target"),
+        # The argument parser's own refusals are one line too, without its usage block.
+        (["recv"], "--listen"),
+        (["send", __file__, "--bogus"], "--bogus"),
+        ([], "give a command"),
+        (["recv", "--listen", "nowhere", "--out", str(tmp_path)], "--listen"),
     ]
     for args, names in cases:
         proc = subprocess.run([str(QUIC), *args], capture_output=True, text=True, timeout=30)

@@ -111,7 +111,7 @@ fn bad_traces_and_conflicting_keys_are_one_line_errors() {
     );
     let missing = error(&scenario("/nonexistent/x.trace", ""));
     assert!(
-        missing.starts_with("t.toml: bottleneck.trace: cannot read \"/nonexistent/x.trace\": "),
+        missing.starts_with("t.toml: bottleneck.trace: cannot read /nonexistent/x.trace: "),
         "{missing}"
     );
     let bad = TraceFile::new("bad", "1\n2\nthree\n");
