@@ -110,10 +110,7 @@ fn bad_traces_and_conflicting_keys_are_one_line_errors() {
         "t.toml: bottleneck.changes[0].rate: a trace-driven link's rate follows its trace"
     );
     let missing = error(&scenario("/nonexistent/x.trace", ""));
-    assert!(
-        missing.starts_with("t.toml: bottleneck.trace: cannot read /nonexistent/x.trace: "),
-        "{missing}"
-    );
+    assert!(missing.starts_with("t.toml: bottleneck.trace: cannot read /nonexistent/x.trace: "), "{missing}");
     let bad = TraceFile::new("bad", "1\n2\nthree\n");
     let e = error(&scenario(&bad.path(), ""));
     assert_eq!(
