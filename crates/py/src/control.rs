@@ -96,6 +96,18 @@ impl Watcher {
     }
 }
 
+/// A scenario's text from this size on is built on a thread of its own ([`answering_signals`]):
+/// the build's cost grows with the nodes, links and flows written out, and below this it takes
+/// milliseconds, less than the thread would cost a campaign that keys 10^5 runs.
+pub const LARGE_SCENARIO_BYTES: usize = 64 << 10;
+/// The same bound for a dict: its `nodes`, `links` and `flows` entries.
+pub const LARGE_SCENARIO_ENTRIES: usize = 1000;
+
+/// How many `nodes`, `links` and `flows` entries a scenario table writes out.
+pub fn entries(table: &toml::Table) -> usize {
+    ["nodes", "links", "flows"].iter().filter_map(|k| table.get(*k)?.as_array().map(Vec::len)).sum()
+}
+
 /// Run `work` (building a scenario: thousands of hosts and flows take a while) on a thread of
 /// its own while this one, without the GIL, wakes every [`LOOK_EVERY`] to let Python run its
 /// signal handlers: Ctrl-C answers at once with `KeyboardInterrupt`, and the abandoned work ends

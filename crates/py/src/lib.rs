@@ -149,6 +149,9 @@ fn from_toml(
     seed: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ccbench_sim::Scenario> {
     let seed = seed_arg(seed, source)?;
+    if text.len() < control::LARGE_SCENARIO_BYTES {
+        return parse_str(text, source, overrides, seed).map_err(scenario_err);
+    }
     let (text, source, overrides) = (text.to_owned(), source.to_owned(), overrides.to_vec());
     control::answering_signals(move || parse_str(&text, &source, &overrides, seed))?.map_err(scenario_err)
 }
@@ -162,6 +165,9 @@ fn from_dict(
 ) -> PyResult<ccbench_sim::Scenario> {
     let seed = seed_arg(seed, source)?;
     let table = dict_to_table(scenario, "", source, &mut vec![scenario.as_ptr() as usize])?;
+    if control::entries(&table) < control::LARGE_SCENARIO_ENTRIES {
+        return parse_table(table, source, overrides, seed).map_err(scenario_err);
+    }
     let (source, overrides) = (source.to_owned(), overrides.to_vec());
     control::answering_signals(move || parse_table(table, &source, &overrides, seed))?.map_err(scenario_err)
 }
