@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import ccbench
-from ccbench.campaign import cache as cache_module
+from ccbench.campaign import metric_key
 from ccbench.campaign.cache import Cache, UncacheableMetric, metric_identity
 from ccbench.sweep import Select
 
@@ -341,7 +341,7 @@ def test_unkeyable_things_are_named(tmp_path):
         with pytest.raises(UncacheableMetric, match="TextIOWrapper"):
             metric_identity(lambda r, p: handle.write("x") and {})
     deep: list = []
-    for _ in range(cache_module.KEY_DEPTH + 5):
+    for _ in range(metric_key.KEY_DEPTH + 5):
         deep = [deep]
     with pytest.raises(UncacheableMetric, match="nested"):
         metric_identity(lambda r, p: {"x": len(deep)})

@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = (ROOT / "examples" / "dumbbell-cubic.toml").read_text()
 LONG = ["duration=3000s"]
-CHUNK = 50_000_000
+CHUNK = 200_000_000
 
 
 def _resident() -> int:
@@ -31,11 +31,11 @@ def _grower(hog: list):
 
 
 def _limit() -> int:
-    """Room for the run's estimate and two chunks more than this process holds now."""
+    """Room for the run's estimate and one chunk more than this process holds now."""
     from ccbench import _core
 
     estimate = _core.estimate_toml(SCENARIO, "s.toml", LONG, None)["memory_bytes"]
-    return _resident() + estimate + 2 * CHUNK
+    return _resident() + estimate + CHUNK
 
 
 def test_the_core_stops_a_run_whose_process_passes_the_limit():

@@ -111,10 +111,14 @@ fn swap_in(staging: &Path, target: &Path) -> Result<Option<Owned>, FileError> {
     Err(FileError::new(target, "kept changing while the run was put in place"))
 }
 
-/// `target`, or where it leads when it is a symbolic link.
+/// `target`, or where it leads when it is a symbolic link, or named by `.` or `..` (a folder
+/// is swapped by its name in its parent).
 fn resolve(target: &Path) -> Result<PathBuf, FileError> {
     if target.as_os_str().is_empty() {
         return Err(FileError::new(target, "the path is empty"));
+    }
+    if target.file_name().is_none() {
+        return std::fs::canonicalize(target).map_err(|e| FileError::io(target, &e));
     }
     match std::fs::symlink_metadata(target) {
         Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(target) {
@@ -204,6 +208,17 @@ mod tests {
         std::fs::write(run.join("thesis.tex"), "mine").unwrap();
         let e = check_run_folder(&run).unwrap_err();
         assert!(e.why.contains("not a run's (thesis.tex)"), "{e}");
+    }
+
+    #[test]
+    fn a_folder_named_by_dot_dot_is_swapped_by_its_own_name() {
+        let dir = scratch_dir("stage-dots");
+        std::fs::create_dir_all(dir.join("run/sub")).unwrap();
+        let staged = StagedDir::create(&dir.join("run/sub/..")).unwrap();
+        assert_eq!(staged.target(), std::fs::canonicalize(dir.join("run")).unwrap());
+        std::fs::write(staged.path().join("summary.json"), "new").unwrap();
+        staged.commit().unwrap();
+        assert_eq!(names(&dir.join("run")), ["summary.json"]);
     }
 
     #[test]
