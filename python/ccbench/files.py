@@ -21,7 +21,7 @@ import json
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator, Union
+from typing import Any, Callable, Iterator, Sequence, Union
 
 from ccbench.errors import UsageError
 
@@ -113,13 +113,20 @@ def write_parquet(path: PathLike, frame) -> Path:
 
 
 @contextmanager
-def staged_folder(target: PathLike) -> Iterator[Path]:
+def staged_folder(target: PathLike, *, keep_previous: bool = False, carry: Sequence[str] = ()) -> Iterator[Path]:
     """A fresh folder beside ``target`` to write into; when the block ends without error it is
     swapped in for ``target`` whole (the previous folder there, if any, goes), and on error it
     is removed and ``target`` is untouched. A link at ``target`` is followed (``--out`` naming a
-    link to a folder writes where it points)."""
+    link to a folder writes where it points).
+
+    ``keep_previous`` starts the folder from hard links to what ``target`` holds now (a campaign
+    rewriting some experiments keeps the others); the top-level entries named in ``carry`` are
+    left out of that and moved over, one rename each, just before the swap (a campaign's run
+    cache, which may be in use by other processes and must never be copied)."""
     try:
         staged = _core().StagedDir(os.fspath(target))
+        if keep_previous:
+            staged.link_previous(list(carry))
     except OSError as exc:
         raise _refused(exc) from None
     try:
@@ -128,7 +135,7 @@ def staged_folder(target: PathLike) -> Iterator[Path]:
         staged.discard()
         raise
     try:
-        staged.commit()
+        staged.commit(list(carry))
     except OSError as exc:
         raise _refused(exc) from None
 

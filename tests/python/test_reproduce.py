@@ -193,3 +193,36 @@ def test_report_opens_in_headless_chromium_with_every_image(uninterrupted, tmp_p
 
     pixels = mpimg.imread(shot)
     assert pixels.shape[0] == 1800 and pixels.std() > 0.05  # a page was drawn, not a blank one
+
+
+def test_a_campaign_is_swapped_in_whole(uninterrupted, tmp_path, monkeypatch):
+    """A campaign writes into a folder staged beside its own and swaps it in at the end (issue
+    38): one that dies before then leaves the previous campaign's outputs and report as they
+    were, and its runs in the cache; one that reruns a single experiment keeps the others'
+    folders (hard links to the previous ones) and its cache, moved over, never copied."""
+    from ccbench.campaign import reproduce as campaign_module
+
+    copy = tmp_path / "copy"
+    shutil.copytree(uninterrupted, copy)
+    report = (copy / "report.html").read_bytes()
+    fig2 = (copy / "experiments" / "fledbat-fig2" / "results.csv").read_bytes()
+
+    def broken(_root):
+        raise RuntimeError("the machine went away")
+
+    monkeypatch.setattr("ccbench.report.write_report", broken)
+    with pytest.raises(RuntimeError, match="went away"):
+        campaign_module.reproduce("fledbat", quick=True, only=["fledbat-fig2"], jobs=1, out=copy, force=True,
+                                  progress=False)
+    monkeypatch.undo()
+    assert (copy / "report.html").read_bytes() == report
+    assert (copy / "experiments" / "fledbat-fig2" / "results.csv").read_bytes() == fig2
+    assert [p.name for p in tmp_path.iterdir()] == ["copy"], "the staged folder went with the failure"
+    segments = sorted((copy / "cache").glob("seg-*.parquet"))
+    assert segments, "the rerun's runs are kept in the cache"
+    inode = segments[0].stat().st_ino
+    done = campaign_module.reproduce("fledbat", quick=True, only=["fledbat-fig2"], jobs=1, out=copy,
+                                     progress=False)
+    assert done.report == copy / "report.html" and done.report.read_bytes() != report
+    assert (copy / "experiments" / "fledbat-fig6b" / "meta.json").is_file(), "not rerun, kept"
+    assert segments[0].stat().st_ino == inode, "the cache was moved, not copied"

@@ -58,6 +58,42 @@ impl StagedDir {
         &self.target
     }
 
+    /// Start from what the target holds now: hard links to its files (and its folders made
+    /// again, its links copied), leaving out the top-level entries `leave`. A campaign that
+    /// reruns some experiments keeps the others' folders this way, at the cost of a link per
+    /// file. Safe because no writer of ours changes a file in place: each writes a new file and
+    /// renames it, so the previous folder's files never change through these links.
+    pub fn link_previous(&self, leave: &[&str]) -> Result<(), FileError> {
+        match std::fs::symlink_metadata(&self.target) {
+            Ok(m) if m.is_dir() => link_tree(&self.target, self.path(), leave, 0),
+            _ => Ok(()),
+        }
+    }
+
+    /// [`StagedDir::commit`], first moving the target's top-level entries `carry` into the
+    /// staged folder (one rename each): what must outlive the swap without being copied, like a
+    /// campaign's run cache, which other processes may be using.
+    pub fn commit_carrying(self, carry: &[&str]) -> Result<PathBuf, FileError> {
+        let staging = self.path().to_path_buf();
+        let mut carried = Vec::new();
+        for name in carry {
+            let (from, to) = (self.target.join(name), staging.join(name));
+            if std::fs::symlink_metadata(&from).is_err() || std::fs::symlink_metadata(&to).is_ok() {
+                continue;
+            }
+            std::fs::rename(&from, &to).map_err(|e| FileError::io(&from, &e))?;
+            carried.push((from, to));
+        }
+        let target = self.target.clone();
+        let committed = self.commit();
+        if committed.is_err() {
+            for (from, to) in carried {
+                let _ = std::fs::rename(&to, &from); // put back what the failed swap did not take
+            }
+        }
+        committed.map(|_| target)
+    }
+
     /// Swap the staged folder in; the previous folder at the target, if any, is removed.
     pub fn commit(mut self) -> Result<PathBuf, FileError> {
         let staging = self.staging.take().expect("committed once");
@@ -82,6 +118,42 @@ impl Drop for StagedDir {
             let _ = staging.remove();
         }
     }
+}
+
+/// Deepest folder [`link_tree`] descends into: run and experiment folders are two or three deep.
+const LINK_DEPTH: usize = 32;
+
+/// Hard-link the files of `from` into `to` (folders made again, symbolic links copied as
+/// links, FIFOs, devices and sockets left out), but the top-level names in `leave`.
+fn link_tree(from: &Path, to: &Path, leave: &[&str], depth: usize) -> Result<(), FileError> {
+    if depth > LINK_DEPTH {
+        return Err(FileError::new(from, format!("folders nested deeper than {LINK_DEPTH}")));
+    }
+    for entry in std::fs::read_dir(from).map_err(|e| FileError::io(from, &e))? {
+        let entry = entry.map_err(|e| FileError::io(from, &e))?;
+        let name = entry.file_name();
+        if depth == 0 && leave.iter().any(|l| name == std::ffi::OsStr::new(l)) {
+            continue;
+        }
+        let (src, dst) = (entry.path(), to.join(&name));
+        let meta = std::fs::symlink_metadata(&src).map_err(|e| FileError::io(&src, &e))?;
+        let linked = if meta.is_dir() {
+            std::fs::DirBuilder::new()
+                .mode(meta.mode() & 0o7777)
+                .create(&dst)
+                .map_err(|e| FileError::io(&dst, &e))?;
+            link_tree(&src, &dst, leave, depth + 1)?;
+            Ok(())
+        } else if meta.is_file() {
+            std::fs::hard_link(&src, &dst).or_else(|_| std::fs::copy(&src, &dst).map(drop))
+        } else if meta.file_type().is_symlink() {
+            std::fs::read_link(&src).and_then(|at| std::os::unix::fs::symlink(at, &dst))
+        } else {
+            Ok(()) // not something a run writes
+        };
+        linked.map_err(|e| FileError::io(&dst, &e))?;
+    }
+    Ok(())
 }
 
 /// Put `staging` at `target`; the folder swapped out (now at `staging`'s name), if any.
@@ -219,6 +291,31 @@ mod tests {
         std::fs::write(staged.path().join("summary.json"), "new").unwrap();
         staged.commit().unwrap();
         assert_eq!(names(&dir.join("run")), ["summary.json"]);
+    }
+
+    #[test]
+    fn a_campaign_keeps_what_it_does_not_rewrite_and_carries_its_cache() {
+        let dir = scratch_dir("stage-campaign");
+        let root = dir.join("reproduce");
+        std::fs::create_dir_all(root.join("experiments/a")).unwrap();
+        std::fs::create_dir_all(root.join("experiments/b")).unwrap();
+        std::fs::create_dir_all(root.join("cache")).unwrap();
+        std::fs::write(root.join("experiments/a/meta.json"), "old a").unwrap();
+        std::fs::write(root.join("experiments/b/meta.json"), "old b").unwrap();
+        std::fs::write(root.join("cache/seg"), "runs").unwrap();
+        let cache_ino = std::fs::metadata(root.join("cache/seg")).unwrap().ino();
+        let staged = StagedDir::create(&root).unwrap();
+        staged.link_previous(&["cache"]).unwrap();
+        assert!(!staged.path().join("cache").exists(), "the cache is not linked, it is carried");
+        // Rerun `a` only: its folder replaced (a new file, renamed), `b` kept as it was.
+        crate::write_atomic(&staged.path().join("experiments/a/meta.json"), b"new a").unwrap();
+        // Until the swap, the previous campaign is all there is.
+        assert_eq!(std::fs::read_to_string(root.join("experiments/a/meta.json")).unwrap(), "old a");
+        staged.commit_carrying(&["cache"]).unwrap();
+        assert_eq!(std::fs::read_to_string(root.join("experiments/a/meta.json")).unwrap(), "new a");
+        assert_eq!(std::fs::read_to_string(root.join("experiments/b/meta.json")).unwrap(), "old b");
+        assert_eq!(std::fs::metadata(root.join("cache/seg")).unwrap().ino(), cache_ino, "moved, not copied");
+        assert_eq!(names(&dir), ["reproduce"]);
     }
 
     #[test]

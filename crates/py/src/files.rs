@@ -82,9 +82,20 @@ impl StagedDir {
         self.staged().map(|s| s.target().to_path_buf())
     }
 
-    fn commit(&mut self, py: Python<'_>) -> PyResult<PathBuf> {
+    /// Start from hard links to what the target holds now, but the top-level names `leave`.
+    #[pyo3(signature = (leave = Vec::new()))]
+    fn link_previous(&self, py: Python<'_>, leave: Vec<String>) -> PyResult<()> {
+        let staged = self.staged()?;
+        let leave: Vec<&str> = leave.iter().map(String::as_str).collect();
+        py.allow_threads(|| staged.link_previous(&leave)).map_err(file_err)
+    }
+
+    /// Swap the folder in, first moving the target's top-level entries `carry` into it.
+    #[pyo3(signature = (carry = Vec::new()))]
+    fn commit(&mut self, py: Python<'_>, carry: Vec<String>) -> PyResult<PathBuf> {
         let staged = self.0.take().ok_or_else(finished)?;
-        py.allow_threads(|| staged.commit()).map_err(file_err)
+        let carry: Vec<&str> = carry.iter().map(String::as_str).collect();
+        py.allow_threads(|| staged.commit_carrying(&carry)).map_err(file_err)
     }
 
     fn discard(&mut self) {

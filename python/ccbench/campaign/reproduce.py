@@ -178,7 +178,7 @@ def reproduce(work: str = "all", *, quick: bool = False, jobs: Optional[int] = N
     ``out/report.html``. Returns what happened; failed runs
     are recorded there, in each experiment's ``meta.json`` and in the report."""
     from ccbench.campaign.cache import CACHE_DIR, Cache
-    from ccbench.campaign.files import write_json
+    from ccbench.campaign.files import staged_folder, write_json
     from ccbench.campaign.progress import Progress
     from ccbench.campaign.runner import Offload, check_jobs, check_progress, check_scheduler, run_groups
     from ccbench.outdir import check_experiment_dir, check_out_dir
@@ -200,35 +200,42 @@ def reproduce(work: str = "all", *, quick: bool = False, jobs: Optional[int] = N
     for exp in chosen:  # each is replaced whole: it must be an experiment's folder, or new
         check_experiment_dir(root / "experiments" / exp.name, "out")
     total = sum(len(exp.params(quick)) * len(exp.run_seeds(quick)) for exp in chosen)
-    offload = Offload()
-    tracker = _Tracker(root, quick, force, campaign, offload)
-    bar = Progress(total, f"reproduce {work}", progress) if progress else None
-    run_start, cpu_start = time.perf_counter(), _cpu_seconds()
-    timings: dict = {}
-    try:
-        found = run_groups(tracker.groups(chosen), jobs=jobs, scheduler=scheduler,
-                           cache=Cache(root / CACHE_DIR), force=force, progress=bar, on_done=tracker,
-                           timings=timings, offload=offload)
-    finally:
-        if bar is not None:
-            bar.close()
-    run_wall = time.perf_counter() - run_start
-    outcomes = list(found.values())
-    campaign.info = {
-        "work": work, "quick": quick, "jobs": jobs, "scheduler": scheduler,
-        "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)),
-        "experiments": len(chosen), "skipped": campaign.skipped,
-        "runs": len(outcomes), "cached": sum(o.cached for o in outcomes),
-        "failed_runs": campaign.failed_runs, "broken": campaign.broken,
-        "runs_wall_s": round(run_wall, 2), **timings,
-        "coordinator_cpu_s": round(_cpu_seconds() - cpu_start, 2),
-        "outputs_s": round(tracker.output_seconds, 2), "profile": _profile(outcomes),
-    }
-    campaign.info["wall_s"] = round(time.time() - started, 2)
-    write_json(root / "campaign.json", campaign.info)  # the report shows it
-    report_start = time.perf_counter()
-    campaign.report = write_report(root)
-    campaign.info["report_s"] = round(time.perf_counter() - report_start, 2)
-    campaign.info["wall_s"] = round(time.time() - started, 2)
-    write_json(root / "campaign.json", campaign.info)
+    # The campaign's folder is staged beside it and swapped in whole at the end: a kill leaves
+    # the previous campaign's outputs and report, or this one's. It starts from hard links to
+    # the previous folder (experiments not rerun stay), and the run cache is moved over, never
+    # copied, just before the swap (other processes may be using it; every finished run is in
+    # it whatever happens to the outputs).
+    with staged_folder(root, keep_previous=True, carry=(CACHE_DIR,)) as stage:
+        offload = Offload()
+        tracker = _Tracker(stage, quick, force, campaign, offload)
+        bar = Progress(total, f"reproduce {work}", progress) if progress else None
+        run_start, cpu_start = time.perf_counter(), _cpu_seconds()
+        timings: dict = {}
+        try:
+            found = run_groups(tracker.groups(chosen), jobs=jobs, scheduler=scheduler,
+                               cache=Cache(root / CACHE_DIR), force=force, progress=bar, on_done=tracker,
+                               timings=timings, offload=offload)
+        finally:
+            if bar is not None:
+                bar.close()
+        run_wall = time.perf_counter() - run_start
+        outcomes = list(found.values())
+        campaign.info = {
+            "work": work, "quick": quick, "jobs": jobs, "scheduler": scheduler,
+            "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)),
+            "experiments": len(chosen), "skipped": campaign.skipped,
+            "runs": len(outcomes), "cached": sum(o.cached for o in outcomes),
+            "failed_runs": campaign.failed_runs, "broken": campaign.broken,
+            "runs_wall_s": round(run_wall, 2), **timings,
+            "coordinator_cpu_s": round(_cpu_seconds() - cpu_start, 2),
+            "outputs_s": round(tracker.output_seconds, 2), "profile": _profile(outcomes),
+        }
+        campaign.info["wall_s"] = round(time.time() - started, 2)
+        write_json(stage / "campaign.json", campaign.info)  # the report shows it
+        report_start = time.perf_counter()
+        write_report(stage)
+        campaign.info["report_s"] = round(time.perf_counter() - report_start, 2)
+        campaign.info["wall_s"] = round(time.time() - started, 2)
+        write_json(stage / "campaign.json", campaign.info)
+    campaign.report = root / "report.html"
     return campaign
