@@ -138,8 +138,3 @@ def staged_folder(target: PathLike, *, keep_previous: bool = False, carry: Seque
         staged.commit(list(carry))
     except OSError as exc:
         raise _refused(exc) from None
-
-
-def is_run_file(name: str) -> bool:
-    """Whether a file called ``name`` belongs to a run folder (the core's list)."""
-    return bool(_core().is_run_file(name))

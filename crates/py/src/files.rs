@@ -54,12 +54,6 @@ pub fn check_run_folder(path: PathBuf) -> PyResult<()> {
     ccbench_files::check_run_folder(&path).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// Whether a file called `name` belongs in a run folder.
-#[pyfunction]
-pub fn is_run_file(name: &str) -> bool {
-    ccbench_files::is_run_file(name)
-}
-
 /// A folder staged beside `target`: write into `path`, then `commit()` swaps it in whole;
 /// `discard()` (or garbage collection) removes it.
 #[pyclass(module = "ccbench._core")]
@@ -119,6 +113,5 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_atomic, m)?)?;
     m.add_function(wrap_pyfunction!(rename_into_place, m)?)?;
     m.add_function(wrap_pyfunction!(check_run_folder, m)?)?;
-    m.add_function(wrap_pyfunction!(is_run_file, m)?)?;
     m.add_class::<StagedDir>()
 }

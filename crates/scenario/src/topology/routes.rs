@@ -129,7 +129,7 @@ impl<'t> Router<'t> {
         Some(path)
     }
 
-    /// As [`reverse_path`].
+    /// `path` walked backwards over each link's other direction, if every link has one.
     pub fn reverse_path(&self, path: &[usize]) -> Option<Vec<usize>> {
         path.iter().rev().map(|&l| self.reverse[l]).collect()
     }
@@ -155,16 +155,6 @@ pub fn check_path(topo: &Topology, path: &[usize], from: usize, to: usize) -> Re
         return Err(format!("the path ends at \"{}\", not at \"{}\"", topo.nodes[at], topo.nodes[to]));
     }
     Ok(())
-}
-
-/// The other direction of link `l`, if it is half of a bidirectional link.
-pub fn other_direction(topo: &Topology, l: usize) -> Option<usize> {
-    topo.links[l].reverse_of.or_else(|| topo.links.iter().position(|r| r.reverse_of == Some(l)))
-}
-
-/// `path` walked backwards over each link's other direction, if every link has one.
-pub fn reverse_path(topo: &Topology, path: &[usize]) -> Option<Vec<usize>> {
-    path.iter().rev().map(|&l| other_direction(topo, l)).collect()
 }
 
 #[cfg(test)]
@@ -250,7 +240,7 @@ mod tests {
                 .concat(),
         );
         let (a, b) = (t.node_index("a").unwrap(), t.node_index("b").unwrap());
-        assert_eq!(reverse_path(&t, &[0]), None);
+        assert_eq!(Router::new(&t).reverse_path(&[0]), None);
         assert_eq!(names(&t, &shortest_path(&t, b, a).unwrap()), ["ba"]);
         assert_eq!(shortest_path(&t, a, a), Some(vec![]));
     }
@@ -266,8 +256,9 @@ mod tests {
         assert!(check_path(&t, &[ab], a, c).unwrap_err().contains("ends at \"b\""));
         let ba = t.link_index("ab-rev").unwrap();
         assert!(check_path(&t, &[ab, ba, ab, bc], a, c).unwrap_err().contains("\"ab\" appears twice"));
-        assert_eq!(names(&t, &reverse_path(&t, &[ab, bc]).unwrap()), ["bc-rev", "ab-rev"]);
-        assert_eq!(other_direction(&t, t.link_index("ab-rev").unwrap()), Some(ab));
+        let router = Router::new(&t);
+        assert_eq!(names(&t, &router.reverse_path(&[ab, bc]).unwrap()), ["bc-rev", "ab-rev"]);
+        assert_eq!(router.reverse_path(&[t.link_index("ab-rev").unwrap()]), Some(vec![ab]));
         let _ = b;
     }
 }
