@@ -9,7 +9,6 @@ pub mod parquet_table;
 use std::path::Path;
 use std::sync::Arc;
 
-pub use ccbench_files::StagedDir;
 use ccbench_scenario::results::SimResult;
 use ccbench_scenario::results::Summary;
 
@@ -85,16 +84,9 @@ pub fn series_tables(r: SimResult) -> Vec<(&'static str, Table)> {
     ]
 }
 
-/// Write a run's folder `dir` whole: staged beside it and swapped in ([`StagedDir`]), so a kill
-/// at any moment leaves the previous run there or this one, never a mix.
-pub fn write_run(dir: &Path, summary: &Summary, series: &[(&str, Table)]) -> Result<(), String> {
-    let staged = StagedDir::create(dir).map_err(|e| e.to_string())?;
-    write_run_into(staged.path(), summary, series)?;
-    staged.commit().map(drop).map_err(|e| e.to_string())
-}
-
 /// Write `summary.json` and the series into `dir`, a folder this process created and no one
-/// else writes (a [`StagedDir`]'s), so plain paths inside it are safe.
+/// else writes (a `ccbench_files::StagedDir`'s, swapped in whole by the caller), so plain paths
+/// inside it are safe.
 pub fn write_run_into(dir: &Path, summary: &Summary, series: &[(&str, Table)]) -> Result<(), String> {
     let err = |p: &Path, e: &dyn std::fmt::Display| format!("{}: {e}", p.display());
     for (name, table) in series {

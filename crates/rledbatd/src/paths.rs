@@ -6,10 +6,10 @@
 use std::fs::{File, Metadata};
 use std::io::ErrorKind;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
-
-use ccbench_files::{io_why, kind};
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use ccbench_files::{folder_of, io_why, kind};
 
 /// A configuration file is a few lines; a larger one is a wrong path (`/dev/zero`, a log).
 pub const CONFIG_MAX_BYTES: u64 = ccbench_files::InputKind::CONFIG.max_bytes;
@@ -130,14 +130,6 @@ fn check_new(flag: &str, path: &Path) -> Result<(), String> {
             Err(format!("{flag} {}: folder {} does not exist", path.display(), folder.display()))
         }
         Err(e) => Err(format!("{flag} {}: folder {}: {}", path.display(), folder.display(), io_why(&e))),
-    }
-}
-
-/// The folder `path` would be created in (`.` for a bare name).
-fn folder_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
     }
 }
 

@@ -4,6 +4,7 @@ use std::os::unix::net::UnixListener;
 
 use super::*;
 use crate::status::listen;
+use std::path::PathBuf;
 
 /// A fresh folder of the test's own, removed when dropped.
 struct Dir(PathBuf);
