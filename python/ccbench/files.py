@@ -112,6 +112,25 @@ def write_parquet(path: PathLike, frame) -> Path:
     return write_with(path, lambda buffer: frame.to_parquet(buffer, index=False))
 
 
+def parquet_table(data: bytes):
+    """The Arrow table in Parquet ``data``, decoded on this thread. Arrow's thread pool is never
+    started: with pyarrow 26, a process that decoded on it aborts at exit about one time in eight
+    ("terminate called without an active exception", status -6, after all its work was done;
+    apache/arrow#34314), which would lose a run's exit status and a campaign's worker."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    return pq.read_table(pa.BufferReader(data), use_threads=False, pre_buffer=False)
+
+
+def read_parquet(path: PathLike, label: str = ""):
+    """The pandas frame in the Parquet file ``path`` (a ``summary`` input), decoded without
+    Arrow's thread pool (see :func:`parquet_table`)."""
+    import pandas as pd
+
+    return pd.read_parquet(io.BytesIO(read_bytes(path, "summary", label)), use_threads=False, pre_buffer=False)
+
+
 @contextmanager
 def staged_folder(target: PathLike, *, keep_previous: bool = False, carry: Sequence[str] = ()) -> Iterator[Path]:
     """A fresh folder beside ``target`` to write into; when the block ends without error it is

@@ -321,14 +321,16 @@ def _summary_problem(summary: Any) -> str:
 
 
 def _read_series(path: Path):
-    import pandas as pd
     import pyarrow as pa
 
     from ccbench.errors import RunFolderError
+    from ccbench.files import FileRefused, read_parquet
 
     _regular_file(path)
     try:
-        return pd.read_parquet(path)
+        return read_parquet(path)
+    except FileRefused as exc:
+        raise RunFolderError(str(exc)) from None
     except (PermissionError, IsADirectoryError) as exc:
         raise RunFolderError(f"{path}: cannot read ({exc.strerror})") from None
     except (OSError, ValueError, pa.ArrowException) as exc:  # ArrowInvalid is a ValueError

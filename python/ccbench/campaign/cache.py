@@ -370,8 +370,7 @@ class Cache:
         """``("ok", rows, ident)`` for a segment whose bytes match the digest in its name,
         ``("bad", None, ident)`` when they do not (warned), ``("gone", None, None)`` when it
         vanished before it could be opened."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        from ccbench.files import parquet_table
 
         expected = path.stem.rsplit("-", 1)[-1]
         try:
@@ -394,7 +393,7 @@ class Cache:
                   f"match its checksum); dropped, its runs will be computed again")
             return "bad", None, ident
         try:
-            table = pq.read_table(pa.BufferReader(data)).to_pydict()
+            table = parquet_table(data).to_pydict()
             rows = list(zip(table["key"], table["metrics"], table["seconds"]))
         except Exception as exc:  # noqa: BLE001 - whatever pyarrow says of a bad file
             _warn(f"cache: {path.name} cannot be read ({type(exc).__name__}); dropped, its runs will be "
