@@ -21,10 +21,11 @@ from typing import Dict, List, Optional
 from ccbench.api import version
 from ccbench.result import Result
 
-#: Verdicts as experiments write them → the report's four kinds (the rest count as reported).
+#: Verdicts as experiments write them → the report's kinds (the rest count as reported). A
+#: contrast row (a model or a sibling arm beside ours) is no paper claim: it is counted apart.
 VERDICTS = {"agrees": "reproduced", "reproduced": "reproduced", "within tolerance": "within tolerance",
-            "differs": "differs", "full run decides": "full run decides"}
-KINDS = ("reproduced", "within tolerance", "differs", "full run decides", "reported")
+            "differs": "differs", "full run decides": "full run decides", "contrast": "contrast"}
+KINDS = ("reproduced", "within tolerance", "differs", "full run decides", "reported", "contrast")
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1400px; color: #222; padding: 0 1em; }
@@ -40,7 +41,7 @@ td.n { text-align: right; }
 .muted { color: #666; font-size: 0.9em; }
 .v-reproduced { background: #d9f2d9; } .v-within-tolerance { background: #eef7d0; }
 .v-differs { background: #fbe0d6; } .v-reported { background: #eee; }
-.v-full-run-decides { background: #e6ecf7; }
+.v-full-run-decides { background: #e6ecf7; } .v-contrast { background: #f4eefa; }
 .failed { color: #a00; font-weight: bold; }
 details { margin: 0.4em 0; }
 """

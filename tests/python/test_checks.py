@@ -83,21 +83,49 @@ def test_a_quick_run_leaves_to_the_full_run_only_what_it_lacks():
     from ccbench.experiments.checks import quick_lacks, settle_quick
 
     claim = Claim("≈", 10.0, agree=0.05, within=0.1)
-    seeds = Check("mean over seeds", "10", "Fig. 1", 20.0, claim, reason="far", needs=("seeds",)).row()
-    longer = Check("long-run mean", "10", "Fig. 1", 20.0, claim, reason="far", needs=("duration",)).row()
+    # 20 lies 9 outside the within band [9, 11]: more seeds that could move it by 12 may decide.
+    seeds = Check("mean over seeds", "10", "Fig. 1", 20.0, claim, reason="far", needs=("seeds",), movable=12.0).row()
+    longer = Check("long-run mean", "10", "Fig. 1", 20.0, claim, reason="far", needs=("duration",), movable=12.0).row()
     plain = Check("no needs", "10", "Fig. 1", 20.0, claim, reason="far").row()
     agreeing = Check("agrees anyway", "10", "Fig. 1", 10.0, claim, needs=("seeds",)).row()
     lacks = quick_lacks(1, 20, "60s", "600s")
     assert lacks == {"seeds": "1 seed (full run: 20)", "duration": "60s runs (full run: 600s)"}
     rows = settle_quick([seeds, longer, plain, agreeing], {"seeds": lacks["seeds"]})
     assert [r["verdict"] for r in rows] == ["full run decides", "differs", "differs", "agrees"]
-    assert rows[0]["reason"].startswith("quick run: 1 seed (full run: 20); the full run decides.")
+    assert rows[0]["reason"].startswith("quick run: 1 seed (full run: 20); ours is 9 outside the claim, within the 12")
     check_rows("e", rows)
     # Decided again, the row keeps its quick-run meaning; at the paper's value it agrees.
     assert redecide(rows[0], 20.0) == "full run decides" and redecide(rows[0], 10.0) == "agrees"
+    # Farther than the missing seeds could move it, the quick run judges it.
+    assert redecide(rows[0], 30.0) == "differs"
     # A full run (nothing lacking) judges every row.
     assert [r["verdict"] for r in settle_quick([seeds, longer], {})] == ["differs", "differs"]
     assert quick_lacks(3, 3, None, "600s") == {}
+
+
+def test_a_row_far_outside_what_the_full_run_could_move_is_judged():
+    """rLEDBAT Table 2's BBRv1 queue: 44 ms against the paper's 100 ms is no seed's doing."""
+    from ccbench.experiments.checks import settle_quick
+
+    claim = Claim("≈", 100.0, agree=0.1, within=0.25)
+    near = Check("queue", "100 ms", "Table 2", 70.0, claim, reason="r", needs=("seeds",), movable=8.0).row()
+    far = Check("queue", "100 ms", "Table 2", 44.0, claim, reason="r", needs=("seeds",), movable=8.0).row()
+    silent = Check("queue", "100 ms", "Table 2", 70.0, claim, reason="r", needs=("seeds",)).row()
+    rows = settle_quick([near, far, silent], {"seeds": "1 seed (full run: 5)"})
+    assert [r["verdict"] for r in rows] == ["full run decides", "differs", "differs"]
+    assert "beyond the 8 those could move it" in rows[1]["reason"]
+    assert "no reach stated" in rows[2]["reason"]
+    check_rows("e", rows)
+
+
+def test_a_contrast_row_is_shown_never_judged():
+    row = Check("AIMD model, Eq. (5) with our queue", "model: 0.83", "Eq. (5)", 0.80, contrast=True).row()
+    assert row["verdict"] == "contrast"
+    check_rows("e", [row])
+    with pytest.raises(ValueError, match="contrast"):
+        Check("x", "model", "Eq. (5)", 0.8, Claim("≈", 0.83, within=0.1), contrast=True)
+    with pytest.raises(ValueError, match="contrast"):
+        check_rows("e", [dict(row, claim=Claim("≈", 0.83).as_dict())])
 
 
 def test_full_run_decides_needs_a_quick_run_that_lacks_something():

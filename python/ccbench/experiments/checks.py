@@ -19,8 +19,10 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 #: Every verdict a row may carry, in the report's order. ``full run decides`` is a quick run's
 #: verdict for a row that differs where its number needs what only the full run has (more seeds,
-#: a longer run): see :func:`settle_quick`.
-VERDICTS = ("agrees", "within tolerance", "differs", "full run decides", "reported")
+#: a longer run) and could move that far: see :func:`settle_quick`. ``contrast`` is a row that
+#: puts a model's value or a sibling arm beside ours: it is not the paper's, so it is shown and
+#: never counted as a paper claim either way (the paper column holds only the paper).
+VERDICTS = ("agrees", "within tolerance", "differs", "full run decides", "reported", "contrast")
 
 #: What a quick run may lack that a check's number can depend on (a check's ``needs``).
 NEEDS = ("seeds", "duration")
@@ -73,6 +75,19 @@ class Claim:
             return "agrees"
         edge = low if ours < low else high
         return "within tolerance" if abs(ours - edge) <= self._band(self.within, edge) else "differs"
+
+    def distance(self, ours: float) -> float:
+        """How far ``ours`` lies outside the claim's within-tolerance band, in the number's unit
+        (0 when it passes): what a longer run or more seeds would have to move it by."""
+        if self.relation == "≈":
+            target = float(self.value)  # type: ignore[arg-type]
+            return max(0.0, abs(ours - target) - self._band(max(self.within, self.agree), target))
+        low, high = {"≤": (-math.inf, self.value), "≥": (self.value, math.inf)}.get(self.relation, self.value)
+        low, high = float(low), float(high)  # type: ignore[arg-type]
+        if low <= ours <= high:
+            return 0.0
+        edge = low if ours < low else high
+        return max(0.0, abs(ours - edge) - self._band(self.within, edge))
 
     def text(self) -> str:
         """The claim as the table shows it: ``≈ 8.23 (agrees ±5 %, within ±10 %)``."""
@@ -128,8 +143,12 @@ class Check:
     ``shown`` how ours is written (with spread and unit; default: the number); ``claim`` what the
     paper's number says of ours (None: reported). ``reason`` says why a row differs or is only
     reported; a number it quotes must come from this run's data. ``needs`` names what of the full
-    run our number depends on (:data:`NEEDS`: the paper's seeds, its duration): a quick run that
-    lacks it cannot settle the row, so there a difference is "full run decides".
+    run our number depends on (:data:`NEEDS`: the paper's seeds, its duration), and ``movable`` how
+    far (in the number's unit) those could move it, from this run's data (the spread over seeds, the
+    drift between the run's halves): a quick run that lacks them leaves a difference to the full run
+    only when it lies within that reach; farther, it is judged (:func:`settle_quick`). ``contrast``
+    marks a row that sets a model or a sibling arm beside ours (verdict ``contrast``): its
+    ``paper`` column names that value and where it comes from, and it carries no claim.
     """
 
     what: str
@@ -141,15 +160,20 @@ class Check:
     reason: str = ""
     extra: Dict[str, Any] = field(default_factory=dict)
     needs: Tuple[str, ...] = ()
+    movable: Optional[float] = None
+    contrast: bool = False
 
     def __post_init__(self):
         unknown = [n for n in self.needs if n not in NEEDS]
         if unknown:
             raise ValueError(f"check {self.what[:60]!r}: needs {unknown!r}: not one of {', '.join(NEEDS)}")
+        if self.contrast and self.claim is not None:
+            raise ValueError(f"check {self.what[:60]!r}: a contrast row sets a model or an arm beside ours; "
+                             "it states no paper claim")
 
     @property
     def verdict(self) -> str:
-        return decide(self.claim, self.ours)
+        return "contrast" if self.contrast else decide(self.claim, self.ours)
 
     def row(self) -> Dict[str, Any]:
         """The row as the report, the tests and ``comparison.md`` read it."""
@@ -159,7 +183,7 @@ class Check:
                 "tolerance": "" if self.claim is None else self.claim.text(), "verdict": self.verdict,
                 "reason": self.reason, "source": self.source, "value": _json_number(self.ours),
                 "claim": None if self.claim is None else self.claim.as_dict(), "needs": list(self.needs),
-                **self.extra}
+                "movable": _json_number(self.movable), **self.extra}
 
 
 def _json_number(value: Optional[float]) -> Optional[float]:
@@ -174,7 +198,11 @@ def redecide(row: Mapping[str, Any], ours: Optional[float]) -> str:
     that perturb our numbers)."""
     claim = row.get("claim")
     verdict = decide(None if claim is None else Claim.from_dict(claim), ours)
-    return "full run decides" if verdict == "differs" and row.get("unsettled") else verdict
+    if verdict != "differs" or not row.get("unsettled"):
+        return verdict
+    reach = row.get("movable")
+    off = Claim.from_dict(claim).distance(float(ours))  # type: ignore[arg-type]
+    return "full run decides" if reach is not None and off <= abs(float(reach)) else verdict
 
 
 def quick_lacks(quick_seeds: int, full_seeds: int, quick_duration: Any, full_duration: Any) -> Dict[str, str]:
@@ -189,8 +217,11 @@ def quick_lacks(quick_seeds: int, full_seeds: int, quick_duration: Any, full_dur
 
 def settle_quick(rows: Sequence[Mapping[str, Any]], lacks: Mapping[str, str]) -> list:
     """A quick run's rows: where a row's number needs what this run lacks, the row says so
-    (``unsettled``), and if it differs its verdict is "full run decides" — the full run, with
-    the paper's seeds and duration, judges it. Every other row keeps its verdict."""
+    (``unsettled``). If it differs by no more than its ``movable`` (how far the missing seeds or
+    duration could move it, from this run's data), its verdict is "full run decides" — the full
+    run, with the paper's seeds and duration, judges it. A row that differs by more, or states no
+    reach, stays "differs": more of the same could not bring it back. Every other row keeps its
+    verdict."""
     settled = []
     for row in rows:
         missing = [lacks[n] for n in row.get("needs") or () if n in lacks]
@@ -199,10 +230,25 @@ def settle_quick(rows: Sequence[Mapping[str, Any]], lacks: Mapping[str, str]) ->
             continue
         row = dict(row, unsettled="; ".join(missing))
         if row["verdict"] == "differs":
-            row["verdict"] = "full run decides"
-            row["reason"] = f"quick run: {row['unsettled']}; the full run decides. {row.get('reason', '')}".strip()
+            off, reach = _off_and_reach(row)
+            if reach is not None and off <= reach:
+                row["verdict"] = "full run decides"
+                row["reason"] = (f"quick run: {row['unsettled']}; ours is {off:.3g} outside the claim, within the "
+                                 f"{reach:.3g} those could move it; the full run decides. "
+                                 f"{row.get('reason', '')}").strip()
+            else:
+                beyond = "no reach stated" if reach is None else f"beyond the {reach:.3g} those could move it"
+                row["reason"] = (f"quick run: {row['unsettled']}, but ours is {off:.3g} outside the claim, {beyond}. "
+                                 f"{row.get('reason', '')}").strip()
         settled.append(row)
     return settled
+
+
+def _off_and_reach(row: Mapping[str, Any]) -> Tuple[float, Optional[float]]:
+    """How far a differing row's number lies outside its claim, and its ``movable`` (or None)."""
+    claim = Claim.from_dict(row["claim"])
+    reach = row.get("movable")
+    return claim.distance(float(row["value"])), (None if reach is None else abs(float(reach)))
 
 
 def check_rows(experiment: str, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -218,6 +264,9 @@ def check_rows(experiment: str, rows: Sequence[Mapping[str, Any]]) -> None:
         if r["verdict"] == "full run decides" and not r.get("unsettled"):
             raise ValueError(f"{experiment}: comparison row {i} ({str(r['what'])[:60]!r}): only a quick "
                              "run that lacks what the row needs leaves it to the full run")
+        if r["verdict"] == "contrast" and r.get("claim") is not None:
+            raise ValueError(f"{experiment}: comparison row {i} ({str(r['what'])[:60]!r}): a contrast row "
+                             "states no paper claim")
         if r.get("claim") is not None and r["verdict"] != redecide(r, r.get("value")):
             raise ValueError(f"{experiment}: comparison row {i} ({str(r['what'])[:60]!r}): verdict "
                              f"{r['verdict']!r} is not what its claim decides")
