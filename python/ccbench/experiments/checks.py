@@ -148,7 +148,10 @@ class Check:
     drift between the run's halves): a quick run that lacks them leaves a difference to the full run
     only when it lies within that reach; farther, it is judged (:func:`settle_quick`). ``contrast``
     marks a row that sets a model or a sibling arm beside ours (verdict ``contrast``): its
-    ``paper`` column names that value and where it comes from, and it carries no claim.
+    ``paper`` column names that value and where it comes from, and it carries no claim. ``of``
+    names the measured columns of ``results.parquet`` the row is about (``("cubic_mbps",)``): the
+    can-fail test requires the row to move, and to be able to fail, when those are perturbed, so
+    a row about one flow computed from the other's complement is found.
     """
 
     what: str
@@ -162,6 +165,7 @@ class Check:
     needs: Tuple[str, ...] = ()
     movable: Optional[float] = None
     contrast: bool = False
+    of: Tuple[str, ...] = ()
 
     def __post_init__(self):
         unknown = [n for n in self.needs if n not in NEEDS]
@@ -183,7 +187,7 @@ class Check:
                 "tolerance": "" if self.claim is None else self.claim.text(), "verdict": self.verdict,
                 "reason": self.reason, "source": self.source, "value": _json_number(self.ours),
                 "claim": None if self.claim is None else self.claim.as_dict(), "needs": list(self.needs),
-                "movable": _json_number(self.movable), **self.extra}
+                "movable": _json_number(self.movable), "of": list(self.of), **self.extra}
 
 
 def _json_number(value: Optional[float]) -> Optional[float]:
