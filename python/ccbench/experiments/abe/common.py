@@ -10,6 +10,7 @@ from our number and the paper's claim, never written here.
 from __future__ import annotations
 
 import copy
+import math
 from pathlib import Path
 from typing import Mapping, Optional, Sequence, Tuple
 
@@ -190,23 +191,106 @@ def increment_checks(summary, paper_table: Mapping[Tuple[str, float], Tuple[floa
     return checks
 
 
+def step_checks(summary, paper_table: Mapping[Tuple[str, float], Tuple[float, float]], reference_beta: float,
+                source: str, rtt_ms: int = 100, whys: Optional[Mapping[Tuple[str, float, str], str]] = None) -> list:
+    """The steps between the paper's consecutive increments (L232's +6 then +11 ms is a step of
+    +5 ms from 0.85 to 0.95), each held to :func:`increment_claim` like the increments; the step
+    from the reference is the increment itself, checked by :func:`increment_checks`, so it is left
+    out. The reach of the missing seeds is said from the two points' seed spreads; ``whys`` (by aqm,
+upper beta_ecn, statistic; computed by the caller) says why a step is off."""
+    checks = []
+    for aqm in sorted({a for a, _ in paper_table}):
+        betas = sorted(b for a, b in paper_table if a == aqm)
+        for low, high in zip(betas, betas[1:]):
+            a, b = select(summary, aqm, rtt_ms, low), select(summary, aqm, rtt_ms, high)
+            if a is None or b is None:
+                continue
+            for i, stat in enumerate(("median", "p90")):
+                column = f"{stat}_ms"
+                paper = paper_table[(aqm, high)][i] - paper_table[(aqm, low)][i]
+                ours = float(b[column]) - float(a[column])
+                reach = seed_reach(a.get(f"{column}_std"), b.get(f"{column}_std")) if f"{column}_std" in summary else None
+                check = Check(f"{aqm}, RTT {rtt_ms} ms: {stat} delay step, beta_ecn {low:g} → {high:g}",
+                              f"{paper:+g} ms (+{paper_table[(aqm, high)][i]:g} − +{paper_table[(aqm, low)][i]:g} "
+                              f"over {reference_beta:g})", source, ours, increment_claim(paper),
+                              shown=f"{ours:+.2f} ms ({float(a[column]):.2f} → {float(b[column]):.2f} ms)",
+                              needs=("seeds",) if reach is not None else (), movable=reach, of=(column,))
+                if check.verdict != "agrees":
+                    check.reason = "; ".join(filter(None, [f"{ours - paper:+.1f} ms off the paper's step of {paper:+g} ms",
+                                                           (whys or {}).get((aqm, high, stat))]))
+                checks.append(check)
+    return checks
+
+
+def seed_reach(*stds: Optional[float]) -> Optional[float]:
+    """How far more seeds could move a difference of seed means: 3 × the seed standard deviations
+    of its terms, added in quadrature (None when the run has no spread to say it from)."""
+    values = [float(s) for s in stds if s is not None and math.isfinite(float(s))]
+    return 3 * math.hypot(*values) if values and len(values) == len(stds) else None
+
+
+def order_check(what: str, paper: str, source: str, first: float, second: float, *, labels=("", ""),
+                unit: str = "", fmt: str = ".3g", slack: float = 0.0, reach: Optional[float] = None,
+                why: str = "", of: Tuple[str, ...] = ()) -> Check:
+    """The paper's order "``first`` ≥ ``second``" of two of our numbers as a judged check: ours is
+    ``first − second``, the claim ≥ 0 (``slack``, in the unit, is a stated noise band that counts as
+    within tolerance). ``reach`` is how far the missing seeds could move the difference
+    (:func:`seed_reach`); ``why`` the mechanism, said when ours is not ≥ 0."""
+    ours = first - second
+    signed = fmt if fmt.startswith("+") else "+" + fmt
+    check = Check(what, paper, source, ours, Claim("≥", 0.0, within=slack, relative=False),
+                  shown=(f"{labels[0]} {first:{fmt}}{unit} vs {labels[1]} {second:{fmt}}{unit}: "
+                         f"{ours:{signed}}{unit}").strip(),
+                  needs=("seeds",) if reach is not None else (), movable=reach, of=of)
+    if check.verdict != "agrees":
+        check.reason = f"ours is {'lower' if ours < 0 else 'higher'} by {abs(ours):{signed[1:]}}{unit}" + (f"; {why}" if why else "")
+    return check
+
+
+def trend_check(what: str, paper: str, source: str, xs: Sequence[float], values: Sequence[float], *,
+                rising: bool = True, unit: str = "", fmt: str = ".3g", slack: float = 0.0,
+                stds: Optional[Sequence[float]] = None, why: str = "", of: Tuple[str, ...] = ()) -> Check:
+    """The paper's trend ("grows with", "falls with") over ``xs`` as a judged check: ours is the
+    step most against the trend (positive: every step goes the paper's way), the claim ≥ 0;
+    ``slack`` a stated noise band (within tolerance); ``stds`` the seed spreads of ``values``, from
+    which the reach of the missing seeds at that step is said (:func:`seed_reach`)."""
+    steps = [b - a for a, b in zip(values, values[1:])]
+    signed = steps if rising else [-s for s in steps]
+    worst = min(range(len(signed)), key=signed.__getitem__)
+    reach = seed_reach(stds[worst], stds[worst + 1]) if stds is not None else None
+    sign = fmt if fmt.startswith("+") else "+" + fmt
+    check = Check(what, paper, source, signed[worst], Claim("≥", 0.0, within=slack, relative=False),
+                  shown=(" / ".join(f"{x:g}: {v:{fmt}}" for x, v in zip(xs, values)) + f"{unit}; "
+                         f"least {'rise' if rising else 'fall'} {xs[worst]:g} → {xs[worst + 1]:g}: {steps[worst]:{sign}}{unit}"),
+                  needs=("seeds",) if reach is not None else (), movable=reach, of=of)
+    if check.verdict != "agrees":
+        against = "falls" if rising else "rises"
+        check.reason = (f"ours {against} from {xs[worst]:g} to {xs[worst + 1]:g} by {abs(steps[worst]):{sign[1:]}}{unit}"
+                        + (f"; {why}" if why else ""))
+    return check
+
+
+def _std(row, column: str) -> Optional[float]:
+    value = row.get(f"{column}_std") if hasattr(row, "get") else None
+    return None if value is None else float(value)
+
+
 def monotone_checks(summary, aqm: str, betas: Sequence[float], source: str, rtt_ms: int = 100,
-                    numbers: str = "") -> list:
-    """Whether the median and p90 grow with beta_ecn at ``rtt_ms``: reported (a shape passes any
-    collapse of our numbers; the paper's numbers are checked by the increment rows ``numbers``)."""
+                    whys: Optional[Mapping[str, str]] = None) -> list:
+    """Whether the median and p90 grow with beta_ecn at ``rtt_ms`` (the paper's trend, judged:
+    every step ≥ 0; the paper's increments are checked one by one by :func:`increment_checks`).
+    ``whys`` (by statistic, computed by the caller) says why a step goes the other way."""
     checks = []
     points = [select(summary, aqm, rtt_ms, b) for b in betas]
     if any(p is None for p in points):
         return checks
     for stat in ("median", "p90"):
-        values = [float(p[f"{stat}_ms"]) for p in points]
-        falls = [(a, b, x, y) for (a, x), (b, y) in zip(zip(betas, values), zip(betas[1:], values[1:])) if y < x]
-        shape = ("ours grows at every step" if not falls else
-                 "ours falls " + ", ".join(f"from {a:g} to {b:g} by {x - y:.2f} ms" for a, b, x, y in falls))
-        checks.append(Check(
-            what=f"{aqm}, RTT {rtt_ms} ms: {stat} delay grows with beta_ecn {'/'.join(f'{b:g}' for b in betas)}",
-            paper="grows", source=source, ours=None, shown=" / ".join(f"{v:.2f}" for v in values) + " ms",
-            reason=f"a shape, no number of the paper ({numbers or 'its numbers are checked above'}): {shape}"))
+        column = f"{stat}_ms"
+        checks.append(trend_check(
+            f"{aqm}, RTT {rtt_ms} ms: {stat} delay grows with beta_ecn {'/'.join(f'{b:g}' for b in betas)}",
+            "grows", source, betas, [float(p[column]) for p in points], unit=" ms", fmt=".2f",
+            stds=[_std(p, column) for p in points] if f"{column}_std" in summary else None,
+            why=(whys or {}).get(stat, ""), of=(column,)))
     return checks
 
 
