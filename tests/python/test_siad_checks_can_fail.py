@@ -80,11 +80,12 @@ def every_reason(name: str, out: Path) -> int:
 
     lazy = common.check
 
-    def eager(what, paper, source, ours, claim, shown="", why=None, reported="", needs=()):
+    def eager(what, paper, source, ours, claim, shown="", why=None, reported="", needs=(), movable=None, of=()):
         if why is not None and claim is not None:
             text = why() if callable(why) else why
             assert isinstance(text, str) and text, (name, what)
-        return lazy(what, paper, source, ours, claim, shown=shown, why=why, reported=reported, needs=needs)
+        return lazy(what, paper, source, ours, claim, shown=shown, why=why, reported=reported, needs=needs,
+                    movable=movable, of=of)
 
     users = [m for m in MIGRATED.values() if getattr(m, "check", None) is lazy]
     quick = json.loads((out / "meta.json").read_text())["quick"]

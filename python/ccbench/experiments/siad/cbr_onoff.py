@@ -27,13 +27,13 @@ Measured per run:
   CBR's, which are its sends: a fixed count per second), a contrast reading of the tables.
 
 Loss counting (issue 25 item 6). The thesis defines the loss rate as the bytes dropped at the
-queue over the bytes received at the queue (L2138), and Table 4.6 as "the total loss rate for both
+queue over the bytes received at the queue (L2137), and Table 4.6 as "the total loss rate for both
 together the TCP traffic and the CBR cross traffic" (L2646): ours. Its numbers are 2–4× ours in
 nearly every cell, for every scheme, while its CBR loss counts (Tables C.9/C.10, the same drops
 seen from the CBR) agree with ours within the tolerance in most cells. Counting the drops over the
-TCP packets arriving instead brings almost every cell within the tolerance; a reported row per
+TCP packets arriving instead brings almost every cell within the tolerance; a contrast row per
 table gives both readings' median ratio to the thesis and how many cells each brings within it.
-The main rows keep L2138's definition.
+The main rows keep L2137's definition.
 
 Choices where the thesis is silent: 90 s runs (the figures' span; every metric lies in 30–65 s),
 warm-up 20 s, one run per configuration as the thesis (its times are single samples, L2638).
@@ -47,8 +47,17 @@ from pathlib import Path
 from typing import Optional
 
 from ccbench.experiments.base import Experiment, expand_grid
-from ccbench.experiments.checks import Claim
-from ccbench.experiments.siad.common import check, dumbbell, factor_claim, flow, reach_s, reallocation, rows, seconds
+from ccbench.experiments.siad.common import (
+    check,
+    contrast,
+    dumbbell,
+    factor_claim,
+    flow,
+    reach_s,
+    reallocation,
+    rows,
+    seconds,
+)
 
 DURATION_S = 90.0
 CBR_STOP_S, CBR_RESTART_S = 30.0, 60.0
@@ -62,8 +71,9 @@ CBR_WIRE_BYTES, CBR_HEADER_BYTES = 1500, 28
 #: The thesis's convergence times are single samples that depend on where in an epoch the CBR
 #: stops (L2636, L2644): ours agree within a factor of 2 either way (notes §8: orders of magnitude).
 REACH_FACTOR = 2.0
-#: "About 2 s" for SIAD (L2690) read as at most 4 s; "far longer" for Cubic at 100 Mbit/s: at
-#: least twice SIAD(20)'s time (thesis 12.8 vs 2.2 s).
+#: Sanity bounds the tests hold (the comparison judges SIAD(20) against the thesis's 2.2 s and
+#: "about 2 s", L2638, L2644, L2690): SIAD at most 4 s; Cubic at 100 Mbit/s at least twice
+#: SIAD(20)'s time (thesis 12.8 vs 2.2 s).
 SIAD_REACH_MAX_S, CUBIC_OVER_SIAD = 4.0, 2.0
 #: Loss counts and rates after the restart are single samples too (the overshoot depends on the
 #: start time, L2668): within a factor of 2.5 either way counts as the same size.
@@ -280,34 +290,28 @@ def _reach_rows(summary) -> list:
                 shown=f"{r['max_rate_mbps']:.2f} (95 % reached: {seconds(r['reach_95_s'])})", why=why))
         else:
             checks.append(check(
-                f"{where}: time to > 95 % after the CBR stops [s]", f"{paper} s", f"Sec. 4.5.1, {line}",
+                f"{where}: time to > 95 % after the CBR stops [s]",
+                f"{paper} s" + (" (\"about 2 seconds\" in all scenarios, L2690)" if scheme == "SIAD(20)" else ""),
+                f"Sec. 4.5.1, {line}",
                 _never(r["reach_95_s"]), factor_claim(paper, REACH_FACTOR), shown=seconds(r["reach_95_s"]), why=why))
     return checks
 
 
 def _headline_rows(summary) -> list:
-    checks = []
-    for rate, buffer in ((10, 1.0), (100, 0.5)):
-        siad, cubic = _row(summary, rate, buffer, "SIAD(20)"), _row(summary, rate, buffer, "Cubic")
-        if siad is None:
-            continue
-        ours = _never(siad["reach_95_s"])
-        checks.append(check(
-            f"{rate} Mbit/s: SIAD(20) reclaims the link in about 2 s [s]",
-            f"about 2 s in all scenarios (a factor {REACH_FACTOR:g}: {2 / REACH_FACTOR:g}–{SIAD_REACH_MAX_S:g} s)",
-            "Sec. 4.5.3, L2690", ours, Claim("in", (2 / REACH_FACTOR, SIAD_REACH_MAX_S), relative=False),
-            shown=seconds(siad["reach_95_s"]), why=f"outside {2 / REACH_FACTOR:g}–{SIAD_REACH_MAX_S:g} s"))
-        if rate == 100 and cubic is not None:
-            paper = THESIS_REACH_95[(100, 0.5, "Cubic")] / THESIS_REACH_95[(100, 0.5, "SIAD(20)")]
-            ratio = _never(cubic["reach_95_s"]) / ours
-            checks.append(check(
-                "100 Mbit/s: Cubic's time to 95 % over SIAD(20)'s", f"far longer: 12.8 s vs 2.2 s = ×{paper:.1f}",
-                "Sec. 4.5.1, L2644", ratio, factor_claim(round(paper, 2), REACH_FACTOR),
-                shown=f"{seconds(cubic['reach_95_s'])} vs {seconds(siad['reach_95_s'])} = ×{ratio:.1f}",
-                why=f"outside ±{1 - 1 / REACH_FACTOR:.0%} of the thesis's ×{paper:.1f}: "
-                    + ("Cubic slower relative to SIAD(20) than in the thesis" if ratio > paper else
-                       "Cubic relatively faster than in the thesis")))
-    return checks
+    """Cubic "far longer" than SIAD(20) at 100 Mbit/s (L2644). SIAD(20)'s own time is judged once,
+    in its scenario row against the thesis's 2.2 s (L2638, L2644; "about 2 seconds", L2690)."""
+    siad, cubic = _row(summary, 100, 0.5, "SIAD(20)"), _row(summary, 100, 0.5, "Cubic")
+    if siad is None or cubic is None:
+        return []
+    paper = THESIS_REACH_95[(100, 0.5, "Cubic")] / THESIS_REACH_95[(100, 0.5, "SIAD(20)")]
+    ratio = _never(cubic["reach_95_s"]) / _never(siad["reach_95_s"])
+    return [check(
+        "100 Mbit/s: Cubic's time to 95 % over SIAD(20)'s", f"far longer: 12.8 s vs 2.2 s = ×{paper:.1f}",
+        "Sec. 4.5.1, L2644", ratio, factor_claim(round(paper, 2), REACH_FACTOR),
+        shown=f"{seconds(cubic['reach_95_s'])} vs {seconds(siad['reach_95_s'])} = ×{ratio:.1f}",
+        why=f"outside ±{1 - 1 / REACH_FACTOR:.0%} of the thesis's ×{paper:.1f}: "
+            + ("Cubic slower relative to SIAD(20) than in the thesis" if ratio > paper else
+               "Cubic relatively faster than in the thesis"))]
 
 
 def _series_text(r, prefix: str, fmt: str, scale: float = 1.0) -> str:
@@ -345,7 +349,7 @@ def _loss_rows(summary) -> list:
 
 
 def _counting_rows(summary) -> list:
-    """Per table, the two readings of its loss rates over every cell run: L2138's (drops over all
+    """Per table, the two readings of its loss rates over every cell run: L2137's (drops over all
     arrivals, ours) and drops over the TCP packets only."""
     checks = []
     for rate, table in ((10, "Table C.8"), (100, "Table 4.6")):
@@ -362,13 +366,13 @@ def _counting_rows(summary) -> list:
             held = sum(factor_claim(c[0], LOSS_FACTOR).decide(c[i]) != "differs" for c in cells)
             return f"median ×{median:.2f} of the thesis's, {held}/{len(cells)} cells within ±{1 - 1 / LOSS_FACTOR:.0%}"
 
-        checks.append(check(
+        checks.append(contrast(
             f"{rate} Mbit/s: the 5-s loss rates after the restart, counted two ways",
-            "bytes dropped over bytes arriving at the queue (L2138), TCP and CBR together (L2646)",
-            table, None, None,
-            shown=f"drops / all arrivals (L2138, the rows above): {reading(1)}; drops / TCP arrivals: {reading(2)}",
-            reported="a contrast reading, not the thesis's definition (L2138); the CBR loss-count rows "
-                     "(Tables C.9/C.10) count the same drops from the CBR's side"))
+            "a reading of ours beside the thesis's definition: bytes dropped over bytes arriving at the queue "
+            "(L2137), TCP and CBR together (L2646)", table, None,
+            shown=f"drops / all arrivals (L2137, the rows above): {reading(1)}; drops / TCP arrivals: {reading(2)}",
+            reason="the second reading is not the thesis's definition (L2137); the CBR loss-count rows "
+                   "(Tables C.9/C.10) count the same drops from the CBR's side"))
     return checks
 
 

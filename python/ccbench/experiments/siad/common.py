@@ -142,12 +142,14 @@ def flow_metrics(result, name: str, prefix: str) -> Dict[str, float]:
 
 def check(what: str, paper: str, source: str, ours: Optional[float], claim: Optional[Claim],
           shown: str = "", why: Union[str, Callable[[], str], None] = None, reported: str = "",
-          needs: Tuple[str, ...] = ()) -> Check:
+          needs: Tuple[str, ...] = (), movable: Optional[float] = None, of: Tuple[str, ...] = ()) -> Check:
     """A :class:`Check` whose reason is computed only when it is needed: ``why`` (a string or a
     function of nothing, evaluated on this run's numbers) when the verdict is "differs",
     ``reported`` (or "no number of ours in this run") when there is nothing to judge. ``needs``:
-    what of the full run the number depends on (:data:`ccbench.experiments.checks.NEEDS`)."""
-    c = Check(what, paper, source, ours, claim, shown=shown, needs=needs)
+    what of the full run the number depends on (:data:`ccbench.experiments.checks.NEEDS`), and
+    ``movable`` how far that could move it, from this run's data; ``of``: the measured columns the
+    row is about."""
+    c = Check(what, paper, source, ours, claim, shown=shown, needs=needs, movable=movable, of=of)
     if c.verdict == "differs" and why is not None:
         c.reason = why() if callable(why) else why
     elif c.verdict == "reported":
@@ -155,13 +157,21 @@ def check(what: str, paper: str, source: str, ours: Optional[float], claim: Opti
     return c
 
 
+def contrast(what: str, beside: str, source: str, ours: Optional[float], shown: str = "",
+             reason: str = "") -> Check:
+    """A row that sets a model's value or a sibling arm of ours (``beside``, with where it comes
+    from) next to our number: not the thesis's, so it states no claim (verdict ``contrast``)."""
+    return Check(what, beside, source, ours, shown=shown, reason=reason, contrast=True)
+
+
 def near(what: str, paper: str, source: str, ours: Optional[float], value: float,
          within: float = REL_TOLERANCE, shown: str = "", why=None, agree: float = 0.0,
-         relative: bool = True, needs: Tuple[str, ...] = ()) -> Check:
+         relative: bool = True, needs: Tuple[str, ...] = (), movable: Optional[float] = None,
+         of: Tuple[str, ...] = ()) -> Check:
     """Ours about the thesis's ``value``: within tolerance inside ± ``within`` (relative unless
     ``relative`` is false), as every single-run table cell of the thesis is held."""
     return check(what, paper, source, ours, Claim("≈", value, agree=agree, within=within, relative=relative),
-                 shown=shown, why=why, needs=needs)
+                 shown=shown, why=why, needs=needs, movable=movable, of=of)
 
 
 def every(what: str, paper: str, source: str, passed: int, total: int, unit: str = "cells",
