@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ccbench.experiments.abe.common import PIE_LINUX_3_17
+from ccbench.experiments.abe.common import PIE_LINUX_3_17, trend_check
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
 from ccbench.models import aimd_utilization
@@ -93,19 +93,17 @@ def _listing(df, column: str = "utilization") -> str:
 
 
 def _monotone_checks(summary) -> list:
-    """L136: throughput falls as the RTT grows: a shape, no number of the paper (reported)."""
+    """L136: "Increasing path RTT has a detrimental impact on a CUBIC flow's throughput": U falls
+    with the RTT at every step, judged; a rise of up to 0.02 (the 2 % run-to-run noise at U ≈ 1)
+    is within tolerance."""
     checks = []
     for setup in [s for s in SETUPS if s not in DROPTAILS]:
         df = _rows(summary, setup)
-        values = df["utilization"].tolist()
-        rises = [(r, b / a - 1) for r, a, b in zip(df["rtt_ms"].iloc[1:], values, values[1:])
-                 if b > a * (1 + MONOTONE_NOISE)]
-        checks.append(Check(
-            f"{setup}: throughput non-increasing in RTT (2 % noise)", "falls as the RTT grows",
-            "Fig. 3, Sec. II-B, L136", None, shown=f"U by RTT (ms) {_listing(df)}",
-            reason="a shape, no number of the paper: ours "
-                   + ("never rises by more than 2 %" if not rises else
-                      "rises " + ", ".join(f"{p:+.1%} at {r} ms" for r, p in rises) + _ecn_reason(setup))))
+        checks.append(trend_check(
+            f"{setup}: throughput falls as the RTT grows (a rise up to {MONOTONE_NOISE:g} within tolerance)",
+            "falls as the RTT grows", "Fig. 3, Sec. II-B, L136", df["rtt_ms"].tolist(), df["utilization"].tolist(),
+            rising=False, fmt=".3f", slack=MONOTONE_NOISE, why=_ecn_reason(setup).lstrip("; "),
+            of=("utilization",)))
     return checks
 
 
