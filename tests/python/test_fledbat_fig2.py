@@ -119,7 +119,7 @@ def test_comparison_rows_are_checks_that_can_fail(quick):
 
 def test_comparison_states_the_papers_numbers(quick):
     """The rows judge against the paper's own numbers: eq. (10)'s X* = C/N and Q*, L280's Cτ,
-    Prop. 5.7's printed Θ; the Linux-IW arm is not the paper's set-up, so it is reported."""
+    Prop. 5.7's printed Θ; the Linux-IW arm is not the paper's set-up, so it is a contrast."""
     from ccbench.models import fledbat_rates
 
     out, paper, _ = quick
@@ -133,7 +133,7 @@ def test_comparison_states_the_papers_numbers(quick):
     theta = next(c for what, c in claims.items() if what.startswith("fluid: decay rate"))
     assert theta["value"] == pytest.approx(printed.theta)
     contrast = [row for what, row in rows.items() if what.startswith("contrast")]
-    assert contrast and all(row["verdict"] == "reported" and row["reason"] for row in contrast)
+    assert contrast and all(row["verdict"] == "contrast" and row["reason"] for row in contrast)
     for row in rows.values():
         assert row["source"], row["what"]
 

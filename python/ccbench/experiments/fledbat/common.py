@@ -230,3 +230,20 @@ def seeds_of(row) -> int:
     """How many seeds a summary row averages."""
     n = row.get("seeds", 1)
     return 1 if n is None or n != n else int(n)
+
+
+def mark_far(check):
+    """A one-sided claim our number passes by more than a factor two (halved or doubled it still
+    passes): still the paper's claim, counted, but the row says it is far (``extra["far"]``), and
+    the can-fail test checks that it really is (issue 39 item 1)."""
+    claim = check.claim
+    if claim is None or claim.relation not in ("≤", "≥") or check.verdict != "agrees" or not check.ours:
+        return check
+    bound, ours = float(claim.value), float(check.ours)
+    far = ours * 2 <= bound if claim.relation == "≤" else ours / 2 >= bound
+    if far:
+        check.extra = {**check.extra, "far": True}
+        margin = bound / ours if claim.relation == "≤" else ours / bound
+        check.reason = (f"far inside the bound: ours is {margin:.1f} times inside {bound:g}; "
+                        + check.reason).rstrip("; ")
+    return check

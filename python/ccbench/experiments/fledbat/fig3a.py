@@ -5,8 +5,9 @@ second 10 s after the first; and the chunked set-up shared by Figs. 4(a)–5(b) 
 Claims (L292): the latecomer's base-delay estimate starts out wrong, the first-comer's decrease
 lets it correct it, and the shares become equitable; the queue is not steady but fluctuates
 around the model's occupancy Q* = Cτ + Nατ/(ζR) (eq. 10). With the reference values Q* = 120.8
-packets > B = 100 (notes §5 item 9): the model's occupancy overflows the buffer, so the mean queue
-is reported against min(Q*, B), with no bound.
+packets > B = 100 (notes §5 item 9): the model's occupancy overflows the buffer. The paper states
+it all the same, so the mean queue is judged against Q* (±25 %, the issue's band for the queue
+against Q*, as in fledbat-fig2), with min(Q*, B) shown beside it.
 
 Chunk-by-chunk traffic (Section 7.1, L290; all Section 8 flows, TCP included, L304): 250 kB
 chunks (``chunk_size = "250KB"``: 250 000 B, "nearly 170 full payload packets" — 171 of 1460 B);
@@ -52,6 +53,8 @@ from ccbench.experiments.fledbat.common import (
 )
 
 ZETA = 0.01
+#: "Fluctuates around" Q* (L292), read with the issue's done-means band for a queue against Q*.
+Q_STAR_TOL = 0.25
 LATE_START_S = 10.0
 #: 300 s (notes §4 item 5), quick 100 s; the core measures F and η over the last half.
 DURATION_S, QUICK_DURATION_S = 300.0, 100.0
@@ -127,21 +130,25 @@ def _comparison(summary) -> list:
                                    f"latecomer's share {row['late_share_last_half']:.1%}"))
     fair.reason = "" if fair.verdict == "agrees" else (
         f"the first-comer keeps a lead: the latecomer holds {row['late_share_last_half']:.1%}")
+    # L292: the queue "fluctuates around the occupancy value predicted by the model", eq. (10)'s
+    # Q*; "around" read with the issue's 25 % for the queue against Q* (as in fledbat-fig2).
     queue = Check(
-        "mean queue over [10 s, end] against min(Q*, B) (no bound: notes §5 item 9)",
-        f"fluctuates around the model's occupancy; Q* = {q_star:.1f} packets > B = {BUFFER_PACKETS}, so "
-        f"min(Q*, B) = {ref:.0f}; with R read as the loop's RTT R + Q/C, eq. (10) gives "
-        f"{row['q_loop_rtt_packets']:.1f}", f"{FIG}, L292, eq. (10)", row["mean_queue_packets"], None,
+        "mean queue over [10 s, end] ≈ the model's Q* (eq. 10; ±25 %, the done-means' band for Q*)",
+        f"fluctuates around the model's occupancy, Q* = {q_star:.1f} packets", f"{FIG}, L292, eq. (10)",
+        row["mean_queue_packets"], Claim("≈", q_star, agree=Q_STAR_TOL),
         shown=mean_spread(row, "mean_queue_packets", ".1f", "packets",
-                          f"{row['mean_queue_packets'] / ref:.0%} of min(Q*, B); last half "
+                          f"{row['mean_queue_packets'] / ref:.0%} of min(Q*, B) = {ref:.0f}; last half "
                           f"{row['mean_queue_last_half_packets']:.1f}; {row['drops']:.0f} drops"),
-        reason=("reported: the paper draws the model's occupancy as a line, with no tolerance. Eq. (10) takes "
-                "R_t ≈ R (L137); in a packet loop the RTT holds the queue, which shrinks the offset Nατ/(ζR_t) "
-                f"(the loop-RTT reading, {row['q_loop_rtt_packets']:.1f} packets), and every chunk end idles its "
-                "sender for about an RTT, which drains part of the queue, so the mean, "
-                f"{row['mean_queue_packets']:.1f}, lies " + ("below" if row["mean_queue_packets"] <
-                                                            row["q_loop_rtt_packets"] else "above")
-                + " that reading"))
+        of=("mean_queue_packets",))
+    if queue.verdict != "agrees":
+        queue.reason = (
+            f"Q* = {q_star:.1f} packets exceeds the {BUFFER_PACKETS}-packet buffer, so the queue cannot sit "
+            "around it; and eq. (10) takes R_t ≈ R (L137): in a packet loop the RTT holds the queue, which "
+            f"shrinks the offset Nατ/(ζR_t) (with R_t = R + Q/C eq. (10) gives {row['q_loop_rtt_packets']:.1f} "
+            "packets), and every chunk end idles its sender for about an RTT, which drains part of the queue, "
+            f"so the mean, {row['mean_queue_packets']:.1f}, lies " + ("below" if row["mean_queue_packets"] <
+                                                                       row["q_loop_rtt_packets"] else "above")
+            + " even that reading")
     return [corrected.row(), fair.row(), queue.row()]
 
 

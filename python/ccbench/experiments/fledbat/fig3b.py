@@ -286,11 +286,11 @@ def _small_zeta_row(row) -> dict:
     answer = "the latecomer dominates" if dominates else "in some seeds" if some else "no latecomer advantage"
     return Check(f"contrast ζ = {zeta:g}: Jain's index over the last half (does the latecomer dominate?)",
                  "yes when ζ is too small (a warning: the paper names no ζ)", f"{FIG}, L296",
-                 row["jain_last_half"], None,
+                 row["jain_last_half"], None, contrast=True,
                  shown=(f"F {mean_spread(row, 'jain_last_half')} (min {row.get('jain_last_half_min', float('nan')):.3f}), "
                         f"latecomer's share {row['late_share_last_half']:.1%}, "
                         f"mean queue {row['mean_queue_packets']:.1f} packets (Q* {q_star:.1f})"),
-                 reason=f"reported: {answer}; {why}").row()
+                 reason=f"contrast: our arm at a ζ the paper does not run; {answer}; {why}").row()
 
 
 def _contrast_row(row, summary) -> dict:
@@ -316,14 +316,14 @@ def _contrast_row(row, summary) -> dict:
                  f"{READING_ADJ[CONTRAST]} reading of eq. (5) flush the queue?)",
                  "a ζ large enough to flush the queue makes the shares fair, the PDF has more mass at 0, "
                  "η < 1, the model overestimates the queue (ζ = 5)", f"{FIG}, L296–L300; notes §3.2",
-                 row["p_empty_shared"], None,
+                 row["p_empty_shared"], None, contrast=True,
                  shown=(f"{mean_spread(row, 'p_empty_shared', '.2%')}, {row['p_empty_join']:.1%} in [10, 20] s; "
                         f"F {mean_spread(row, 'jain_last_half')} (min "
                         f"{row.get('jain_last_half_min', float('nan')):.3f}; "
                         f"{_seeds_text(row, 'fair_last_half')} ≥ 0.9), latecomer's share "
                         f"{row['late_share_last_half']:.1%}, η {row['eta_last_half']:.4f}, mean queue "
                         f"{row['mean_queue_packets']:.1f} packets (Q* {q_star:.1f}), {row['drops']:.0f} drops"),
-                 reason=(f"reported: the other reading of the missing eq. (5), the decrease {READING[CONTRAST]}, "
+                 reason=(f"contrast: the other reading of the missing eq. (5), the decrease {READING[CONTRAST]}, "
                          f"not our main one; {why}; {main}")).row()
 
 
@@ -333,11 +333,11 @@ def _linux_iw_row(row, summary) -> dict:
     join_iw2 = f"{paper['p_empty_join'].iloc[0]:.1%} with IW 2" if len(paper) else "IW 2 not run"
     fair = row["jain_last_half"] >= JAIN_MIN
     return Check(f"contrast ζ = 5 with Linux's IW {LINUX_IW}: Jain's index over the last half",
-                 "fair at ζ = 5 (with ns-2's initial window)", f"{FIG}, L296–L298", row["jain_last_half"], None,
+                 "fair at ζ = 5 (with ns-2's initial window)", f"{FIG}, L296–L298", row["jain_last_half"], None, contrast=True,
                  shown=(f"F {mean_spread(row, 'jain_last_half')}; P(Q = 0) {row['p_empty_shared']:.2%} over "
                         f"[10 s, end], {row['p_empty_join']:.1%} in [10, 20] s; η {row['eta_last_half']:.4f}; mean "
                         f"queue {row['mean_queue_packets']:.1f} packets"),
-                 reason=("reported: not ns-2's initial window (the set-up's until issue 25). " + (
+                 reason=("contrast: not ns-2's initial window (the set-up's until issue 25). " + (
                      f"Fair as with IW 2: the queue empties as the latecomer joins ({row['p_empty_join']:.1%} of "
                      f"[10, 20] s, {join_iw2}), so it learns its true base" if fair else
                      "The latecomer's larger first window did not flush the queue either"))).row()

@@ -290,7 +290,20 @@ def _comparison(summary) -> list:
             rows.append(_http_row(summary, access))
     if set(summary["access"]) == set(ACCESSES):
         rows.append(_access_row(summary))
-    return rows + [_wall_row(summary)]
+    return [_swarm_size_said(row, summary) for row in rows] + [_wall_row(summary)]
+
+
+def _swarm_size_said(row: dict, summary) -> dict:
+    """A quick run's swarm has fewer peers than the paper's 100 (L381): every judged row depends
+    on it, and says so. Checks have no ``needs`` for the swarm size (only seeds, duration), and one
+    quick seed gives no spread to bound what 100 peers could change, so the row is not deferred:
+    it is judged on the smaller swarm."""
+    peers = int(summary["peers"].max())
+    if peers >= PEERS or row.get("claim") is None:
+        return row
+    note = (f"judged on a {peers}-peer swarm, not the paper's {PEERS} (L381): no deferral, as this run "
+            "(one seed) has no spread to say how far the full swarm could move it")
+    return dict(row, reason=f"{note}. {row['reason']}".strip() if row.get("reason") else note)
 
 
 def _figure(summary, out_dir: Path) -> Path:
