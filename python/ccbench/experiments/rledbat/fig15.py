@@ -90,14 +90,20 @@ def _reason(row, slow, smaller: bool, cubic_ok: bool) -> str:
     return "; ".join(reasons)
 
 
-def _overall_row(summary) -> dict:
+def _overall_row(summary) -> list:
+    """L424 over the whole figure: the mean over the RTTs of rLEDBAT's share ratio (500 / 20 Mbps)
+    at most 0.7. With one RTT it is that RTT's row, not judged twice."""
     fast = summary[summary["rate_mbps"] == FAST_MBPS]
-    held = fast[fast["share_ratio"] <= RATIO_MAX]["rtt_ms"].tolist()
+    if len(fast) < 2:
+        return []
     text = "; ".join(f"{r['rtt_ms']:g} ms: {r['share_ratio']:.2f}" for _, r in fast.iterrows())
-    return Check("RTTs at which rLEDBAT's share at 500 Mbps is ≤ 0.7 × its share at 20 Mbps",
-                 "CUBIC further from its TCP-friendly region at 500 Mbps", "L424", None,
-                 shown=f"ratio per RTT: {text}; holds at " + (", ".join(f"{r:g} ms" for r in held) or "no RTT"),
-                 reason="a summary of the per-RTT rows above").row()
+    mean = float(fast["share_ratio"].mean())
+    check = Check("mean over the RTTs of rLEDBAT's share at 500 Mbps / at 20 Mbps (notes: ≤ 0.7)",
+                  "Cubic seizes significantly more share than rLEDBAT, compared to 20 Mbps", "Fig. 15, L424",
+                  mean, Claim("≤", RATIO_MAX), shown=f"{mean:.2f} (per RTT: {text})", of=("lbe_share",))
+    if check.verdict != "agrees":
+        check.reason = "see the per-RTT rows"
+    return [check.row()]
 
 
 def _comparison(summary) -> list:
@@ -108,18 +114,18 @@ def _comparison(summary) -> list:
         slow = slow_rows.loc[row["rtt_ms"]]
         ratio = Check(f"RTT {row['rtt_ms']:g} ms: rLEDBAT's share at 500 Mbps / at 20 Mbps (notes: ≤ 0.7)",
                       "CUBIC seizes significantly more than at 20 Mbps", "Fig. 15, L424", float(row["share_ratio"]),
-                      Claim("≤", RATIO_MAX),
+                      Claim("≤", RATIO_MAX), of=("lbe_share",),
                       shown=(f"{row['share_ratio']:.2f} (500 Mbps: rLEDBAT {row['lbe_share']:.1%}; 20 Mbps: "
                              f"{slow['lbe_share']:.1%})"))
         cubic = Check(f"RTT {row['rtt_ms']:g} ms: CUBIC's share at 500 Mbps (notes: > 80 %)",
                       "CUBIC seizes significantly more", "Fig. 15, L424", float(row["cubic_share"]),
-                      Claim("≥", CUBIC_MIN), shown=pairs.share_text(row, "cubic"))
+                      Claim("≥", CUBIC_MIN), shown=pairs.share_text(row, "cubic"), of=("cubic_share",))
         if ratio.verdict != "agrees":
             ratio.reason = _reason(row, slow, False, True)
         if cubic.verdict != "agrees":
             cubic.reason = _reason(row, slow, True, False)
         rows += [ratio.row(), cubic.row()]
-    return rows + [_overall_row(summary)]
+    return rows + _overall_row(summary)
 
 
 def _figure(summary, out_dir: Path) -> Path:

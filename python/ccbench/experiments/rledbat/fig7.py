@@ -13,10 +13,10 @@ two as different implementations, which is how we check them.
 
 We measure the core's goodput over the whole run including start-up (L315) over C (``solo``).
 Pass (notes §3, Fig. 7): rate/C in [0.83, 0.97] for RTT ≤ 150 ms (the grid's RTTs below 200 ms);
-U(300 ms) at least 3 points below the mean over RTT ≤ 150 ms and (the notes' soft row) ≥ 0.65, as
-one range, so a collapse fails it too (issue 25). LEDBAT++
-arm: in [0.83, 0.97] for RTT < 300 ms (L123). rLEDBAT "similar to" LEDBAT++ (L348): |ΔU| ≤ 0.07
-at each RTT (the lower edge of the notes' ±7–10 point band for testbed shares, §3.0).
+U(300 ms) at least 3 points below the mean over RTT ≤ 150 ms and, "similar to LEDBAT++" (L348),
+which was about 0.8 at 400 ms (L123), at least 0.8 − 0.07 (the band of "90 %"; the notes' soft
+0.65 was weaker), as one range. LEDBAT++ arm: in [0.83, 0.97] for RTT < 300 ms (L123). Our sender
+LEDBAT++ arm beside rLEDBAT at each RTT is a contrast row: the paper prints no LEDBAT++ values.
 
 Environment (issue 25 item 6): every run is in the testbed's (``common.testbed_experiment``: a
 tbf burst by tc-tbf(8)'s rule at the point's rate, 32 KiB at 20 Mbps, and GRO at the receivers).
@@ -32,44 +32,52 @@ from ccbench.experiments.rledbat import common, solo
 
 QUICK_RTTS_MS = [20, 100, 300]
 BAND = (0.83, 0.97)
-GOOD_BELOW_MS, LONG_RTT_MS, DROP_MIN, SOFT_MIN = 200, 300, 0.03, 0.65
-LEDBATPP_GOOD_BELOW_MS, SIMILAR = 300, 0.07
+GOOD_BELOW_MS, LONG_RTT_MS, DROP_MIN = 200, 300, 0.03
+#: LEDBAT++ in [6]: 90 % below 300 ms, about 0.8 at 400 ms (L123); ±0.07 is the band of "90 %".
+LEDBATPP_GOOD_BELOW_MS, LEDBATPP_400, SIMILAR = 300, 0.8, 0.07
 
 
 def long_rtt_row(r, p) -> list:
-    """U(300 ms): below the mean over RTT < 200 ms by at least 3 points (L348), and not under the
-    soft floor 0.65 (LEDBAT++ ≈ 0.8 at 400 ms, L123): one range, so a collapse fails it too."""
+    """U(300 ms): below the mean over RTT < 200 ms by at least 3 points (L348), and "similar to
+    LEDBAT++" (L348), which reached about 0.8 at 400 ms (L123), so at 300 ms not under 0.8 less the
+    ±0.07 band of "about 90 %": one range, so a collapse fails it too. The quick run's 90 s weigh
+    the start-up more than the paper's 300 s (L315): the drift from the whole run to its second half
+    is how far the full run could move ours."""
     if LONG_RTT_MS not in r.index:
         return []
     short = float(r[r.index < GOOD_BELOW_MS]["utilisation"].mean())
-    long = float(r.loc[LONG_RTT_MS, "utilisation"])
-    check = Check("U(300 ms): ≥ 3 points below the mean over RTT < 200 ms, and ≥ 0.65",
-                  "utilisation decreases for larger base RTTs (L348); LEDBAT++ ≈ 0.8 at 400 ms (L123)",
-                  "Fig. 7", long, Claim("in", (SOFT_MIN, round(short - DROP_MIN, 3))),
-                  shown=f"{long:.3f} (mean over RTT < 200 ms {short:.3f})")
+    long, late = float(r.loc[LONG_RTT_MS, "utilisation"]), float(r.loc[LONG_RTT_MS, "utilisation_late"])
+    check = Check(f"U(300 ms): ≥ 3 points below the mean over RTT < 200 ms, and ≥ {LEDBATPP_400 - SIMILAR:g}",
+                  "utilisation decreases for base RTTs above 200 ms, similar to LEDBAT++ (L348); LEDBAT++ about "
+                  "0.8 at 400 ms (L123)", "Fig. 7, L348, L123", long, Claim("in", (round(LEDBATPP_400 - SIMILAR, 3),
+                                                                             round(short - DROP_MIN, 3))),
+                  shown=f"{long:.3f} (second half of the run {late:.3f}; mean over RTT < 200 ms {short:.3f})",
+                  needs=("duration",), movable=abs(late - long), of=("utilisation",))
     if check.verdict != "agrees":
         if long > short - DROP_MIN:
             check.reason = "no drop at 300 ms"
         else:
             ledbatpp = float(p.loc[LONG_RTT_MS, "utilisation"]) if LONG_RTT_MS in p.index else float("nan")
-            check.reason = (f"sender LEDBAT++ also falls, to {ledbatpp:.3f} at 300 ms: the paper's own mechanism "
-                            "(L358), traced in rledbat-fig8: each ramp after a slowdown passes T near the old window "
-                            "and a decrease follows, and the additive increase of about a packet per RTT cannot "
-                            "refill a 300 ms BDP between slowdowns; rLEDBAT starts lower still (the last rows)")
+            check.reason = (f"even the run's second half gives {late:.3f}, so the 300 s run (L315) cannot bring it "
+                            f"to {LEDBATPP_400 - SIMILAR:g}; our sender LEDBAT++ also falls, to {ledbatpp:.3f}: the "
+                            "paper's own mechanism (L358), stronger in ours, traced in rledbat-fig8: each ramp after "
+                            "a slowdown passes T near the old window and a decrease follows, and the additive increase "
+                            "of about a packet per RTT cannot refill a 300 ms BDP between slowdowns; rLEDBAT starts "
+                            "lower still (the contrast rows)")
     return [check.row()]
 
 
 def similar_rows(r, p) -> list:
-    """rLEDBAT about LEDBAT++'s utilisation (±0.07) at each RTT both arms ran."""
+    """Our sender LEDBAT++ arm beside rLEDBAT at each RTT both arms ran: contrast rows (the paper
+    prints no LEDBAT++ values; it cites [6], L123, whose numbers the band rows judge)."""
     out = []
     for x in [x for x in r.index if x in p.index]:
-        theirs = float(p.loc[x, "utilisation"])
-        check = Check(f"rLEDBAT about LEDBAT++ (±0.07) at {x:g} ms", f"similar to LEDBAT++ (ours {theirs:.3f})",
-                      "Fig. 7, L348", float(r.loc[x, "utilisation"]),
-                      Claim("≈", round(theirs, 4), agree=SIMILAR, relative=False),
-                      shown=f"{r.loc[x, 'utilisation']:.3f} ({r.loc[x, 'utilisation'] - theirs:+.3f})")
-        if check.verdict != "agrees":
-            check.reason = (f"rLEDBAT is {theirs - r.loc[x, 'utilisation']:.3f} below at {x:g} ms: the start-up. rlwnd "
+        theirs, ours = float(p.loc[x, "utilisation"]), float(r.loc[x, "utilisation"])
+        check = Check(f"rLEDBAT beside our sender LEDBAT++ arm at {x:g} ms",
+                      f"our sender LEDBAT++ arm, {theirs:.3f} (the paper's [6] values: L123)", "Fig. 7, L348",
+                      ours, shown=f"{ours:.3f} ({ours - theirs:+.3f})", contrast=True, of=("utilisation",))
+        if abs(ours - theirs) > SIMILAR:
+            check.reason = (f"rLEDBAT is {theirs - ours:.3f} below at {x:g} ms: the start-up. rlwnd "
                             "starts at its maximum (L254), so CUBIC's own slow start overshoots and rLEDBAT's decreases "
                             "cut the window far below the BDP (rledbat-fig8's start-up row); it climbs back at about "
                             "1 packet per RTT, while LEDBAT++'s own slow start stops near the plateau")
@@ -85,8 +93,6 @@ def _comparison(summary) -> list:
     rows += solo.band_checks(p, "LEDBAT++ (sender): rate/C", "90 % below 300 ms (from [6])", "L123", BAND,
                              LEDBATPP_GOOD_BELOW_MS, reason="outside the band below 300 ms")
     rows += similar_rows(r, p)
-    rows.append(Check("rate/C of best goodput, rLEDBAT", "denominator unstated", "notes §2", None,
-                      shown=solo.cells(r["of_best"]), reason="the paper's denominator is unstated").row())
     return rows
 
 

@@ -17,7 +17,7 @@ tbf with tc-tbf(8)'s burst, 32 KiB at 20 Mbps, and GRO at the receivers), in whi
 flow's ACK-aggregation allowance (``extra_acked``) keeps the standing queue L450 calls "an extra
 BDP"; the ideal shaper with per-segment ACKs (``common.NO_BURST``) is a contrast arm judged against
 the same claims, its rows labelled "[no burst, no GRO]". A table may add sweep arms (half and
-twice the burst, the burst without GRO), reported beside the two, one row per cell.
+twice the burst, the burst without GRO), set beside the two as contrast rows, one per cell.
 
 Each table also runs the background row of the table its text compares with (Table 2: "much lower
 than ... the Cubic case", L450; Table 3 against BBRv1, notes' pass rows), so that the cross-table
@@ -33,7 +33,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ccbench.experiments.base import Experiment, mean_spread
 from ccbench.experiments.checks import Check, Claim
-from ccbench.experiments.rledbat import common
+from ccbench.experiments.rledbat import common, vs_bbr
 
 SHORT_SIZE = "262KB"
 RTTS_MS = [20, 100, 200, 300]
@@ -146,7 +146,9 @@ def by_environment(comparison, envs: Sequence[common.Environment], sweep: Sequen
 def sweep_rows(summary, envs: Sequence[common.Environment], labels: Mapping[str, str],
                paper: Mapping[str, Sequence[float]], source: str,
                other: Optional[Mapping[str, Tuple[Sequence[float], str]]] = None) -> List[dict]:
-    """Reported: each cell's mean FCT in every environment, with the queue the short flow met."""
+    """Contrast rows: each cell's mean FCT in every environment (sibling arms of the judged cells,
+    which the cell rows judge in the testbed and without the burst), with the queue the short flow
+    met."""
     out = []
     parts = {env.key: env_summary(summary, env) for env in envs}
     keys = list(dict.fromkeys(summary["row"]))
@@ -167,7 +169,7 @@ def sweep_rows(summary, envs: Sequence[common.Environment], labels: Mapping[str,
             cells, where = (paper[key], source) if key in paper else (other or {}).get(key, (None, source))
             quoted = f"{cells[RTTS_MS.index(rtt)]:.2f} s" if cells else "not a cell of the paper's"
             out.append(Check(f"burst sweep: FCT, {labels[key]}, RTT {rtt:g} ms", quoted, where, None,
-                             shown="; ".join(shown),
+                             shown="; ".join(shown), contrast=True,
                              reason="the paper does not give the tbf burst (notes §5 item 7): the cell in each "
                                     "environment, for the reader to see how it depends on the burst").row())
     return out
@@ -291,7 +293,7 @@ def long_bbr_queue(label: str) -> str:
             "so it keeps the queue given here (what its estimate exceeds C by), less than the extra BDP "
             "of L450: in the testbed a tbf burst lifts the estimate by up to one burst per round "
             f"({burst // 1024} KiB is {shares} of the BDP at {', '.join(f'{r:g}' for r in RTTS_MS)} ms), "
-            "without bursts not at all (a few ms of queue)")
+            "without bursts not at all (a few ms of queue). " + vs_bbr.no_bdp_queue(label))
 
 
 # ---------------------------------------------------------------- figure

@@ -46,12 +46,24 @@ def solo_apply(point: Mapping) -> dict:
     return changes
 
 
+def late_rate_mbps(result, name: str = FLOW) -> float:
+    """The flow's mean goodput over the run's second half, from the core's per-bin series (equal
+    bins): where a run's rate heads once start-up is behind it, so the drift between it and the
+    whole-run rate says how far a longer run could move the latter."""
+    duration = float(result.summary["scenario"]["duration_s"])
+    series = result.flows
+    late = series[(series["t_s"] > duration / 2) & (series["flow"] == name)]
+    return float(late["goodput_mbps"].mean()) if not late.empty else float("nan")
+
+
 def solo_metric(result, point: dict) -> dict:
-    """Goodput (Mbps), its share of C and of the best goodput; the link rate comes from the core."""
+    """Goodput (Mbps), its share of C and of the best goodput, and the share over the run's second
+    half (``utilisation_late``); the link rate comes from the core."""
     (rate,) = common.flow_rates_mbps(result, [FLOW])
     capacity = float(result.link("bottleneck")["rate_mbps"])
     flow = result.flow(FLOW)
     return {"goodput_mbps": rate, "utilisation": rate / capacity,
+            "utilisation_late": late_rate_mbps(result) / capacity,
             "of_best": rate / (capacity * common.GOODPUT_FRACTION),
             "retransmits": float(flow["retransmits"]), "timeouts": float(flow["timeouts"])}
 
@@ -77,8 +89,9 @@ def band_checks(rows, what: str, paper: str, source: str, band, below_ms: float 
     row's columns and ``rtt_ms``) for a row out of it."""
     out = []
     for x, r in rows[rows.index < below_ms].iterrows():
+        best = f" ({r['of_best']:.3f} of best goodput)" if column == "utilisation" and "of_best" in r else ""
         check = Check(f"{what} at {x:g} ms", paper, source, float(r[column]), Claim("in", tuple(band)),
-                      shown=mean_spread(r, column))
+                      shown=mean_spread(r, column) + best, of=(column,))
         if check.verdict != "agrees" and reason:
             check.reason = reason.format(rtt_ms=x, **r)
         out.append(check.row())
