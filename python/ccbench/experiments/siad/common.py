@@ -193,6 +193,32 @@ def factor_claim(paper: float, factor: float) -> Claim:
     return Claim("≈", paper, within=round(1 - 1 / factor, 4))
 
 
+def half_rates(result, names) -> Dict[str, float]:
+    """Each named flow's mean binned rate over the first and the second half of the measured time
+    (``<name>_h1_mbps``, ``<name>_h2_mbps``): how far the rates drift within one run is how far a
+    longer run (the thesis's 580 s measured) could still move them."""
+    flows = result.flows
+    warmup = float(result.summary["scenario"]["warmup_s"])
+    end = float(flows["t_s"].max())
+    middle = (warmup + end) / 2
+    out: Dict[str, float] = {}
+    for half, (lo, hi) in (("h1", (warmup, middle)), ("h2", (middle, end))):
+        for name in names:
+            f = flows[(flows["flow"] == name) & (flows["t_s"] > lo) & (flows["t_s"] <= hi)]
+            out[f"{name}_{half}_mbps"] = float(f["throughput_mbps"].mean()) if len(f) else NAN
+    return out
+
+
+def half_drift(r, value: Callable[[str], float]) -> Optional[float]:
+    """How far ``value(half)`` (a number computed from row ``r``'s ``h1``/``h2`` columns) moved
+    between the run's halves; None when the run has no halves (a differing row is then judged)."""
+    try:
+        moved = abs(float(value("h2")) - float(value("h1")))
+    except (AttributeError, KeyError, ZeroDivisionError):
+        return None
+    return moved if math.isfinite(moved) else None
+
+
 def rows(checks) -> List[Dict[str, Any]]:
     """``comparison.json``'s rows of a list of checks."""
     return [c.row() for c in checks]

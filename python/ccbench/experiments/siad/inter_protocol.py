@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.siad.common import dumbbell, every, flow, near, number, rows
+from ccbench.experiments.siad.common import dumbbell, every, flow, half_drift, half_rates, near, number, rows
 
 #: Opponent → (scheme, delayed ACKs on both flows, table).
 OPPONENTS: Dict[str, Tuple[str, bool, str]] = {
@@ -80,7 +80,7 @@ def _metric(result, point: dict) -> dict:
         row[f"{name}_std_mbps"] = number(s.get("throughput_std_mbps"))
         row[f"{name}_loss_events"] = number(s.get("loss_events"))
     row["siad_share"] = row["siad_mbps"] / (row["siad_mbps"] + row["other_mbps"])
-    return row
+    return {**row, **half_rates(result, ("siad", "other"))}
 
 
 #: The cells the prose calls "about equal" (L2595, L2603): judged once, by their table ratio (the
@@ -100,12 +100,16 @@ def _rows(summary) -> List[dict]:
             continue
         siad, other = table[_key(r)]
         prose = EQUAL_PROSE.get((r.opponent, *_key(r)))
+        # The thesis ran 600 s (L2131): how far the ratio moved between this run's halves is how
+        # far the rest of the full run could move it.
+        reach = half_drift(r, lambda h, r=r: getattr(r, f"siad_{h}_mbps") / getattr(r, f"other_{h}_mbps"))
         checks.append(near(
             f"SIAD({r.num_rtt}) vs {r.opponent}, {r.rate_mbps} Mbit/s, {r.buffer_bdp:g} BDP: rate SIAD / {r.opponent.split()[0]}",
             f"{siad} / {other} = {siad / other:.2f}" + (f" (\"about equal\", {prose})" if prose else ""),
             OPPONENTS[r.opponent][2], r.siad_mbps / r.other_mbps,
             round(siad / other, 3), shown=f"{r.siad_mbps:.2f} / {r.other_mbps:.2f} = {r.siad_mbps / r.other_mbps:.2f}",
-            why=lambda r=r, ratio=siad / other: _reason(r, ratio)))
+            why=lambda r=r, ratio=siad / other: _reason(r, ratio), needs=("duration",), movable=reach,
+            of=("siad_mbps", "other_mbps")))
     return rows(checks + _claims(summary))
 
 

@@ -54,8 +54,8 @@ QUICK_DURATION_S = 120.0
 #: check the loss band is ±50 % of the thesis's (``common.factor_claim``: the upper end tightened).
 UTIL_TOL, LOSS_FACTOR = 0.05, 2.0
 #: "TCP SIAD reaches for all tested buffer sizes and Num_RTT configurations an average link
-#: utilization of 90% to 95%" (L2730): at least 90 %.
-SIAD_UTIL_MIN = 0.90
+#: utilization of 90% to 95%" (L2730): from 90 % to 95 %.
+SIAD_UTIL_MIN, SIAD_UTIL_MAX = 0.90, 0.95
 
 #: (table, scheme, buffer) → (utilization %, loss rate %): Table 4.7 (L2704) and C.11 (L6305).
 THESIS = {}
@@ -144,11 +144,16 @@ def _bursts(r) -> str:
 def _table_rows(summary) -> list:
     checks = []
     for _, r in summary.iterrows():
-        for table in table_of(r["scheme"], r["cross"]):
+        # Cubic's run is both tables' (Cubic short flows); both print the same numbers, so it is
+        # judged once, as Table 4.7's row, with C.11's line beside it.
+        tables = table_of(r["scheme"], r["cross"])
+        for table in tables[:1]:
             util, loss = THESIS[(table, r["scheme"], float(r["buffer_bdp"]))]
             where = (f"Table {table}: {r['scheme']} long flow, short flows "
                      f"{cross_scheme(r['scheme'], r['cross'])}, {r['buffer_bdp']:g}·BDP")
-            source = f"Table {table}, {'L2704' if table == '4.7' else 'L6305'}"
+            source = f"Table {table}, {'L2704–L2724' if table == '4.7' else 'L6305–L6325'}"
+            if len(tables) > 1:
+                source += "; Table C.11, L6305–L6325 (the same values)"
             ours_util, ours_loss = r["utilization"] * 100, r["loss_rate"] * 100
             checks += [
                 check(f"{where}: utilization [%]", f"{util:.2f}", source, ours_util,
@@ -162,14 +167,21 @@ def _table_rows(summary) -> list:
 
 
 def _claim_rows(summary) -> list:
+    """"TCP SIAD reaches for all tested buffer sizes and Num_RTT configurations an average link
+    utilization of 90% to 95%" (L2730): its lowest and its highest run, each held to its end."""
     siad = summary[summary["scheme"].str.startswith("SIAD") & (summary["cross"] == "same")]
     if siad.empty:
         return []
-    low = float(siad["utilization"].min())
+    low, high = float(siad["utilization"].min()), float(siad["utilization"].max())
+    shown = f"{low * 100:.1f} % … {high * 100:.1f} %"
     return [check("Table 4.7: SIAD's lowest utilization over every buffer and Num_RTT", "90 % to 95 %",
-                  "Sec. 4.6.1, L2730", low, Claim("≥", SIAD_UTIL_MIN),
-                  shown=f"{low * 100:.1f} % (range {low * 100:.1f}–{siad['utilization'].max() * 100:.1f} %)",
-                  why=f"a run under {SIAD_UTIL_MIN:.0%}")]
+                  "Sec. 4.6.1, L2730", low, Claim("≥", SIAD_UTIL_MIN), shown=shown,
+                  why=f"a run under {SIAD_UTIL_MIN:.0%}"),
+            check("Table 4.7: SIAD's highest utilization over every buffer and Num_RTT", "90 % to 95 %",
+                  "Sec. 4.6.1, L2730", high, Claim("≤", SIAD_UTIL_MAX), shown=shown,
+                  why=lambda: f"a run over {SIAD_UTIL_MAX:.0%}: "
+                              + ", ".join(f"{r.scheme} {r.buffer_bdp:g}·BDP {r.utilization:.1%}"
+                                          for r in siad.itertuples() if r.utilization > SIAD_UTIL_MAX))]
 
 
 def _comparison(summary) -> list:

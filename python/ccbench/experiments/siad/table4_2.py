@@ -27,6 +27,8 @@ from ccbench.experiments.siad.common import (
     every,
     flow,
     fmt,
+    half_drift,
+    half_rates,
     link_metrics,
     near,
     number,
@@ -77,36 +79,14 @@ def _metric(result, point: dict) -> dict:
         row[f"{name}_mbps"] = number(s.get("goodput_mbps"))
         row[f"{name}_std_mbps"] = number(s.get("throughput_std_mbps"))
         row[f"{name}_loss_events"] = number(s.get("loss_events"))
-    return {**row, **_halves(result)}
-
-
-def _halves(result) -> Dict[str, float]:
-    """Each flow's mean binned rate over the first and the second half of the measured time, and
-    their ratio: how far the rates drift within one run is how far a longer run (the thesis's
-    580 s) could still move them."""
-    flows = result.flows
-    warmup = float(result.summary["scenario"]["warmup_s"])
-    end = float(flows["t_s"].max())
-    middle = (warmup + end) / 2
-    out: Dict[str, float] = {}
-    for half, (lo, hi) in (("h1", (warmup, middle)), ("h2", (middle, end))):
-        for name in ("flow1", "flow2"):
-            f = flows[(flows["flow"] == name) & (flows["t_s"] > lo) & (flows["t_s"] <= hi)]
-            out[f"{name}_{half}_mbps"] = float(f["throughput_mbps"].mean()) if len(f) else math.nan
-        out[f"ratio_{half}"] = out[f"flow1_{half}_mbps"] / out[f"flow2_{half}_mbps"] \
-            if out[f"flow2_{half}_mbps"] else math.nan
-    return out
+    return {**row, **half_rates(result, ("flow1", "flow2"))}
 
 
 def drift(r, column: str) -> Optional[float]:
-    """How far ``column`` (``ratio`` or ``flow1``/``flow2``) moved between the run's halves (None
-    when the run has no halves: then a differing row is judged, not deferred)."""
+    """How far ``column`` (``ratio`` or ``flow1``/``flow2``) moved between the run's halves."""
     if column == "ratio":
-        a, b = r.get("ratio_h1", math.nan), r.get("ratio_h2", math.nan)
-    else:
-        a, b = r.get(f"{column}_h1_mbps", math.nan), r.get(f"{column}_h2_mbps", math.nan)
-    value = abs(float(b) - float(a))
-    return value if math.isfinite(value) else None
+        return half_drift(r, lambda h: r[f"flow1_{h}_mbps"] / r[f"flow2_{h}_mbps"])
+    return half_drift(r, lambda h: r[f"{column}_{h}_mbps"])
 
 
 def _cell_reason(a: int, b: int, ours: float, paper: float, row=None) -> str:
@@ -145,8 +125,8 @@ def _cell_rows(summary, table, label: str, lines: str) -> list:
         reach = drift(r, "ratio")
         checks.append(near(
             f"{label} ratio, Num_RTT {a}/{b}", f"{paper}", f"{label}, {lines}", ours, paper,
-            shown=fmt(ours, ".2f") + ("" if reach is None else
-                                      f" (halves {r['ratio_h1']:.2f} → {r['ratio_h2']:.2f})"),
+            shown=fmt(ours, ".2f") + ("" if reach is None else f" (halves {r['flow1_h1_mbps'] / r['flow2_h1_mbps']:.2f}"
+                                      f" → {r['flow1_h2_mbps'] / r['flow2_h2_mbps']:.2f})"),
             # A quick run holds a few of the long epochs: the drift between its halves is how far
             # the thesis's 580 s could still move the ratio.
             needs=("duration",), movable=reach, of=("flow1_mbps", "flow2_mbps"),

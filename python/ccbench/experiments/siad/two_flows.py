@@ -38,9 +38,11 @@ from ccbench.experiments.siad.common import (
     fmt,
     link_metrics,
     near,
+    number,
     rows,
     stat,
 )
+from ccbench.experiments.siad.timestamps import additional_decreases
 
 # ------------------------------------------------------------------ the experiment
 
@@ -79,17 +81,29 @@ def _apply(point: dict) -> dict:
 
 
 def _metric(result, point: dict) -> dict:
-    row = link_metrics(result)
+    row = {**link_metrics(result), "loss_events": number(result.link("bottleneck").get("loss_events"))}
     oscillations = []
     for name in FLOWS:
         row.update(flow_metrics(result, name, name))
         osc = result.flow(name).get("oscillation")
         row[f"{name}_oscillation"] = stat(osc, "mean")
         row[f"{name}_oscillation_std"] = stat(osc, "std")
+        row[f"{name}_loss_events"] = number(result.flow(name).get("loss_events"))
+        row[f"{name}_additional_decreases"] = additional_decreases(result, name)
         oscillations.append(row[f"{name}_oscillation"])
     finite = [o for o in oscillations if math.isfinite(o)]
     row["oscillation"] = sum(finite) / len(finite) if finite else NAN
     return row
+
+
+def _sync_text(r) -> str:
+    """One point's oscillation with how many of the queue's congestion events cut each flow (both
+    in nearly all: synchronised) and each flow's Additional Decreases (estimated from the cwnd
+    trace as in ``siad-timestamps``)."""
+    return (f"{r['buffer_bdp']:g} BDP/{r['rate_mbps']:g} Mbit/s ({r['oscillation']:.2f}; flow 1 / flow 2 cut in "
+            f"{r['flow1_loss_events']:.0f} / {r['flow2_loss_events']:.0f} of {r['loss_events']:.0f} congestion "
+            f"events, {r['flow1_additional_decreases']:.0f} / {r['flow2_additional_decreases']:.0f} Additional "
+            "Decreases)")
 
 
 def _row(summary, scheme: str, rate: int, buffer: float):
@@ -157,12 +171,9 @@ def _claim_rows(summary) -> list:
             "SIAD(20) oscillation size / buffer, smallest over the points", "> 0.5, large std",
             "Sec. 4.4.1, L2477", float(osc.min()), Claim("≥", OSC_SYNCHRONISED),
             shown=f"{osc.min():.2f} (range {osc.min():.2f}–{osc.max():.2f})",
-            why=lambda: ("at or just below the synchronised 0.5 at "
-                         + ", ".join(f"{b:g} BDP/{r:g} Mbit/s ({o:.2f})" for b, r, o in
-                                     zip(small["buffer_bdp"], small["rate_mbps"], small["oscillation"]))
-                         + ": there our two flows' decreases are mostly synchronised, so the "
-                         "excess the thesis ascribes to de-synchronisation, Fast Increase overshoot "
-                         "and Additional Decrease (L2477–L2479) is smaller")))
+            why=lambda: ("at or below the synchronised 0.5 at " + "; ".join(_sync_text(r) for _, r in small.iterrows())
+                         + ": the thesis's excess over 0.5 comes from de-synchronisation, Fast Increase "
+                         "overshoot and Additional Decrease (L2477, L2483)")))
     at_half = summary[(summary["buffer_bdp"] == 0.5) & (summary["rate_mbps"] == 20)]
     if len(at_half) > 1 and "SIAD(20)" in set(at_half["scheme"]):
         siad_loss = float(at_half[at_half["scheme"] == "SIAD(20)"]["loss_rate"].iloc[0])
