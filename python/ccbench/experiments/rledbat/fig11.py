@@ -6,8 +6,9 @@ than with simultaneous starts (Fig. 10) but fairness is "roughly preserved" (L37
 the rates is unstated (notes §3 Fig. 11 and §5 item 8); we follow the notes: Jain over the window
 in which both are active, [second start, 300 s] (the scenario's warm-up), and report whole-run rates
 and their Jain index too. Notes' pass rows: JFI (both-active) ≥ 0.90 at every RTT; JFI(Fig. 11) ≤
-JFI(Fig. 10) + 0.02; the latecomer never holds more than 65 % of the combined rate in the last
-100 s.
+JFI(Fig. 10) + 0.02, judged (issue 39) as "slightly lower": ≤ JFI(Fig. 10) agrees, up to 0.02
+above it is within tolerance; the latecomer never holds more than 65 % of the combined rate in the
+last 100 s.
 
 Arms: ``gap_s`` 40 (the figure) and 0 (Fig. 10's set-up on the same RTTs and seeds, for the
 comparison). Measured per run (``pairs.two_rledbat_metric``): the core's Jain index of the two
@@ -70,10 +71,12 @@ def _comparison(summary) -> list:
         fair.append(check.row())
         if rtt in together.index:
             ref = float(together.loc[rtt, "jain"])
-            check = Check(f"RTT {rtt:g} ms: Jain 40 s apart, at most Jain together + 0.02",
-                          f"slightly lower than with simultaneous starts (ours together {ref:.3f})", "Fig. 11, L374",
-                          float(row["jain"]), Claim("≤", round(ref + JAIN_SLACK, 4), relative=False),
-                          shown=f"40 s apart {row['jain']:.3f}; together {ref:.3f}")
+            # "slightly lower": at most our index together; up to 0.02 above it (one seed's noise) is
+            # within tolerance, not agreement
+            check = Check(f"RTT {rtt:g} ms: Jain 40 s apart, at most Jain together",
+                          "slightly lower than with simultaneous starts", "Fig. 11, L374",
+                          float(row["jain"]), Claim("≤", round(ref, 4), within=JAIN_SLACK, relative=False),
+                          shown=f"40 s apart {row['jain']:.3f}; together (our Fig. 10 arm) {ref:.3f}", of=("jain",))
             if check.verdict != "agrees":
                 check.reason = "the latecomer's run is the fairer"
             relative.append(check.row())
@@ -86,7 +89,9 @@ def _comparison(summary) -> list:
         whole.append(Check(f"RTT {rtt:g} ms: whole-run rates", "window unstated", "notes §5 item 8", None,
                            shown=(f"first {row['first_whole_mbps']:.2f} Mbps, latecomer "
                                   f"{row['second_whole_mbps']:.2f} Mbps"),
-                           reason="the paper does not say over which window its rates are taken").row())
+                           reason=("L315 says rates include each flow's start, but not whether Fig. 11's index is "
+                                   "over both whole transfers or over the time both are active (notes §5 item 8): "
+                                   "shown, the index is judged over [40 s, end] above")).row())
     return fair + relative + latecomer + whole
 
 

@@ -4,7 +4,8 @@ buffer, base RTT varied; the LEDBAT++ sender beside it.
 Claims (L464): rLEDBAT yields for RTTs above 60 ms (T); below, unlike BBRv1, BBRv2 yields to
 rLEDBAT: its in-flight is bounded by its model (inflight_hi/lo), not only by the 2·BDP cap; the
 same as LEDBAT++ against BBRv2 [11]. Notes' pass rows: RTT ≥ 80 ms share ≤ 0.15; RTT ≤ 40 ms
-share > 0.5 (above BBRv2's). Set-up and measurement: :mod:`ccbench.experiments.rledbat.vs_bbr`;
+share > 0.5 (above BBRv2's), judged (issue 39) in the sense of "yields" the rLEDBAT rows use: BBRv2
+keeps at most 0.15 of C. Set-up and measurement: :mod:`ccbench.experiments.rledbat.vs_bbr`;
 BBRv2 is ``cca = "bbr2"``.
 
 Environment (issue 25 item 6): judged in the testbed's (tbf burst 32 KiB, GRO, BBRv2 with its
@@ -30,8 +31,8 @@ def explain(row) -> str:
 FIGURE = vs_bbr.Figure(
     name="rledbat-fig18", number=18, bbr="bbr2", bbr_label="BBRv2", buffer="500ms", enhanced=False,
     source="Fig. 18, L464", quick_rtts=[20, 100],
-    claims=[vs_bbr.share_band("RTT ≤ 40 ms: rLEDBAT share > 0.5", "BBRv2 yields to rLEDBAT below T (L464)",
-                              lambda rtt: rtt <= 40, 0.5, 1.0),
+    claims=[vs_bbr.bbr_yields("RTT ≤ 40 ms: BBRv2's share ≤ 0.15", "BBRv2 yields in front of rLEDBAT below T (L464)",
+                              lambda rtt: rtt <= 40),
             vs_bbr.share_band("RTT ≥ 80 ms: rLEDBAT share ≤ 0.15", "yields for RTT > 60 ms = T (L464)",
                               lambda rtt: rtt >= 80, 0.0, 0.15)],
     explain=explain)

@@ -19,7 +19,7 @@ VARIANTS = {PAPER: {}, "host-noise-off": {"host_noise": "off"}, "no-delayed-ack"
             # what RFC 9840 leaves open: RTT table cleared after each decrease, minimum of the
             # last 10 delays, a reduction spread over the bytes received, once per RTT.
             "authors-module": {"receiver_cc": {"profile": "authors"}}}
-#: L333, L336; the notes' pass rows (§3, Fig. 5).
+#: L327, L334, L336; the notes' pass rows (§3, Fig. 5).
 PAPER_BELOW, PAPER_KBPS, BEST_KBPS, VOIP_KBPS = 0.917, 890, 954, 64
 BELOW_MIN, KBPS_MIN = 0.85, 800
 DIP_FRACTION, DIP_GAP_S = 0.25, 1.0

@@ -89,7 +89,8 @@ def wide(summary, env: common.Environment = common.TESTBED):
 class ShareRow:
     """A pass row on the rLEDBAT arm's means, one check per RTT that ``covers``: ``kind`` "band"
     (rLEDBAT's share in [low, high]), "yield" (rLEDBAT's share ≤ high, judged as the BBR flow's
-    share ≥ what the two carry less ``high``: ``common.yield_claim``), "bbr_above" (the BBR flow's
+    share ≥ what the two carry less ``high``: ``common.yield_claim``), "bbr_yields" (the BBR flow's
+    share ≤ high, judged on rLEDBAT's share the same way), "bbr_above" (the BBR flow's
     share at least half of what the two carry) or "even" (rLEDBAT's part of what the two carry,
     from both flows' own rates, about a half: :data:`EVEN_AGREE`, :data:`EVEN_WITHIN`)."""
 
@@ -112,6 +113,13 @@ def share_band(what: str, paper: str, covers, low: float = 0.0, high: float = 1.
 
 def even_split(what: str, paper: str, covers) -> ShareRow:
     return ShareRow(what, paper, covers, "even")
+
+
+def bbr_yields(what: str, paper: str, covers, high: float = 0.15) -> ShareRow:
+    """The BBR flow yields to rLEDBAT (L464, L466, L480), in the paper's sense of "yields" that the
+    rLEDBAT rows use: it keeps at most ``high`` of C, judged on rLEDBAT's own share (at least what
+    the two carry less ``high``)."""
+    return ShareRow(what, paper, covers, "bbr_yields", (0.0, high))
 
 
 def bbr_above(what: str, paper: str, covers) -> ShareRow:
@@ -160,6 +168,9 @@ def share_check(claim: ShareRow, r, source: str, bbr_label: str) -> Check:
     if claim.kind == "yield":
         return Check(f"{what}: {bbr_label}'s share (yields: ≥ the two's − {claim.band[1]:g})", claim.paper, source,
                      bbr, common.yield_claim(claim.band[1], lbe, bbr), shown=shown, of=("bbr_share",))
+    if claim.kind == "bbr_yields":
+        return Check(f"{what}: rLEDBAT's share ({bbr_label} yields: ≥ the two's − {claim.band[1]:g})", claim.paper,
+                     source, lbe, common.yield_claim(claim.band[1], bbr, lbe), shown=shown, of=("lbe_share",))
     if claim.kind == "bbr_above":
         return Check(f"{what}: {bbr_label}'s share (at least half of the two)", claim.paper, source, bbr,
                      Claim("≥", round((lbe + bbr) / 2, 4), relative=False), shown=shown, of=("bbr_share",))
@@ -345,7 +356,7 @@ def _figure_for(fig: Figure, title: str):
                     main[f"{env.key}_{column}{suffix}"] = contrast[f"{column}{suffix}"]
             columns += [(f"{env.key}_{column}", f"{label} [{env.label}]") for column, label in columns[:2]]
         table = pd.DataFrame(main).reset_index()
-        bands = [(c.band[0], c.band[1], c.what) for c in fig.claims if c.band]
+        bands = [(c.band[0], c.band[1], c.what) for c in fig.claims if c.band and c.kind in ("band", "yield")]
         return common.share_figure(table, Path(out_dir) / f"{fig.name}.png", columns, title,
                                    ylabel="share of C (goodput / 20 Mbps)", bands=bands)
     return figure
