@@ -4,7 +4,10 @@ Each experiment's quick variant runs once; every row of its comparison.json that
 is decided again with our number halved and doubled, and one of the two must change the verdict
 (a check that still agrees when our number collapses or doubles checks nothing). A row that
 already differs has failed; for it the claim must be one that our number could meet (decided at
-the paper's own value it is not "differs"). Rows without a claim must be "reported" with a reason.
+the paper's own value it is not "differs"). An order or a trend (a claim ≥ 0 or ≤ 0 on a
+difference of our numbers) must fail when the order reverses; a bound far from ours may pass both
+perturbations only when its reason says it is far (issue 39: it is still a claim). Contrast rows
+carry no claim; other rows without a claim must be "reported" with a reason.
 """
 
 import json
@@ -46,6 +49,20 @@ def _paper_value(claim) -> float:
     return sum(value) / 2 if isinstance(value, list) else float(value)
 
 
+def _is_order(claim) -> bool:
+    """An order or a trend of our numbers ("A ≥ B", "grows with"): one side of a bound at 0 on a
+    difference, which scaling our number never crosses; it fails when the order reverses."""
+    return claim["relation"] in ("≤", "≥") and claim["value"] == 0
+
+
+def _reversed(row, value: float) -> str:
+    """The verdict with the order reversed: our difference mirrored, and at least a step of the
+    claim's band plus 1 % of the unit beyond it (a difference of 0 reverses too)."""
+    claim = row["claim"]
+    step = abs(value) + claim["within"] + 0.01
+    return redecide(row, -step if claim["relation"] == "≥" else step)
+
+
 @pytest.mark.parametrize("name", [exp.name for exp in MIGRATED])
 def test_every_check_can_fail(quick_rows, name):
     rows = quick_rows[name]
@@ -53,6 +70,10 @@ def test_every_check_can_fail(quick_rows, name):
     weak = []
     for row in rows:
         assert row["verdict"] in VERDICTS, row
+        if row["verdict"] == "contrast":
+            # a model or a sibling beside ours: no claim, and the paper column says whose value it is
+            assert row.get("claim") is None and row["paper"] and row["source"], row
+            continue
         if row.get("claim") is None:
             assert row["verdict"] == "reported" and row["reason"], row
             continue
@@ -65,9 +86,16 @@ def test_every_check_can_fail(quick_rows, name):
             if redecide(row, _paper_value(row["claim"])) in ("differs", "full run decides"):
                 weak.append((row["what"], "cannot agree even at the paper's value"))
             continue
+        if _is_order(row["claim"]):
+            if _reversed(row, value) == row["verdict"]:
+                weak.append((row["what"], value, row["tolerance"], "an order that cannot reverse"))
+            continue
         assert value != 0, row
         if redecide(row, value * 0.5) == row["verdict"] and redecide(row, value * 2) == row["verdict"]:
-            weak.append((row["what"], value, row["tolerance"], row["verdict"]))
+            # issue 39: a bound far from ours is still the paper's (or the notes') claim, counted;
+            # the row must say that it is far
+            if "far from ours" not in row["reason"]:
+                weak.append((row["what"], value, row["tolerance"], row["verdict"]))
     assert not weak, weak
 
 
@@ -76,7 +104,7 @@ def test_no_reason_is_a_placeholder(quick_rows):
         text = json.dumps(rows, ensure_ascii=False)
         assert "[MISSING]" not in text, name
         for row in rows:
-            if row["verdict"] == "agrees":
+            if row["verdict"] in ("agrees", "contrast"):  # a contrast row's paper column says whose value
                 continue
             assert row["reason"], (name, row["what"])
 

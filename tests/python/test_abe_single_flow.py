@@ -64,7 +64,9 @@ def _checked_rows(out) -> list:
     """comparison.json, every verdict being what its claim decides for our number."""
     rows = json.loads((out / "comparison.json").read_text())
     for row in rows:
-        assert row["verdict"] == redecide(row, row["value"]), row
+        # a contrast row (a model or a sibling beside ours) states no claim
+        assert row["verdict"] == ("contrast" if row["verdict"] == "contrast" and row["claim"] is None
+                                  else redecide(row, row["value"])), row
     return rows
 
 
@@ -106,4 +108,8 @@ def test_fig11_larger_beta_ecn_recovers_throughput_at_large_rtt(tmp_path):
         assert max(medians) - min(medians) <= 5.0, (rtt, medians)
         assert min(medians) >= rtt
     rows = _checked_rows(tmp_path)
-    assert [r["claim"]["value"] for r in rows if r["claim"]] == [1.0, 1.0]  # no effect: a ratio of 1
+    # L251, judged: U grows at every step (≥ 0), recovers at least the notes' 0.05·C; the median
+    # RTT's largest over smallest is 1 (no effect) at each RTT
+    assert [(r["claim"]["relation"], r["claim"]["value"]) for r in rows if r["claim"]] == [
+        ("≥", 0.0), ("≥", 0.05), ("≈", 1.0), ("≈", 1.0)]
+    assert rows[0]["verdict"] == "agrees" and rows[1]["verdict"] == "agrees"
