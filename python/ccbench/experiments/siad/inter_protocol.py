@@ -122,11 +122,11 @@ def _reason(r, paper_ratio: float) -> str:
     hit = (f"{other} is cut in {r.other_loss_events:.0f} and SIAD in {r.siad_loss_events:.0f} "
            f"of the queue's {r.loss_events:.0f} congestion events")
     if more:
-        return (f"SIAD gets more than in the thesis; {hit}: our {other} takes part in more of "
-                "SIAD's frequent events than (presumably) the kernel's did, so it grows for fewer RTTs between "
-                "its decreases")
-    return (f"{other} gets more than in the thesis; {hit}: our {other} escapes more of SIAD's "
-            "events (losses less synchronised than in the thesis), so it grows for longer")
+        return (f"SIAD gets more than in the thesis; {hit}: our {other} takes part in most of SIAD's "
+                "frequent events, so it grows for few RTTs between its decreases (the thesis gives no event "
+                "counts to compare)")
+    return (f"{other} gets more than in the thesis; {hit}: our {other} escapes some of SIAD's "
+            "events and grows on through them (the thesis gives no event counts to compare)")
 
 
 def _claims(summary) -> list:

@@ -11,7 +11,7 @@ full product (448 runs, a third at 100 Mbit/s) adds no plotted point. Table B.2 
 
 Claims (L2355–L2385, L2445; issue 12 "Done means"): SIAD > 95 % utilization from 0.2 to 2 BDP,
 minimum queue fill 0 in every run, mean fill ≈ 0.5, 96.4 % at 0.7 BDP; the loss-event distance
-≈ Num_RTT RTTs (RTT with queueing, L2140) from 10 to 100 Mbit/s and doubling with Num_RTT; only
+≈ Num_RTT RTTs (RTT with queueing, L2139, L2349) from 10 to 100 Mbit/s and doubling with Num_RTT; only
 Scalable and SIAD keep it independent of the rate; NewReno/Illinois underutilize below 1 BDP;
 every non-SIAD scheme keeps a standing queue above 1 BDP (L2371).
 """
@@ -101,7 +101,7 @@ def _metric(result, point: dict) -> dict:
 
 def _compare(summary):
     """SIAD's expected loss-event distance: Num_RTT RTTs, the RTT with the mean queueing delay
-    (L2140)."""
+    (L2139; "controlled as desired based on the Num_RTT configuration", L2349)."""
     summary = summary.copy()
     n = summary["scheme"].map(num_rtt)
     summary["expected_distance_s"] = n * (BASE_RTT_S + summary["queue_delay_ms"] / 1000.0)
@@ -234,10 +234,10 @@ def _distance_rows(summary) -> list:
                 what = f"{scheme} loss-event distance, {rate:g} Mbit/s, {buffer:g} BDP [s]"
                 paper = "Num_RTT RTTs (RTT incl. mean queueing)"
                 if is_nan(d) or is_nan(e):
-                    checks.append(check(what, paper, "Sec. 4.1.2, L2140", None, None, reported=NOT_MEASURED))
+                    checks.append(check(what, paper, "Sec. 4.1.2, L2139; Sec. 4.3.1, L2349", None, None, reported=NOT_MEASURED))
                     continue
                 checks.append(check(
-                    what, f"{paper} = {e:.2f} s", "Sec. 4.1.2, L2140; Sec. 4.3.1, L2377", d,
+                    what, f"{paper} = {e:.2f} s", "Sec. 4.1.2, L2139; Sec. 4.3.1, L2349, L2377", d,
                     Claim("≈", round(e, 3), agree=DISTANCE_TOL), shown=f"{d:.2f} ± {std:.2f} s ({d / e - 1:+.0%})",
                     why=lambda d=d, e=e, std=std: (
                         f"{d / e - 1:+.0%} from Num_RTT RTTs, with a spread of {std:.2f} s between events: "
@@ -250,7 +250,7 @@ def _distance_rows(summary) -> list:
                 continue
             checks.append(check(
                 f"distance SIAD(40)/SIAD(20), {rate:g} Mbit/s, {buffer:g} BDP", "2 (doubles with Num_RTT)",
-                "Sec. 4.3.1, L2377; Eq. of Num_RTT, L2140", d40 / d20, Claim("≈", 2.0, agree=DISTANCE_TOL),
+                "Sec. 4.3.1, L2349, L2377; distance as L2139", d40 / d20, Claim("≈", 2.0, agree=DISTANCE_TOL),
                 shown=f"{d40 / d20:.2f} ({d40:.2f} / {d20:.2f} s)",
                 why=lambda d20=d20, d40=d40: f"SIAD(40)'s {d40:.2f} s against SIAD(20)'s {d20:.2f} s: see the "
                                              "distance rows above for the one that is off"))

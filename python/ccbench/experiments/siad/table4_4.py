@@ -143,11 +143,10 @@ def _reason(setup: str, r, paper: float) -> str:
     events = (f"flow 1 / flow 2 cut in {r.flow1_loss_events:.0f} / {r.flow2_loss_events:.0f} of "
               f"{r.loss_events:.0f} congestion events")
     if setup.startswith("SIAD"):
-        return (f"the 100 ms flow gets {direction} than in the thesis ({events}): with decreases "
-                "this synchronised SIAD regrows each flow to its own last maximum, so any split "
-                "is an equilibrium and the split is set where an increase meets the 1 pkt/RTT floor "
-                "(10 pkt/s at 100 ms, 5 pkt/s at 200 ms); where that happens depends on Fast "
-                "Increase and delay-sample details that differ from the kernel module")
+        return (f"the 100 ms flow gets {direction} than in the thesis ({events}): with decreases this "
+                "synchronised, Adaptive Decrease cuts each flow by the queueing share of its own RTT (Eq. 3.3) and leaves the split "
+                "where the increases put it; the thesis itself finds SIAD's sharing ratio hard to calculate "
+                "from the interplay of Fast Increase, Trend and Additional Decrease (L2217)")
     # Effective RTTs with the mean queue (fill × 150 ms of buffer): the 1/RTT (unsynchronised)
     # and 1/RTT² (synchronised AIMD) laws bracket the expected rate ratio.
     queue_ms = r.queue_fill_mean * 150
