@@ -408,3 +408,18 @@ def test_fig21_modified_target_keeps_the_queue_near_one_base_rtt(quick):
     """L500 against BBRv2 (the mechanism, which holds; the yielding does not)."""
     _, table = _table(quick, "rledbat-fig21")
     assert table.loc[20, "rledbat_queue_p90_ms"] <= QUEUE_BAND * 20
+
+
+def test_table_cells_state_how_far_the_full_runs_seeds_could_move_them(quick):
+    """Issue 39 item 3: a cell is a mean over the quick run's 3 seeds, a subset of the full run's 8,
+    so its reach is 3·std·√(1/3 − 1/8) from this run's spread; a cell outside its band by more
+    than that is judged, by less it is left to the full run."""
+    out, summary = quick["rledbat-table1"]
+    rows = _rows(out, "FCT, ")
+    assert rows and all(r["needs"] == ["seeds"] and r["of"] == ["fct_s"] for r in rows)
+    r = summary[(summary["row"] == sf.SAME) & (summary["rtt_ms"] == 100)].iloc[0]
+    (cell,) = _rows(out, "FCT, CUBIC long background, then CUBIC short, RTT 100 ms")
+    assert cell["movable"] == pytest.approx(3 * r["fct_s_std"] * (1 / 3 - 1 / 8) ** 0.5)
+    assert sf.seed_reach({"seeds": 1, "fct_s_std": 0.0}, "fct_s") is None, "one seed has no spread to say it from"
+    for row in _rows(out, "alone ≤ rLEDBAT-bg ≤ CUBIC-bg"):
+        assert row["needs"] == ["seeds"] and row["movable"] is not None

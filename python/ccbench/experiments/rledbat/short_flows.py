@@ -26,6 +26,7 @@ ordering is checked on our own numbers, not on the paper's.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -204,8 +205,10 @@ def cell_rows(summary, labels: Mapping[str, str], table: str, why: Optional[Mapp
         if paper is None or paper != paper:
             continue
         err = (r["fct_s"] - paper) / paper
+        # a mean over the quick run's seeds: the full run's could move it by up to seed_reach
         check = Check(f"FCT, {labels[r['row']]}, RTT {r['rtt_ms']:g} ms", f"{paper:.2f} s", table, float(r["fct_s"]),
-                      cell_claim(r["row"], paper), shown=mean_spread(r, "fct_s", unit="s", note=f"{err:+.0%}"))
+                      cell_claim(r["row"], paper), shown=mean_spread(r, "fct_s", unit="s", note=f"{err:+.0%}"),
+                      needs=("seeds",), movable=seed_reach(r, "fct_s"), of=("fct_s",))
         if check.verdict != "agrees" or r["row"] == RLEDBAT:
             notes = [queue_note(summary, r["row"], r["rtt_ms"])]
             if check.verdict != "agrees":
@@ -216,6 +219,16 @@ def cell_rows(summary, labels: Mapping[str, str], table: str, why: Optional[Mapp
             check.reason = "; ".join(filter(None, notes))
         out.append(check.row())
     return out
+
+
+def seed_reach(r, column: str) -> Optional[float]:
+    """How far the full run's seeds could move this run's mean of ``column``: this run's seeds are
+    a subset of the full run's, so the two means differ by a spread of std·√(1/n − 1/N); three of
+    those, from this run's seed std (None with one seed: no spread to say it from)."""
+    n, std = int(r.get("seeds", 1)), r.get(f"{column}_std")
+    if n < 2 or std is None or std != std:
+        return None
+    return 3 * float(std) * math.sqrt(max(0.0, 1 / n - 1 / len(common.SEEDS)))
 
 
 def cell_claim(row: str, paper: float) -> Claim:
@@ -251,6 +264,19 @@ def queue_note(summary, row: str, rtt: float) -> str:
             f"{r['retransmits']:.1f} retransmissions and {r['timeouts']:.1f} timeouts per run")
 
 
+def ratio_reach(summary, a_key: str, b_key: str, rtt: float) -> Optional[float]:
+    """How far the full run's seeds could move the ratio of two cells' means: each cell's
+    :func:`seed_reach`, relative, added in quadrature (None when either has no spread)."""
+    rows = [summary[(summary["row"] == key) & (summary["rtt_ms"] == rtt)] for key in (a_key, b_key)]
+    if any(hit.empty for hit in rows):
+        return None
+    (a, b) = (hit.iloc[0] for hit in rows)
+    reaches = [seed_reach(a, "fct_s"), seed_reach(b, "fct_s")]
+    if any(x is None for x in reaches):
+        return None
+    return float(b["fct_s"] / a["fct_s"]) * math.hypot(reaches[0] / a["fct_s"], reaches[1] / b["fct_s"])
+
+
 def order_rows(summary, what: str, paper: str, source: str, chain: Sequence[Tuple[str, str]], rtt: float,
                cells: Mapping[str, Sequence[float]], tie: float = 0.0, why: str = "",
                floor: Optional[float] = None) -> List[dict]:
@@ -273,7 +299,8 @@ def order_rows(summary, what: str, paper: str, source: str, chain: Sequence[Tupl
         high = max(low, ratio * (1 + cell_band(b_key)) / (1 - cell_band(a_key)))
         check = Check(f"{what}: {b_key} / {a_key}", f"{paper}; {pb:.2f} / {pa:.2f} = {ratio:.2f}", source, b / a,
                       Claim("in", (round(low, 2), round(high, 2))),
-                      shown=f"{b:.2f} s / {a:.2f} s = {b / a:.2f}")
+                      shown=f"{b:.2f} s / {a:.2f} s = {b / a:.2f}",
+                      needs=("seeds",), movable=ratio_reach(summary, a_key, b_key, rtt), of=("fct_s",))
         if check.verdict != "agrees":
             side = (f"{b_key} not above {a_key}" if b / a < least else
                     f"{'below' if b / a < low else 'above'} the range the two cells give within their bands")

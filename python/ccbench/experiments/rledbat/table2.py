@@ -30,8 +30,6 @@ Set-up and measurement: :mod:`ccbench.experiments.rledbat.short_flows`.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import common, table1
 from ccbench.experiments.rledbat import short_flows as sf
@@ -66,13 +64,6 @@ def implied_queue_ms(rtt: float, background: float, alone: float) -> float:
     return rtt * (background / alone - 1)
 
 
-def seed_reach(r) -> Optional[float]:
-    """How far the full run's seeds could move the mean queue: 3 × this run's seed std (None with
-    one seed, where the run has no spread to say it from)."""
-    std = r.get("queue_at_start_ms_std")
-    return 3 * float(std) if std is not None and std == std and int(r.get("seeds", 1)) > 1 else None
-
-
 def extra_bdp_rows(summary) -> list:
     """L450's extra BDP: the queue the long BBRv1 flow holds when the short flow starts (the
     background's smoothed RTT over the second before, less the base RTT), about the base RTT."""
@@ -94,9 +85,10 @@ def extra_bdp_rows(summary) -> list:
             check = Check(f"{what} (≈ one BDP, the base RTT)", paper, SOURCE + "; L450",
                           float(r["queue_at_start_ms"]),
                           Claim("≈", float(rtt), agree=EXTRA_BDP_AGREE, within=EXTRA_BDP_WITHIN), shown=shown,
-                          # the queue the short flow meets moves from seed to seed: the full run's
-                          # 8 seeds could move our mean by up to 3 seed stds of this run
-                          needs=("seeds",), movable=seed_reach(r), of=("queue_at_start_ms",))
+                          # the queue the short flow meets moves from seed to seed: how far the full
+                          # run's seeds could move our mean, from this run's spread
+                          needs=("seeds",), movable=sf.seed_reach(r, "queue_at_start_ms"),
+                          of=("queue_at_start_ms",))
             if check.verdict != "agrees":
                 check.reason = sf.long_bbr_queue(LABEL)
         else:
