@@ -41,10 +41,17 @@ def spread(values) -> dict:
 
 
 def summarize(experiment: Experiment, results, quick: bool = False):
+    """Per grid point, every metric over the successful seeds (:func:`aggregate`), joined with the
+    reference values and passed through ``experiment.compare`` (:func:`finish_summary`)."""
+    table, keys, metrics = aggregate(experiment, results, quick)
+    return finish_summary(experiment, table, keys, bool(metrics))
+
+
+def aggregate(experiment: Experiment, results, quick: bool = False):
     """Per grid point, every metric over the successful seeds: its mean (column ``<metric>``),
     sample standard deviation (``<metric>_std``, 0 for one seed), ``<metric>_min`` and
-    ``<metric>_max``; ``seeds`` counts the successful seeds. Joined with the reference values
-    and passed through ``experiment.compare``."""
+    ``<metric>_max``; ``seeds`` counts the successful seeds. Returns the table, the point's keys
+    and the metrics."""
     import pandas as pd
 
     points = experiment.params(quick)
@@ -52,29 +59,52 @@ def summarize(experiment: Experiment, results, quick: bool = False):
     ok = results[results["error"] == ""] if "error" in results else results
     skip = set(keys) | {"run", "seed", "error"}
     metrics = [c for c in results.columns if c not in skip]
+    # Each column as floats once (non-numbers missing), each point's runs as a mask once: the
+    # can-fail test summarizes hundreds of perturbed tables, so this is numpy, not a Series a cell.
+    numbers = {c: pd.to_numeric(pd.Series(ok[c], dtype=object), errors="coerce").to_numpy(dtype=float)
+               for c in metrics}
     rows = []
     for point in points:
         mask = pd.Series(True, index=ok.index)
         for key in keys:
             mask &= ok[key] == point[key]
-        sel = ok[mask]
+        chosen = mask.to_numpy()
         row = dict(point)
         for column in metrics:
-            stats = spread(sel[column])
+            stats = _spread_of(numbers[column][chosen])
             row[column] = stats["mean"]
             for stat in ("std", "min", "max"):
                 row[f"{column}_{stat}"] = stats[stat]
-        row["seeds"] = len(sel)
+        row["seeds"] = int(chosen.sum())
         rows.append(row)
-    summary = pd.DataFrame(rows)
+    return pd.DataFrame(rows), keys, metrics
+
+
+def finish_summary(experiment: Experiment, summary, keys: List[str], measured: bool = True):
+    """The per-point table joined with the paper's reference values and passed through the
+    experiment's ``compare`` (the can-fail test calls this on perturbed tables)."""
+    import pandas as pd
+
     if experiment.reference is not None:
         reference = pd.DataFrame(experiment.reference)
         on = [c for c in reference.columns if c in keys]
         summary = summary.merge(reference, on=on, how="left")
-    if experiment.compare is not None and metrics:  # with every run failed there is nothing to compare
+    if experiment.compare is not None and measured:  # with every run failed there is nothing to compare
         summary = experiment.compare(summary)
     return summary
 
+
+def _spread_of(values) -> dict:
+    """:func:`spread` of a float array (NaN: missing)."""
+    import numpy as np
+
+    values = values[~np.isnan(values)]
+    n = len(values)
+    if n == 0:
+        nan = float("nan")
+        return {"mean": nan, "std": nan, "min": nan, "max": nan}
+    return {"mean": float(values.mean()), "std": float(values.std(ddof=1)) if n > 1 else 0.0,
+            "min": float(values.min()), "max": float(values.max())}
 
 
 def tasks_for(exp: Experiment, quick: bool = False) -> List[Task]:
@@ -145,12 +175,8 @@ def write_outputs(exp: Experiment, results, out, quick: bool, info: Optional[dic
         succeeded = "error" not in results or bool((results["error"] == "").any())
         if exp.comparison is not None and not summary.empty and succeeded:
             from ccbench.experiments.base import comparison_markdown
-            from ccbench.experiments.checks import check_rows, settle_quick
 
-            rows = exp.comparison(summary)
-            if quick:
-                rows = settle_quick(rows, _quick_lacks(exp))
-            check_rows(exp.name, rows)
+            rows = comparison_rows(exp, summary, quick)
             files.write_text(out_dir / "comparison.md", comparison_markdown(exp.description or exp.name, rows))
             files.write_json(out_dir / "comparison.json", [dict(r) for r in rows])
         if exp.figure is not None and not summary.empty and succeeded:
@@ -161,6 +187,18 @@ def write_outputs(exp: Experiment, results, out, quick: bool, info: Optional[dic
         if info is not None:
             info["output_seconds"] = round(time.perf_counter() - start, 3)
             files.write_json(out_dir / "meta.json", info)
+
+
+def comparison_rows(exp: Experiment, summary, quick: bool) -> list:
+    """``comparison.json``'s rows of a summary: the experiment's checks, a quick run's settled
+    (:func:`~ccbench.experiments.checks.settle_quick`), every row's verdict checked."""
+    from ccbench.experiments.checks import check_rows, settle_quick
+
+    rows = exp.comparison(summary)  # type: ignore[misc]
+    if quick:
+        rows = settle_quick(rows, _quick_lacks(exp))
+    check_rows(exp.name, rows)
+    return rows
 
 
 def _quick_lacks(exp: Experiment) -> dict:

@@ -1,0 +1,273 @@
+"""Can a verdict fail? Perturb the measurements a row is computed from and see (issue 39 item 3).
+
+A check that passes whatever the model does is no check. Halving a row's own number (the first
+version of this test) misses the ways a row can be built so that it never moves: a share of one
+flow computed as the complement of the other's, one number judged twice with opposite verdicts,
+two arms that are identical by construction compared with each other. So this module perturbs
+the *measurements*: each measured column of ``results.parquet`` (a flow's rate, the queue, a
+time), one grid point at a time, halved and doubled; the experiment's own ``summarize`` and
+``comparison`` turn each perturbed table into rows again, and every judged row is asked:
+
+- **cannot fail**: it passes, and no perturbation of what it is computed from changes its
+  verdict (of the columns its ``of`` names, when it names any);
+- **not about its measurement**: it names in ``of`` a column whose perturbation never moves it
+  (a complement share);
+- **judged twice**: another judged row holds the same number under every perturbation, with the
+  opposite verdict;
+- **identical arms**: it moves with two grid points whose measurements are identical run for
+  run (arms equal by construction).
+
+A row that already differs has failed: it is not asked to fail again. The perturbations are
+applied to sets of grid points chosen so any two points are apart in one of them (the bits of
+a point's index), which keeps the cost to log2 of the points per column and factor.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ccbench.experiments.base import Experiment
+
+#: How each measurement is perturbed: a flow that starves, halved, doubled, a hundredfold (a
+#: bound far from ours is still a claim, so it must be reachable).
+FACTORS = (0.5, 2.0, 100.0, 0.0)
+PASSING = ("agrees", "within tolerance")
+FAILING = ("differs", "full run decides")
+NOT_MEASURED = {"run", "seed", "error"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A judged row that the perturbations show to be no check."""
+
+    experiment: str
+    what: str
+    kind: str  # "cannot fail", "not about its measurement", "judged twice", "identical arms"
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.experiment}: {self.what[:80]!r}: {self.kind} ({self.detail})"
+
+
+class _Rows:
+    """The rows of ``exp`` for ``results`` with perturbations applied. A measurement scaled by
+    ``f`` in every run of a point scales that point's mean, spread, min and max by ``f``, so the
+    per-point table is perturbed instead of the runs (the same rows, without re-aggregating)."""
+
+    def __init__(self, exp: Experiment, results, quick: bool):
+        from ccbench.experiments.runner import aggregate
+
+        self.exp, self.quick = exp, quick
+        self.results = results[results["error"] == ""] if "error" in results else results
+        self.table, self.keys, metrics = aggregate(exp, results, quick)
+        self.points = exp.params(quick)
+        self.columns = [c for c in metrics if c in self.table and _numeric(self.table[c])]
+        for column in self.columns:  # a count halved is no longer an integer
+            for name in _stats(column):
+                self.table[name] = self.table[name].astype(float)
+        self.base = self.rows(self.table)
+
+    def rows(self, table) -> Optional[List[Dict[str, Any]]]:
+        import warnings
+
+        import numpy as np
+
+        from ccbench.experiments.runner import comparison_rows, finish_summary
+
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore", RuntimeWarning)  # a zeroed rate divides by zero
+                return comparison_rows(self.exp, finish_summary(self.exp, table, self.keys), self.quick)
+        except Exception:  # noqa: BLE001 - numbers no run gives may break a figure's arithmetic
+            return None
+
+    def perturbed(self, points: Sequence[int], columns: Sequence[str], factor: float):
+        table = self.table.copy()
+        index = table.index[list(points)]
+        for column in columns:
+            for name in _stats(column):
+                table.loc[index, name] = table.loc[index, name] * factor
+        return self.rows(table)
+
+    def measurements(self, point: int):
+        """The runs of one point, measured columns only, in seed order."""
+        mask = None
+        for key in self.keys:
+            m = self.results[key] == self.points[point][key]
+            mask = m if mask is None else mask & m
+        runs = self.results if mask is None else self.results[mask]
+        return runs[self.columns].reset_index(drop=True)
+
+
+def _stats(column: str) -> Tuple[str, ...]:
+    return (column, f"{column}_std", f"{column}_min", f"{column}_max")
+
+
+def _numeric(series) -> bool:
+    import pandas as pd
+
+    return bool(pd.api.types.is_numeric_dtype(series)) and not pd.api.types.is_bool_dtype(series)
+
+
+def _value(row: Optional[Dict[str, Any]]) -> Optional[float]:
+    if row is None or row.get("value") is None:
+        return None
+    value = float(row["value"])
+    return value if math.isfinite(value) else None
+
+
+def _moved(base: Dict[str, Any], other: Optional[Dict[str, Any]]) -> bool:
+    a, b = _value(base), _value(other)
+    if a is None or b is None:
+        return a != b
+    return not math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _aligned(base: List[Dict[str, Any]], rows: Optional[List[Dict[str, Any]]]) -> List[Optional[Dict[str, Any]]]:
+    """``rows`` matched to ``base`` by position (a perturbation that breaks the table moves all)."""
+    if rows is None or len(rows) != len(base):
+        return [None] * len(base)
+    return list(rows)
+
+
+def findings(exp: Experiment, results, quick: bool) -> List[Finding]:
+    """Every judged row of ``exp`` on ``results`` that the perturbations show to be no check."""
+    table = _Rows(exp, results, quick)
+    base = table.base
+    if not base:
+        return []
+    judged = [i for i, r in enumerate(base) if r.get("claim") is not None]
+    trials: Dict[Tuple[str, Tuple[int, ...], float], List[Optional[Dict[str, Any]]]] = {}
+    open_rows = {i: _Needs(base[i]) for i in judged}
+    for key in _trial_order(table):
+        if not open_rows:
+            break
+        trials[key] = rows = _aligned(base, table.perturbed(key[1], [key[0]], key[2]))
+        for i in list(open_rows):
+            if open_rows[i].met(key[0], base[i], rows[i]):
+                del open_rows[i]
+    found = []
+    for i in judged:
+        found += _row_findings(exp.name, base, i, trials)
+    found += _twice_judged(exp.name, base, judged, trials)
+    found += _identical_arms(exp.name, table, base, judged)
+    return found
+
+
+def _trial_order(table: _Rows):
+    """Every column at every point first (each factor), then the sets of points: most rows fail
+    in the first trials, and the search stops once every row has."""
+    everywhere = tuple(range(len(table.points)))
+    for factor in FACTORS:
+        for column in table.columns:
+            yield column, everywhere, factor
+    for part in _partitions(len(table.points)):
+        if part == everywhere:
+            continue
+        for factor in FACTORS:
+            for column in table.columns:
+                yield column, part, factor
+
+
+class _Needs:
+    """What a judged row has yet to show: a passing one, that a perturbation of its own columns
+    fails it; each column it names, that it moves it."""
+
+    def __init__(self, row: Dict[str, Any]):
+        self.of = set(row.get("of") or ())
+        self.to_fail = row["verdict"] in PASSING
+        self.to_move = set(self.of)
+
+    def met(self, column: str, base: Dict[str, Any], row: Optional[Dict[str, Any]]) -> bool:
+        if column in self.to_move and _moved(base, row):
+            self.to_move.discard(column)
+        if self.to_fail and (not self.of or column in self.of) and _fails(row):
+            self.to_fail = False
+        return not self.to_fail and not self.to_move
+
+
+def _partitions(n: int) -> List[Tuple[int, ...]]:
+    """Sets of grid points to perturb together: for each bit of a point's index, the points with
+    it set and those without. Any two points are apart in one of them, so a row comparing two
+    points moves in some trial, at a cost that grows with log2 of the points, not with them."""
+    if n <= 1:
+        return [tuple(range(n))]
+    parts = []
+    for bit in range(max(1, (n - 1).bit_length())):
+        with_bit = tuple(g for g in range(n) if g >> bit & 1)
+        without = tuple(g for g in range(n) if not g >> bit & 1)
+        parts += [p for p in (with_bit, without) if p and p not in parts]
+    return parts
+
+
+def _fails(row: Optional[Dict[str, Any]]) -> bool:
+    return row is not None and row.get("verdict") in FAILING
+
+
+def _row_findings(name: str, base, i: int, trials) -> List[Finding]:
+    row = base[i]
+    of = list(row.get("of") or ())
+    found = []
+    for column in of:
+        if not any(_moved(row, rows[i]) for (c, _, _), rows in trials.items() if c == column):
+            found.append(Finding(name, row["what"], "not about its measurement",
+                                 f"perturbing {column} never moves it"))
+    if row["verdict"] not in PASSING:
+        return found
+    tried = [rows[i] for (c, _, _), rows in trials.items() if not of or c in of]
+    if not any(_fails(r) for r in tried):
+        what = f"the columns it names ({', '.join(of)})" if of else "every measured column"
+        moved = any(_moved(row, r) for r in tried)
+        found.append(Finding(name, row["what"], "cannot fail",
+                             f"{row['verdict']} with {what} zeroed, halved, doubled or ×100, point by point"
+                             + ("" if moved else "; nothing moves it")))
+    return found
+
+
+def _twice_judged(name: str, base, judged, trials) -> List[Finding]:
+    found = []
+    for a, i in enumerate(judged):
+        for j in judged[a + 1:]:
+            if base[i]["verdict"] == base[j]["verdict"] or _moved(base[i], base[j]) or _value(base[i]) is None:
+                continue
+            if all(not _moved(rows[i] or {}, rows[j]) for rows in trials.values() if rows[i] is not None):
+                found.append(Finding(name, base[j]["what"], "judged twice",
+                                     f"the number of {base[i]['what'][:60]!r}, judged {base[i]['verdict']} "
+                                     f"there and {base[j]['verdict']} here"))
+    return found
+
+
+def _identical_arms(name: str, table: _Rows, base, judged) -> List[Finding]:
+    """For each two points that measure the same run for run, the judged rows that move with
+    both: a comparison of arms equal by construction."""
+    found = []
+    n = len(table.points)
+    for g in range(n):
+        for h in range(g + 1, n):
+            if not _same_measurements(table, g, h):
+                continue
+            moved_g = _aligned(base, table.perturbed([g], table.columns, 2.0))
+            moved_h = _aligned(base, table.perturbed([h], table.columns, 2.0))
+            points = table.points
+            found += [Finding(name, base[i]["what"], "identical arms",
+                              f"it compares {points[g]} with {points[h]}, which measure the same, run for run")
+                      for i in judged if _moved(base[i], moved_g[i]) and _moved(base[i], moved_h[i])]
+    return found
+
+
+def _same_measurements(table: _Rows, g: int, h: int) -> bool:
+    a, b = table.measurements(g), table.measurements(h)
+    return len(a) > 0 and a.shape == b.shape and bool(a.equals(b))
+
+
+def findings_in(out: Path) -> List[Finding]:
+    """:func:`findings` for an experiment's output folder (its ``meta.json`` and results)."""
+    from ccbench.experiments.registry import experiments
+    from ccbench.files import read_parquet
+
+    meta = json.loads((Path(out) / "meta.json").read_text())
+    return findings(experiments()[meta["name"]], read_parquet(Path(out) / "results.parquet"), bool(meta["quick"]))
