@@ -179,13 +179,19 @@ def _offset_rows(summary) -> list:
         found = [(n, _row(summary, n)) for n in cases if _row(summary, n) is not None]
         if not found:
             continue
-        worst = float(max(r["larger_over_smaller"] for _, r in found))
+        # "Still both flows never completely converge to equal sharing" (L2211), whatever the
+        # offset (the split is random, set by the start, L2203): every offset, so its smallest split.
+        least = min(found, key=lambda nr: float(nr[1]["larger_over_smaller"]))
+        smallest = float(least[1]["larger_over_smaller"])
         checks.append(check(
-            f"{label}: largest split (larger / smaller rate) over [start 2 + 15 s, 60 s] across start offsets",
-            f"never converges (split beyond ×{CONVERGED}); the split depends on the offset",
-            "Sec. 4.2, L2203–L2209, L2301", worst, Claim("≥", CONVERGED),
-            shown=f"×{worst:.2f} (" + "; ".join(f"{n.rsplit('-', 1)[1]}: {_split_text(r)}" for n, r in found) + ")",
-            why=f"every split within ×{CONVERGED}: the flows converge"))
+            f"{label}: smallest split (larger / smaller rate) over [start 2 + 15 s, 60 s] across start offsets",
+            f"never converges at any offset (split beyond ×{CONVERGED}); the split depends on the offset",
+            "Sec. 4.2, L2203–L2211, L2301", smallest, Claim("≥", CONVERGED),
+            shown=f"×{smallest:.2f} (" + "; ".join(f"{n.rsplit('-', 1)[1]}: {_split_text(r)}" for n, r in found) + ")",
+            why=lambda least=least, smallest=smallest: (
+                f"with flow 2 at {least[0].rsplit('-', 1)[1]} the split is ×{smallest:.2f} over the window: the "
+                "flows look converged there, as the thesis's own traces can look (L2211: full packets make the "
+                "rates seem to converge; only longer runs show they do not)")))
     return checks
 
 

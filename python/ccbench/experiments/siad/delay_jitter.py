@@ -87,8 +87,7 @@ def _newreno_row(summary) -> list:
     return [check("NewReno: utilization at 3 ms jitter, against ours without jitter",
                   f"not further influenced by the delay variation (within {CONSTANT * 100:g} points of 0 ms)",
                   "Sec. 4.3.2, L2413", u3, Claim("≈", round(u0, 4), agree=CONSTANT, relative=False),
-                  shown=f"{u0:.1%} → {u3:.1%}", why=lambda: _reorder_reason(summary, "NewReno", 3),
-                  of=("utilization",))]
+                  shown=f"{u0:.1%} → {u3:.1%}", why=lambda: _reorder_reason(summary, "NewReno", 3))]
 
 
 def _reorder_reason(summary, scheme: str, jitter_ms: float) -> str:
@@ -158,7 +157,7 @@ def _sweep_rows(summary) -> list:
         checks.append(check(
             f"{scheme}: utilization at {hi} ms jitter, against ours at {lo} ms", f"{text} ({bound} {lo} ms)",
             "Fig. 4.18, Sec. 4.3.2, L2421", u_hi, claim, shown=f"{u_lo:.1%} → {u_hi:.1%}",
-            why=lambda scheme=scheme: _reorder_reason(summary, scheme, hi), of=("utilization",)))
+            why=lambda scheme=scheme: _reorder_reason(summary, scheme, hi)))
     return checks + _steps_row(summary, hi)
 
 

@@ -129,7 +129,7 @@ def _cell_rows(summary, table, label: str, lines: str) -> list:
                                       f" → {r['flow1_h2_mbps'] / r['flow2_h2_mbps']:.2f})"),
             # A quick run holds a few of the long epochs: the drift between its halves is how far
             # the thesis's 580 s could still move the ratio.
-            needs=("duration",), movable=reach, of=("flow1_mbps", "flow2_mbps"),
+            needs=("duration",), movable=reach, of=("sharing_ratio",),
             why=lambda a=a, b=b, ours=ours, paper=paper, r=r:
                 _cell_reason(a, b, ours, paper, r) + _paper_outlier(table, a, b)))
     return checks

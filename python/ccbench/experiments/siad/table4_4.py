@@ -127,7 +127,7 @@ def _rows(summary) -> List[dict]:
                            r.jain, jain, within=JAIN_TOLERANCE, relative=False, shown=f"{r.jain:.4f}", why=why,
                            needs=("duration",), movable=half_drift(r, lambda h, r=r: _jain(
                                getattr(r, f"flow1_{h}_mbps"), getattr(r, f"flow2_{h}_mbps"))),
-                           of=("flow1_mbps", "flow2_mbps")))
+                           of=("jain",)))
     return rows(checks + _claims(ours))
 
 
