@@ -9,7 +9,8 @@ Claim (L508): running solo, rLEDBAT's performance is unaffected by the modificat
 
 We measure the core's goodput over the whole run over C (``solo``) for both arms. Pass (notes
 §3, Fig. 22): |U_mod − U_orig| ≤ 0.05 at every RTT below T (from T up min(T, base RTT) is T, so the
-arms are the same controller and are not compared), and U_mod ≥ 0.83 for RTT ≤ 150 ms.
+arms are the same controller and are not compared), and U_mod about 90 % ([0.83, 0.97], as Fig. 7)
+for RTT ≤ 150 ms.
 
 Environment (issue 25 item 6): every run is in the testbed's (``common.testbed_experiment``: a
 tbf burst by tc-tbf(8)'s rule at the point's rate, 32 KiB at 20 Mbps, and GRO at the receivers).
@@ -24,7 +25,10 @@ from ccbench.experiments.checks import Check, Claim
 from ccbench.experiments.rledbat import common, solo
 
 QUICK_RTTS_MS = [10, 40, 150]
-SAME, FLOOR, FLOOR_UP_TO_MS = 0.05, 0.83, 150
+SAME, FLOOR_UP_TO_MS = 0.05, 150
+#: "About 90 %" as in Fig. 7 (L348): the same band, [0.83, 0.97].
+BAND = (0.83, 0.97)
+FLOOR = BAND[0]
 
 
 def _compare(summary):
@@ -56,9 +60,10 @@ def _floor_rows(m) -> list:
     out = []
     for x, r in m[m.index <= FLOOR_UP_TO_MS].iterrows():
         check = Check(f"U_mod at {x:g} ms", "as Fig. 7: ≈ 90 %", "Fig. 22, L348, L508", float(r["utilisation"]),
-                      Claim("≥", FLOOR), shown=mean_spread(r, "utilisation"), of=("utilisation",))
+                      Claim("in", BAND), shown=mean_spread(r, "utilisation"), of=("utilisation",))
         if check.verdict != "agrees":
-            check.reason = f"below 0.83 at a short RTT ({r['retransmits']:.0f} retransmissions per run)"
+            check.reason = (f"below 0.83 at a short RTT ({r['retransmits']:.0f} retransmissions per run)"
+                            if r["utilisation"] < BAND[0] else "above the band: the slowdowns cost less than 10 %")
         out.append(check.row())
     return out
 
@@ -75,7 +80,7 @@ def _comparison(summary) -> list:
 def _figure(summary, out_dir: Path) -> Path:
     return solo.arms_figure(summary, out_dir / "rledbat-fig22.png", [solo.ENHANCED, solo.RLEDBAT],
                             "rLEDBAT Fig. 22: enhanced vs original, alone, 20 Mbps, buffer 500 ms",
-                            bands=[(FLOOR, 1.0, "U_mod ≥ 0.83 (RTT ≤ 150 ms)")])
+                            bands=[(*BAND, "U_mod about 90 % (RTT ≤ 150 ms)")])
 
 
 EXPERIMENT = Experiment(

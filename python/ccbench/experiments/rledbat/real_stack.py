@@ -24,7 +24,7 @@ forwarder counts IP bytes (1442 B per segment), not the paper's 1456 B Ethernet 
 from __future__ import annotations
 
 from ccbench.experiments.base import Experiment
-from ccbench.experiments.checks import Check, Claim
+from ccbench.experiments.checks import Check
 from ccbench.experiments.rledbat import common, pairs, voip
 
 SIM, EMU = "sim", "emu"
@@ -116,12 +116,12 @@ def _fig5_rows(summary) -> list:
         engine = ENGINES[r["engine"]]
         below = Check(f"Fig. 5, {engine}: VoIP packets less than T = 60 ms above the base delay",
                       f"{voip.PAPER_BELOW:.1%}", "Fig. 5, L327, L334", float(r["below_target"]),
-                      Claim("≥", voip.BELOW_MIN),
+                      voip.below_claim(), of=("below_target",),
                       shown=f"{r['below_target']:.1%} (p50 {r['extra_p50_ms']:.0f} ms, p90 {r['extra_p90_ms']:.0f} ms)")
         if below.verdict != "agrees":
             below.reason = voip.settles_at_target(r)
         rate = Check(f"Fig. 5, {engine}: rLEDBAT download rate beside VoIP", f"{voip.PAPER_KBPS} kbps", "L336",
-                     float(r["rledbat_kbps"]), Claim("≥", voip.KBPS_MIN), shown=f"{r['rledbat_kbps']:.0f} kbps")
+                     float(r["rledbat_kbps"]), voip.kbps_claim(), of=("rledbat_kbps",), shown=f"{r['rledbat_kbps']:.0f} kbps")
         if rate.verdict != "agrees":
             rate.reason = (f"the download's flight averages {r['flight_over_bdp']:.0%} of the BDP, "
                            f"{r['rledbat_retransmits']:.0f} retransmissions")
