@@ -107,3 +107,24 @@ def test_a_row_that_reads_no_measurement_cannot_fail():
 
     found = findings(_experiment(comparison, TWO_FLOWS), _results([{"arm": "a", "x": 1.0}]), quick=False)
     assert [f.kind for f in found] == ["cannot fail"] and "nothing moves it" in found[0].detail
+
+
+def test_a_zero_can_fail_too():
+    """"The queue drains": a minimum fill of 0 moves under no factor, so it is shifted as well."""
+
+    def comparison(summary):
+        return [Check("queue drains each epoch: min fill", "0", "L7", summary.iloc[0]["fill_min"],
+                      Claim("≤", 0.01, relative=False)).row()]
+
+    assert findings(_experiment(comparison, TWO_FLOWS), _results([{"arm": "a", "fill_min": 0.0}]), quick=False) == []
+
+
+def test_a_claim_about_outliers_among_seeds_can_fail():
+    """"No run far from the others": blind to the point's mean, it fails when one run alone moves."""
+
+    def comparison(summary):
+        r = summary.iloc[0]
+        return [Check("no outlier: max over mean", "≤ 1.5", "L8", r["t_s_max"] / r["t_s"], Claim("≤", 1.5)).row()]
+
+    runs = pd.DataFrame([{"arm": "a", "t_s": t, "seed": s, "error": ""} for s, t in enumerate((2.0, 2.1, 1.9), 1)])
+    assert findings(_experiment(comparison, TWO_FLOWS), runs, quick=False) == []

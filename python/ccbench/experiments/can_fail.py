@@ -5,7 +5,8 @@ version of this test) misses the ways a row can be built so that it never moves:
 flow computed as the complement of the other's, one number judged twice with opposite verdicts,
 two arms that are identical by construction compared with each other. So this module perturbs
 the *measurements*: each measured column of ``results.parquet`` (a flow's rate, the queue, a
-time), one grid point at a time, halved and doubled; the experiment's own ``summarize`` and
+time), at sets of grid points (halved, doubled, a hundredfold, zeroed, shifted) and one run at
+a time; the experiment's own ``summarize`` and
 ``comparison`` turn each perturbed table into rows again, and every judged row is asked:
 
 - **cannot fail**: it passes, and no perturbation of what it is computed from changes its
@@ -32,9 +33,14 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ccbench.experiments.base import Experiment
 
-#: How each measurement is perturbed: a flow that starves, halved, doubled, a hundredfold (a
-#: bound far from ours is still a claim, so it must be reachable).
-FACTORS = (0.5, 2.0, 100.0, 0.0)
+#: How each measurement is perturbed at a set of points, every run alike: halved, doubled, a
+#: hundredfold (a bound far from ours is still a claim, so it must be reachable), zeroed (a flow
+#: that starves), and shifted by the column's largest magnitude (a zero, such as a queue that
+#: drains, moves under no factor).
+OPS = (("×", 0.5), ("×", 2.0), ("×", 100.0), ("×", 0.0), ("+", 1.0))
+#: Then one run of each point alone (a claim about outliers among the seeds is blind to the
+#: points' means): a hundredfold and zeroed.
+ONE_RUN_OPS = (("one run ×", 100.0), ("one run ×", 0.0))
 PASSING = ("agrees", "within tolerance")
 FAILING = ("differs", "full run decides")
 NOT_MEASURED = {"run", "seed", "error"}
@@ -85,22 +91,46 @@ class _Rows:
         except Exception:  # noqa: BLE001 - numbers no run gives may break a figure's arithmetic
             return None
 
-    def perturbed(self, points: Sequence[int], columns: Sequence[str], factor: float):
+    def perturbed(self, points: Sequence[int], columns: Sequence[str], op: Tuple[str, float]):
+        """The rows with ``op`` applied to ``columns`` in every run of ``points``."""
+        kind, by = op
+        if kind == "one run ×":
+            return self._one_run(points, columns, by)
         table = self.table.copy()
         index = table.index[list(points)]
         for column in columns:
+            if kind == "+":  # a shift moves the mean, min and max, not the spread
+                shift = by * (float(self.table[column].abs().max()) or 1.0)
+                for name in (column, f"{column}_min", f"{column}_max"):
+                    table.loc[index, name] = table.loc[index, name] + shift
+                continue
             for name in _stats(column):
-                table.loc[index, name] = table.loc[index, name] * factor
+                table.loc[index, name] = table.loc[index, name] * abs(by) if name.endswith("_std") \
+                    else table.loc[index, name] * by
         return self.rows(table)
 
-    def measurements(self, point: int):
-        """The runs of one point, measured columns only, in seed order."""
+    def _one_run(self, points: Sequence[int], columns: Sequence[str], factor: float):
+        from ccbench.experiments.runner import aggregate
+
+        runs = self.results.copy()
+        for point in points:
+            first = self._runs_of(point).index[:1]
+            for column in columns:
+                runs[column] = runs[column].astype(float)
+                runs.loc[first, column] = runs.loc[first, column] * factor
+        table, _, _ = aggregate(self.exp, runs, self.quick)
+        return self.rows(table)
+
+    def _runs_of(self, point: int):
         mask = None
         for key in self.keys:
             m = self.results[key] == self.points[point][key]
             mask = m if mask is None else mask & m
-        runs = self.results if mask is None else self.results[mask]
-        return runs[self.columns].reset_index(drop=True)
+        return self.results if mask is None else self.results[mask]
+
+    def measurements(self, point: int):
+        """The runs of one point, measured columns only, in seed order."""
+        return self._runs_of(point)[self.columns].reset_index(drop=True)
 
 
 def _stats(column: str) -> Tuple[str, ...]:
@@ -141,7 +171,7 @@ def findings(exp: Experiment, results, quick: bool) -> List[Finding]:
     if not base:
         return []
     judged = [i for i, r in enumerate(base) if r.get("claim") is not None]
-    trials: Dict[Tuple[str, Tuple[int, ...], float], List[Optional[Dict[str, Any]]]] = {}
+    trials: Dict[Tuple[str, Tuple[int, ...], Tuple[str, float]], List[Optional[Dict[str, Any]]]] = {}
     open_rows = {i: _Needs(base[i]) for i in judged}
     for key in _trial_order(table):
         if not open_rows:
@@ -159,18 +189,15 @@ def findings(exp: Experiment, results, quick: bool) -> List[Finding]:
 
 
 def _trial_order(table: _Rows):
-    """Every column at every point first (each factor), then the sets of points: most rows fail
-    in the first trials, and the search stops once every row has."""
+    """Every column at every point first (each operation), then the sets of points, then one run
+    at a time: most rows fail in the first trials, and the search stops once every row has."""
     everywhere = tuple(range(len(table.points)))
-    for factor in FACTORS:
-        for column in table.columns:
-            yield column, everywhere, factor
-    for part in _partitions(len(table.points)):
-        if part == everywhere:
-            continue
-        for factor in FACTORS:
-            for column in table.columns:
-                yield column, part, factor
+    parts = [everywhere] + [p for p in _partitions(len(table.points)) if p != everywhere]
+    for ops in (OPS, ONE_RUN_OPS):
+        for part in parts:
+            for op in ops:
+                for column in table.columns:
+                    yield column, part, op
 
 
 class _Needs:
@@ -223,7 +250,7 @@ def _row_findings(name: str, base, i: int, trials) -> List[Finding]:
         what = f"the columns it names ({', '.join(of)})" if of else "every measured column"
         moved = any(_moved(row, r) for r in tried)
         found.append(Finding(name, row["what"], "cannot fail",
-                             f"{row['verdict']} with {what} zeroed, halved, doubled or ×100, point by point"
+                             f"{row['verdict']} with {what} halved, doubled, ×100, zeroed or shifted, point by point and run by run"
                              + ("" if moved else "; nothing moves it")))
     return found
 
@@ -250,8 +277,8 @@ def _identical_arms(name: str, table: _Rows, base, judged) -> List[Finding]:
         for h in range(g + 1, n):
             if not _same_measurements(table, g, h):
                 continue
-            moved_g = _aligned(base, table.perturbed([g], table.columns, 2.0))
-            moved_h = _aligned(base, table.perturbed([h], table.columns, 2.0))
+            moved_g = _aligned(base, table.perturbed([g], table.columns, ("×", 2.0)))
+            moved_h = _aligned(base, table.perturbed([h], table.columns, ("×", 2.0)))
             points = table.points
             found += [Finding(name, base[i]["what"], "identical arms",
                               f"it compares {points[g]} with {points[h]}, which measure the same, run for run")
