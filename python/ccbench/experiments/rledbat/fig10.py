@@ -48,7 +48,7 @@ def _comparison(summary) -> list:
     rows = []
     for _, row in summary.iterrows():
         check = Check(f"RTT {row['rtt_ms']:g} ms: Jain's index (notes: ≥ 0.95, target 0.98)", "close to the ideal 1",
-                      "Fig. 10, L372", float(row["jain"]), Claim("≥", JAIN_MIN),
+                      "Fig. 10, L372", float(row["jain"]), Claim("≥", JAIN_MIN), of=("jain",),
                       shown=(f"{mean_spread(row, 'jain')} (min {row['jain_min']:.3f}); "
                              f"utilisation {row['utilization']:.1%}; mean queue {row['queue_ms']:.0f} ms"))
         if check.verdict != "agrees":

@@ -64,7 +64,7 @@ def _comparison(summary) -> list:
     fair, relative, latecomer, whole = [], [], [], []
     for rtt, row in late.iterrows():
         check = Check(f"RTT {rtt:g} ms: Jain's index over [40 s, end] (notes: ≥ 0.90)", "fairness roughly preserved",
-                      "Fig. 11, L374", float(row["jain"]), Claim("≥", JAIN_MIN),
+                      "Fig. 11, L374", float(row["jain"]), Claim("≥", JAIN_MIN), of=("jain",),
                       shown=f"{mean_spread(row, 'jain')} (min {row['jain_min']:.3f})")
         if check.verdict != "agrees":
             check.reason = f"rates {row['first_mbps']:.2f} and {row['second_mbps']:.2f} Mbps"
@@ -82,6 +82,7 @@ def _comparison(summary) -> list:
             relative.append(check.row())
         check = Check(f"RTT {rtt:g} ms: latecomer's part of the two rates in the run's last third (notes: ≤ 65 %)",
                       "no latecomer advantage", "Fig. 11, L374", float(row["second_tail_part"]), Claim("≤", LATE_MAX),
+                      of=("second_tail_part",),
                       shown=f"{mean_spread(row, 'second_tail_part', '.1%')} (max {row['second_tail_part_max']:.1%})")
         if check.verdict != "agrees":
             check.reason = "the latecomer keeps the larger part"

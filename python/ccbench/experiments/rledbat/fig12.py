@@ -46,7 +46,7 @@ def yield_check(row, rate: float, paper: str, source: str, label: str = "rLEDBAT
     check = Check(f"{rate:g} Mbps, RTT {row['rtt_ms']:g} ms: {label} yields, CUBIC's share of C "
                   f"(notes: {label} ≤ 10 %, CUBIC ≥ 80 %)", paper, source, float(row["cubic_share"]),
                   common.yield_claim(LBE_MAX, row["lbe_share"], row["cubic_share"], CUBIC_MIN),
-                  shown=pairs.pair_text(row, label))
+                  shown=pairs.pair_text(row, label), of=("cubic_share",))
     if check.verdict != "agrees":
         total = row["lbe_share"] + row["cubic_share"]
         check.reason = (f"mean queue {row['queue_ms']:.0f} ms, {row['drops']:.0f} drops: "

@@ -38,7 +38,7 @@ def _comparison(summary) -> list:
         check = Check(f"C = {row['rate_mbps']:g} Mbps: rLEDBAT yields, CUBIC's share of C (notes: rLEDBAT ≤ 10 %)",
                       "rLEDBAT yields to CUBIC for all capacities", "Fig. 13, L391", float(row["cubic_share"]),
                       common.yield_claim(LBE_MAX, row["lbe_share"], row["cubic_share"]),
-                      shown=pairs.pair_text(row, "rLEDBAT"))
+                      shown=pairs.pair_text(row, "rLEDBAT"), of=("cubic_share",))
         if check.verdict != "agrees":
             total = row["lbe_share"] + row["cubic_share"]
             check.reason = (f"mean queue {row['queue_ms']:.0f} ms, {row['drops']:.0f} drops: "

@@ -89,6 +89,7 @@ def _main_rows(r, summary) -> list:
                        f"{r['rledbat_retransmits']:.0f} segments: the slowdowns and decreases idle the link")
     idle = Check("VoIP RTT before the download", f"the propagation delay, {r['rtt_ms']:g} ms", "L327",
                  float(r["idle_rtt_ms"]), Claim("≈", float(r["rtt_ms"]), agree=IDLE_SLACK_MS, relative=False),
+                 of=("idle_rtt_ms",),
                  shown=f"{r['idle_rtt_ms']:.1f} ms")
     if idle.verdict != "agrees":
         idle.reason = "a standing queue before the download starts"

@@ -150,19 +150,19 @@ def _trace_rows(r) -> list:
                             f"{r['duration_s']:.0f} s"))
     queue = Check("queue passes T = 60 ms during the ramp after a slowdown: share of ramps",
                   "the queueing delay exceeds the target (most ramps)", "Fig. 8 (RTT plot), L358", float(over),
-                  Claim("≥", MOST),
+                  Claim("≥", MOST), of=("ramps_over_target",),
                   shown=f"{over:.0%} of ramps; mean peak {r['ramp_queue_ms']:.0f} ms (100 ms bin means)")
     if queue.verdict != "agrees":
         queue.reason = (f"the bin-averaged queue peaks at {r['ramp_queue_ms']:.0f} ms on average in the ramps: "
                         "bursts shorter than a 100 ms bin do not lift a bin's mean past T")
     cut = Check("a decrease (> 10 %) within 5 RTTs of the ramp's peak: share of ramps",
                 "rLEDBAT reduces its rate immediately after exiting the slow start", "Fig. 8, L358", float(decrease),
-                Claim("≥", MOST), shown=f"{decrease:.0%} of ramps")
+                Claim("≥", MOST), shown=f"{decrease:.0%} of ramps", of=("decrease_after_ramp",))
     if cut.verdict != "agrees":
         cut.reason = (f"the filtered queueing delay stays below T after the ramp (mean peak {r['ramp_queue_ms']:.0f} ms "
                       "in 100 ms bins)")
     kept = Check("flight after that decrease / flight before the slowdown", "it does not restore the window it had",
-                 "Fig. 8, L358", float(settled), Claim("≤", DECREASE_FRACTION),
+                 "Fig. 8, L358", float(settled), Claim("≤", DECREASE_FRACTION), of=("settled_ratio",),
                  shown=f"{settled:.2f} (mean over the slowdowns after the first)")
     if kept.verdict != "agrees":
         kept.reason = "the ramps end at the old window and stay there"

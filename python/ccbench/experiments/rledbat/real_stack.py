@@ -101,6 +101,7 @@ def _versus_cubic_rows(summary) -> list:
         check = Check(f"Fig. {figure[3:]}, {r['rate_mbps']:g} Mbps, RTT {r['rtt_ms']:g} ms, 500 ms buffer, "
                       f"{ENGINES[r['engine']]}: CUBIC's share (notes: rLEDBAT ≤ 10 %, CUBIC ≥ 80 %)", paper, source,
                       float(r["cubic_share"]), common.yield_claim(LBE_MAX, r["lbe_share"], r["cubic_share"], CUBIC_MIN),
+                      of=("cubic_share",),
                       shown=(f"rLEDBAT {r['lbe_share']:.1%}, CUBIC {r['cubic_share']:.1%} of C, "
                              f"queue {r['queue_ms']:.0f} ms"))
         if check.verdict != "agrees":
