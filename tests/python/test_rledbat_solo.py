@@ -195,3 +195,32 @@ def test_fig22_enhanced_target_leaves_solo_rate_unchanged(quick):
     m, o = _arm(summary, solo.ENHANCED), _arm(summary, solo.RLEDBAT)
     assert ((m - o).abs() <= fig22.SAME).all(), (m - o).to_dict()
     assert (m[m.index <= fig22.FLOOR_UP_TO_MS] >= fig22.FLOOR).all()
+
+
+def _comparison(quick, name):
+    out, _ = quick[name]
+    return json.loads((out / "comparison.json").read_text())
+
+
+def test_fig7_long_rtt_is_judged_against_l123_and_the_ledbatpp_arm_is_a_contrast(quick):
+    """Issue 39: U(300 ms) falls (L348) but stays "similar to LEDBAT++" (L348), which was about 0.8
+    at 400 ms (L123): at least 0.8 − 0.07; the 90 s quick run says how far 300 s could move it (the
+    drift to the run's second half). Our sender LEDBAT++ arm is a contrast row, never the paper's."""
+    _, summary = quick["rledbat-fig7"]
+    rows = _comparison(quick, "rledbat-fig7")
+    (long,) = [r for r in rows if r["what"].startswith("U(300 ms)")]
+    assert long["claim"]["relation"] == "in" and long["claim"]["value"][0] == 0.73
+    assert long["needs"] == ["duration"]
+    r = solo.by_arm(summary, solo.RLEDBAT).loc[300]
+    assert long["movable"] == pytest.approx(abs(r["utilisation_late"] - r["utilisation"]))
+    similar = [r for r in rows if r["what"].startswith("rLEDBAT beside our sender LEDBAT++ arm")]
+    assert similar and {r["verdict"] for r in similar} == {"contrast"}
+
+
+def test_fig9_aimd_bound_is_a_contrast_and_fig22_compares_arms_only_below_t(quick):
+    """Issue 39: the notes' AIMD bound is a model (contrast rows); from T up min(T, RTT_b) is T, so
+    Fig. 22's two arms are the same controller and are not compared there."""
+    bounds = [r for r in _comparison(quick, "rledbat-fig9") if r["what"].startswith("rLEDBAT: U / AIMD bound")]
+    assert bounds and {r["verdict"] for r in bounds} == {"contrast"}
+    same = [r for r in _comparison(quick, "rledbat-fig22") if r["what"].startswith("U_mod about U_orig")]
+    assert same and all(float(r["what"].split(" at ")[1].split()[0]) < common.TARGET_MS for r in same)

@@ -10,8 +10,8 @@ which needs a buffer of one BDP to fill the link [17]; rLEDBAT does slightly bet
 in [6], because it reacts to retransmissions, at least one RTT after the loss, where LEDBAT++
 reacts to the loss itself.
 
-We measure the core's goodput over the whole run over C (``solo``). Judged: rLEDBAT ≥ LEDBAT++
-− 0.02 at each RTT (L362). The shape (non-increasing in RTT, 3 points of noise between neighbours)
+We measure the core's goodput over the whole run over C (``solo``). Judged: rLEDBAT ≥ LEDBAT++ at
+each RTT (L362; up to 0.02 below is within tolerance). The shape (non-increasing in RTT, 3 points of noise between neighbours)
 is reported: the paper gives a direction and no values. The notes' AIMD sawtooth bound (β = 0.5,
 b = 30 ms) is a model, not the paper's number: set beside ours as contrast rows, with the loss
 episodes that explain a gap (ours outside [0.83, 1 + 0.03/bound] of it). To find the mechanism behind the last one we also read the
@@ -144,9 +144,11 @@ def _ledbatpp_rows(r, p) -> list:
     out = []
     for x in [x for x in r.index if x in p.index]:
         theirs = float(p.loc[x, "utilisation"])
-        check = Check(f"rLEDBAT ≥ LEDBAT++ − 0.02 at {x:g} ms", "rLEDBAT slightly outperforms LEDBAT++",
+        check = Check(f"rLEDBAT ≥ LEDBAT++ at {x:g} ms", "rLEDBAT slightly outperforms LEDBAT++",
                       "Fig. 9, L362", float(r.loc[x, "utilisation"]),
-                      Claim("≥", round(theirs - BEHIND_LEDBATPP, 4), relative=False), of=("utilisation",),
+                      # "outperforms": at least LEDBAT++'s; up to 0.02 below it (one seed's noise) is
+                      # within tolerance, not agreement
+                      Claim("≥", round(theirs, 4), within=BEHIND_LEDBATPP, relative=False), of=("utilisation",),
                       shown=(f"{r.loc[x, 'utilisation']:.3f} (our sender LEDBAT++ arm {theirs:.3f}, "
                              f"{r.loc[x, 'utilisation'] - theirs:+.3f})"))
         if check.verdict != "agrees":
