@@ -127,8 +127,8 @@ def spike_reason(r) -> str:
 
 def dip_reason(r) -> str:
     rtt = r["rtt_ms"] + r["extra_p50_ms"]
-    return ("the paper gives no count or period for Fig. 5 (L115's 9·Tss needs the ramp time Tss, which it "
-            f"does not give), so it is reported: {r['dips']:.0f} dips in "
+    return ("the paper gives no count or period for Fig. 5 (L115's 9·Tss rests on the ramp time Tss, which the paper defines but "
+            f"gives no value for), so it is reported: {r['dips']:.0f} dips in "
             f"{DURATION_S - DOWNLOAD_START_S:.0f} s. The notes' 9·Tss ≈ 1.4 s assumed a ramp of 8 base RTTs "
             f"({r['rtt_ms']:g} ms); with the median queue the RTT here is ≈ {rtt:.0f} ms, {rtt / r['rtt_ms']:.1f} "
             f"times longer, and the dips come every {r['dip_every_s']:.1f} s")

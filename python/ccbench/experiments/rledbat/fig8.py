@@ -145,8 +145,8 @@ def _trace_rows(r) -> list:
     over, decrease, settled = r["ramps_over_target"], r["decrease_after_ramp"], r["settled_ratio"]
     visible = Check("periodic slowdowns visible (flight ≤ 4 MSS)", "slowdowns", "Fig. 8, L358", None,
                     shown=f"{r['slowdowns']:.0f} slowdowns, every {r['period_s']:.1f} s",
-                    reason=(f"the paper gives no count or period for Fig. 8 (L115's period, 9·Tss, needs the ramp "
-                            f"time Tss, which it does not give), so it is reported: {r['slowdowns']:.0f} in "
+                    reason=(f"the paper gives no count or period for Fig. 8 (L115's period, 9·Tss, rests on the ramp "
+                            f"time Tss, which it defines but gives no value for), so it is reported: {r['slowdowns']:.0f} in "
                             f"{r['duration_s']:.0f} s"))
     queue = Check("queue passes T = 60 ms during the ramp after a slowdown: share of ramps",
                   "the queueing delay exceeds the target (most ramps)", "Fig. 8 (RTT plot), L358", float(over),
