@@ -121,6 +121,19 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
+def _cmd_can_fail(args) -> int:
+    """Every judged row under DIR (an experiment's folder or a campaign's) perturbed through its
+    measurements: exit 1 when a row is found that cannot fail."""
+    from ccbench.experiments.can_fail import findings_under
+
+    found, folders = findings_under(Path(args.dir))
+    for finding in found:
+        print(finding)
+    print(f"{len(found)} finding{'s' * (len(found) != 1)} in {folders} experiment folder{'s' * (folders != 1)}",
+          file=sys.stderr)
+    return 1 if found else 0
+
+
 def _cmd_list(args) -> int:
     print(listing(args.family))
     return 0
@@ -282,6 +295,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", default="out/reproduce",
                    help="output directory, with the run cache in DIR/cache (default out/reproduce)")
     p.set_defaults(func=_cmd_reproduce)
+
+    p = sub.add_parser("can-fail", help="perturb the measurements behind every judged row of an experiment's "
+                                        "or a campaign's folder; list the rows that cannot fail")
+    p.add_argument("dir", metavar="DIR")
+    p.set_defaults(func=_cmd_can_fail)
 
     p = sub.add_parser("list", help="list what scenarios can name: controllers, receivers, queues, "
                                     "topologies, the TCP stack's options; and the experiments")

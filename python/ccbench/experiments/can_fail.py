@@ -25,7 +25,6 @@ a point's index), which keeps the cost to log2 of the points per column and fact
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +67,7 @@ class _Rows:
         from ccbench.experiments.runner import aggregate
 
         self.exp, self.quick = exp, quick
+        self.error = ""
         self.results = results[results["error"] == ""] if "error" in results else results
         self.table, self.keys, metrics = aggregate(exp, results, quick)
         self.points = exp.params(quick)
@@ -88,7 +88,8 @@ class _Rows:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore", RuntimeWarning)  # a zeroed rate divides by zero
                 return comparison_rows(self.exp, finish_summary(self.exp, table, self.keys), self.quick)
-        except Exception:  # noqa: BLE001 - numbers no run gives may break a figure's arithmetic
+        except Exception as exc:  # noqa: BLE001 - numbers no run gives may break a figure's arithmetic
+            self.error = f"{type(exc).__name__}: {exc}"
             return None
 
     def perturbed(self, points: Sequence[int], columns: Sequence[str], op: Tuple[str, float]):
@@ -168,8 +169,8 @@ def findings(exp: Experiment, results, quick: bool) -> List[Finding]:
     """Every judged row of ``exp`` on ``results`` that the perturbations show to be no check."""
     table = _Rows(exp, results, quick)
     base = table.base
-    if not base:
-        return []
+    if base is None:
+        raise ValueError(f"{exp.name}: its comparison fails on its own results: {table.error}")
     judged = [i for i, r in enumerate(base) if r.get("claim") is not None]
     trials: Dict[Tuple[str, Tuple[int, ...], Tuple[str, float]], List[Optional[Dict[str, Any]]]] = {}
     open_rows = {i: _Needs(base[i]) for i in judged}
@@ -293,8 +294,27 @@ def _same_measurements(table: _Rows, g: int, h: int) -> bool:
 
 def findings_in(out: Path) -> List[Finding]:
     """:func:`findings` for an experiment's output folder (its ``meta.json`` and results)."""
+    from ccbench.errors import UsageError
     from ccbench.experiments.registry import experiments
-    from ccbench.files import read_parquet
+    from ccbench.files import read_json, read_parquet
 
-    meta = json.loads((Path(out) / "meta.json").read_text())
-    return findings(experiments()[meta["name"]], read_parquet(Path(out) / "results.parquet"), bool(meta["quick"]))
+    meta = read_json(Path(out) / "meta.json")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    if name not in experiments():
+        raise UsageError(f"{out}/meta.json: 'name' {name!r} is no registered experiment")
+    return findings(experiments()[name], read_parquet(Path(out) / "results.parquet"), bool(meta.get("quick")))
+
+
+def findings_under(root: Path) -> Tuple[List[Finding], int]:
+    """:func:`findings_in` for ``root`` if it is an experiment's folder, else for each one under
+    it (a campaign's ``experiments/*``); with how many folders were read."""
+    from ccbench.errors import UsageError
+
+    folders = [root] if (root / "meta.json").is_file() else sorted(p.parent for p in root.glob("**/meta.json"))
+    folders = [f for f in folders if (f / "results.parquet").is_file()]
+    if not folders:
+        raise UsageError(f"{root}: no experiment folder (meta.json and results.parquet) in it")
+    found: List[Finding] = []
+    for folder in folders:
+        found += findings_in(folder)
+    return found, len(folders)

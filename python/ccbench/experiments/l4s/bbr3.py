@@ -94,11 +94,12 @@ def _checks(summary) -> list:
         checks.append(Check(f"one {row['cca']} flow, {row['condition']}: goodput and queueing delay", "(for comparison)",
                             "", float(row["goodput_mbps"]), None,
                             shown=f"{mean_spread(row, 'goodput_mbps', '.1f', 'Mbps')}, {row['delay_mean_ms']:.1f} ms",
-                            reason="shown beside the checked ratios"))
+                            reason="the arm behind the judged ratios", contrast=True))
     for _, row in summary[summary["case"] == "shared"].sort_values(["other", "condition"]).iterrows():
         checks.append(Check(f"BBRv3 beside {row['other']}, {row['condition']} buffer: BBRv3's share", "no sharing claim",
                             DRAFT, float(row["share"]), None, shown=mean_spread(row, "share", ".2f"),
-                            reason=f"link {row['utilization']:.3f} utilised, loss rate {1 - row['undropped']:.4f}"))
+                            reason=f"the draft states no sharing; link {row['utilization']:.3f} utilised, loss rate "
+                                   f"{1 - row['undropped']:.4f}", contrast=True))
     return checks
 
 

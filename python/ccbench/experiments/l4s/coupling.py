@@ -254,7 +254,7 @@ def _checks(summary) -> list:
             check = Check(f"{label} / CUBIC rate, {where}", "Scalable flows \"very aggressive\" "
                           "against Classic ones in one queue (no number)", common.DUALQ_PAPER, float(row["ratio"]),
                           None, shown=_shown(row),
-                          reason=f"the contrast arm: one marking probability for both{beside}")
+                          reason=f"the contrast arm: one marking probability for both{beside}", contrast=True)
         else:
             queue, cca, params = ARMS[arm]
             contrast = " (contrast: min_qlen_step = 1)" if params else ""
@@ -313,6 +313,15 @@ def _figure(summary, out_dir: Path) -> Path:
     return save(fig, out_dir / "l4s-coupling.png")
 
 
+def _rate_ratio(summary):
+    """The rows judge the ratio of the two flows' own mean rates, computed here from them (not
+    the runs' ratio column): so a row moves with each flow's measured rate (issue 39 item 3)."""
+    summary = summary.copy()
+    classic = summary["classic_mbps"].where(summary["classic_mbps"] > 0)
+    summary["ratio"] = (summary["scalable_mbps"] / classic).fillna(float("inf"))
+    return summary
+
+
 EXPERIMENT = Experiment(
     name="l4s-coupling",
     description="L4S: one Scalable (Prague or DCTCP) and one CUBIC flow over DualPI2 across 4-120 Mbps and "
@@ -326,6 +335,7 @@ EXPERIMENT = Experiment(
     quick_overrides=common.QUICK_OVERRIDES,
     apply=_apply,
     metric=_metric,
+    compare=_rate_ratio,
     figure=_figure,
     comparison=_comparison,
 )
