@@ -14,6 +14,33 @@ import ccbench  # fails loudly when the extension is not built
 #: The directory holding the ccbench package the tests import; subprocesses must use it too.
 PYTHON_DIR = Path(ccbench.__file__).resolve().parents[1]
 
+#: Every registered experiment's quick results this session has computed, by name: the can-fail
+#: test (test_zz_can_fail.py, last) perturbs them instead of running the experiments again.
+QUICK_RESULTS: dict = {}
+
+
+def _recording_quick_runs():
+    """Wrap run_experiment (before any test module imports it) so each quick run of a registered,
+    unmodified experiment leaves its results in QUICK_RESULTS."""
+    import ccbench.experiments as package
+    from ccbench.experiments import runner
+    from ccbench.experiments.registry import experiments
+
+    real = runner.run_experiment
+
+    def run_experiment(experiment, *args, **kwargs):
+        results = real(experiment, *args, **kwargs)
+        name = experiment if isinstance(experiment, str) else getattr(experiment, "name", None)
+        registered = experiments().get(name) if isinstance(name, str) else None
+        if kwargs.get("quick") and registered is not None and (experiment is registered or isinstance(experiment, str)):
+            QUICK_RESULTS[name] = results
+        return results
+
+    runner.run_experiment = package.run_experiment = run_experiment
+
+
+_recording_quick_runs()
+
 
 def python_code(code: str, *args: str, cwd=None) -> subprocess.CompletedProcess:
     """Run ``python -c code`` in a fresh interpreter that imports this ccbench."""

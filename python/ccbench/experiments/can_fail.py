@@ -165,8 +165,10 @@ def _aligned(base: List[Dict[str, Any]], rows: Optional[List[Dict[str, Any]]]) -
     return list(rows)
 
 
-def findings(exp: Experiment, results, quick: bool) -> List[Finding]:
-    """Every judged row of ``exp`` on ``results`` that the perturbations show to be no check."""
+def findings(exp: Experiment, results, quick: bool, budget: Optional[int] = None) -> List[Finding]:
+    """Every judged row of ``exp`` on ``results`` that the perturbations show to be no check.
+    ``budget`` caps the perturbed tables tried (each is one pass of the experiment's comparison):
+    a row not yet shown to fail by then is a finding, with the budget in its detail."""
     table = _Rows(exp, results, quick)
     base = table.base
     if base is None:
@@ -174,16 +176,17 @@ def findings(exp: Experiment, results, quick: bool) -> List[Finding]:
     judged = [i for i, r in enumerate(base) if r.get("claim") is not None]
     trials: Dict[Tuple[str, Tuple[int, ...], Tuple[str, float]], List[Optional[Dict[str, Any]]]] = {}
     open_rows = {i: _Needs(base[i]) for i in judged}
-    for key in _trial_order(table):
-        if not open_rows:
+    for n, key in enumerate(_trial_order(table)):
+        if not open_rows or (budget is not None and n >= budget):
             break
         trials[key] = rows = _aligned(base, table.perturbed(key[1], [key[0]], key[2]))
         for i in list(open_rows):
             if open_rows[i].met(key[0], base[i], rows[i]):
                 del open_rows[i]
     found = []
+    cut = f" (within {budget} perturbed tables)" if budget is not None and len(trials) >= budget else ""
     for i in judged:
-        found += _row_findings(exp.name, base, i, trials)
+        found += [Finding(f.experiment, f.what, f.kind, f.detail + cut) for f in _row_findings(exp.name, base, i, trials)]
     found += _twice_judged(exp.name, base, judged, trials)
     found += _identical_arms(exp.name, table, base, judged)
     return found
@@ -271,25 +274,23 @@ def _twice_judged(name: str, base, judged, trials) -> List[Finding]:
 
 def _identical_arms(name: str, table: _Rows, base, judged) -> List[Finding]:
     """For each two points that measure the same run for run, the judged rows that move with
-    both: a comparison of arms equal by construction."""
+    both: a comparison of arms equal by construction. Points are grouped by their measurements
+    first, and each point of a group is perturbed once."""
+    groups: Dict[Any, List[int]] = {}
+    for g in range(len(table.points)):
+        runs = table.measurements(g)
+        if len(runs):
+            groups.setdefault(tuple(map(tuple, runs.astype(float).fillna(-1.5e308).to_numpy())), []).append(g)
     found = []
-    n = len(table.points)
-    for g in range(n):
-        for h in range(g + 1, n):
-            if not _same_measurements(table, g, h):
-                continue
-            moved_g = _aligned(base, table.perturbed([g], table.columns, ("×", 2.0)))
-            moved_h = _aligned(base, table.perturbed([h], table.columns, ("×", 2.0)))
-            points = table.points
-            found += [Finding(name, base[i]["what"], "identical arms",
-                              f"it compares {points[g]} with {points[h]}, which measure the same, run for run")
-                      for i in judged if _moved(base[i], moved_g[i]) and _moved(base[i], moved_h[i])]
+    for members in (m for m in groups.values() if len(m) > 1):
+        moved = {g: _aligned(base, table.perturbed([g], table.columns, ("×", 2.0))) for g in members}
+        for a, g in enumerate(members):
+            for h in members[a + 1:]:
+                found += [Finding(name, base[i]["what"], "identical arms",
+                                  f"it compares {table.points[g]} with {table.points[h]}, which measure the same, "
+                                  "run for run")
+                          for i in judged if _moved(base[i], moved[g][i]) and _moved(base[i], moved[h][i])]
     return found
-
-
-def _same_measurements(table: _Rows, g: int, h: int) -> bool:
-    a, b = table.measurements(g), table.measurements(h)
-    return len(a) > 0 and a.shape == b.shape and bool(a.equals(b))
 
 
 def findings_in(out: Path) -> List[Finding]:
