@@ -42,10 +42,15 @@ def _runnable():
 def test_every_judged_row_can_fail(name):
     from ccbench.experiments import run_experiment
 
+    exp = experiments()[name]
     results = QUICK_RESULTS.get(name)
-    if results is None:
-        results = run_experiment(name, quick=True, jobs=2)
-    found = {(f.kind, f.what[:120]) for f in findings(experiments()[name], results, quick=True, budget=BUDGET)}
+    try:
+        found = findings(exp, results, quick=True, budget=BUDGET) if results is not None else None
+    except ValueError:  # a module ran it with a metric or grid of its own: these are not its rows
+        found = None
+    if found is None:
+        found = findings(exp, run_experiment(name, quick=True, jobs=2), quick=True, budget=BUDGET)
+    found = {(f.kind, f.what[:120]) for f in found}
     known = _known().get(name, set())
     new, gone = sorted(found - known), sorted(known - found)
     assert not new, f"{name}: new rows that are no check (add none to {KNOWN.name}; fix them): {new}"
