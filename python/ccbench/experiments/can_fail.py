@@ -197,7 +197,9 @@ def _trial_order(table: _Rows):
     at a time: most rows fail in the first trials, and the search stops once every row has."""
     everywhere = tuple(range(len(table.points)))
     parts = [everywhere] + [p for p in _partitions(len(table.points)) if p != everywhere]
-    for ops in (OPS, ONE_RUN_OPS):
+    # With one run a point, a run alone is the point: its trials would repeat the ones before.
+    several = any(len(table.measurements(g)) > 1 for g in everywhere)
+    for ops in (OPS, ONE_RUN_OPS) if several else (OPS,):
         for part in parts:
             for op in ops:
                 for column in table.columns:
