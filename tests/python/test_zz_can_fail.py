@@ -6,7 +6,8 @@ identical arms.
 
 This module runs last (its name): it perturbs the quick results the other modules computed
 (``conftest.QUICK_RESULTS``) and runs quick only the experiments none of them ran. Each experiment
-gets a budget of perturbed tables, so a row that cannot fail costs a bounded time.
+gets a budget of perturbed tables, so a row that cannot fail costs a bounded time. Experiments on
+the real stack are left to ``ccbench can-fail`` over a campaign (see :func:`_runnable`).
 
 ``can_fail_known.txt`` lists the findings still open, one ``experiment | kind | what`` a line: a
 new finding fails, and so does a listed one that is gone (remove it), so the list only shrinks.
@@ -35,7 +36,10 @@ def _known() -> dict:
 
 
 def _runnable():
-    return sorted(name for name, exp in experiments().items() if exp.unavailable is None or exp.unavailable() is None)
+    """Every experiment that runs in the simulator. A real-stack one (``unavailable`` set) takes a
+    minute of namespaces for one quick run; its rows are perturbed by ``ccbench can-fail`` over a
+    campaign's folder instead (the suite's 15 minutes)."""
+    return sorted(name for name, exp in experiments().items() if exp.unavailable is None)
 
 
 @pytest.mark.parametrize("name", _runnable())
