@@ -26,20 +26,6 @@ from ccbench.experiments.base import Experiment
 from ccbench.experiments.registry import get
 
 
-def spread(values) -> dict:
-    """Mean, sample standard deviation (0 for one value), min and max of ``values``; NaN when
-    there are none. Non-numbers count as missing."""
-    import pandas as pd
-
-    values = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").dropna()
-    n = len(values)
-    if n == 0:
-        nan = float("nan")
-        return {"mean": nan, "std": nan, "min": nan, "max": nan}
-    return {"mean": float(values.mean()), "std": float(values.std(ddof=1)) if n > 1 else 0.0,
-            "min": float(values.min()), "max": float(values.max())}
-
-
 def summarize(experiment: Experiment, results, quick: bool = False):
     """Per grid point, every metric over the successful seeds (:func:`aggregate`), joined with the
     reference values and passed through ``experiment.compare`` (:func:`finish_summary`)."""
@@ -95,7 +81,8 @@ def finish_summary(experiment: Experiment, summary, keys: List[str], measured: b
 
 
 def _spread_of(values) -> dict:
-    """:func:`spread` of a float array (NaN: missing)."""
+    """Mean, sample standard deviation (0 for one value), min and max of a float array (NaN
+    counts as missing); all NaN when none is left."""
     import numpy as np
 
     values = values[~np.isnan(values)]
